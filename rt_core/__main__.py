@@ -1,0 +1,230 @@
+"""Command line: `python -m rt_core run|similarity|search|init ...`.
+
+API keys are read from the environment only (never a command-line argument,
+which other users can see in the process list).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import config
+from .config import LOCAL_EMBEDDER, LOCAL_MODEL, ModelSettings
+from .errors import InputError, RTError
+from .types import MODES, Paper, ProgressEvent, Researcher, Run, RunConfig
+
+
+def _ids(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def _read_text(arg: str) -> str:
+    if arg == "-":
+        return sys.stdin.read()
+    path = Path(arg)
+    if not path.exists():
+        raise InputError(f"no such file: {arg}")
+    return path.read_text("utf-8")
+
+
+def _store(args):
+    from .community import ensure_loaded  # noqa: PLC0415
+    from .store import open_store  # noqa: PLC0415
+
+    store = open_store(args.db)
+    ensure_loaded(store)
+    return store
+
+
+def _settings(args) -> ModelSettings:
+    key = os.environ.get(args.api_key_env, "") if args.api_key_env else config.env_key_for(args.model)
+    return ModelSettings(model=args.model, api_key=key, base_url=args.base_url or "",
+                         temperature=args.temperature, timeout=args.timeout)
+
+
+def _load_input_file(store, path: str) -> tuple[list[str], list[str]]:
+    """A JSON file {"papers": [...], "researchers": [...]} imported into the store."""
+    data = json.loads(_read_text(path))
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected an object with 'papers' and 'researchers'")
+    papers = [Paper.from_dict(p) for p in data.get("papers") or []]
+    researchers = [Researcher.from_dict(r) for r in data.get("researchers") or []]
+    with store.transaction():
+        store.upsert_papers(papers, origin="cli")
+        store.upsert_researchers(researchers, origin="cli")
+    return [r.id for r in researchers], [p.id for p in papers]
+
+
+def _progress(event: ProgressEvent) -> None:
+    if event.status in ("done", "failed"):
+        tail = f": {event.partial[:90]}" if event.partial else ""
+        print(f"[{event.stage}] {event.agent} {event.status} ({event.done}/{event.total}){tail}",
+              file=sys.stderr)
+
+
+def run_markdown(run: Run) -> str:
+    lines = [f"# ResearchTown run {run.id}", "",
+             f"- model: {run.config.model}", f"- mode: {run.config.mode}",
+             f"- status: {run.status}", f"- researchers: {', '.join(run.config.researcher_ids)}",
+             f"- papers: {', '.join(run.config.paper_ids)}", ""]
+    if run.proposal:
+        lines.append(run.proposal.to_markdown("Proposal"))
+    for r in run.reviews:
+        lines += [f"## Review by {r.reviewer_id} (score {r.score})", "", "**Strengths**", "",
+                  r.strengths, "", "**Weaknesses**", "", r.weaknesses, ""]
+    if run.meta_review:
+        m = run.meta_review
+        lines += [f"## Meta-review (mean score {m.score})", "", "**Strengths**", "", m.strengths, "",
+                  "**Weaknesses**", "", m.weaknesses, ""]
+    if run.similarity:
+        s = run.similarity
+        lines += [f"## Similarity to the reference ({s.embedder})", "",
+                  *[f"- {k}: {v:.3f}" for k, v in s.per_question.items()], f"- mean: {s.mean:.3f}", ""]
+    for e in run.errors:
+        lines.append(f"- error in {e.stage} ({e.agent}): {e.message}. {e.hint}")
+    u = run.usage
+    lines += ["", f"_calls {u.calls}, cache hits {u.cache_hits}, tokens {u.prompt_tokens}+"
+                  f"{u.completion_tokens}, cost ${u.cost:.4f}_", ""]
+    return "\n".join(lines)
+
+
+def cmd_run(args) -> int:
+    from .simulate import Simulation  # noqa: PLC0415
+
+    store = _store(args)
+    researchers, papers = _ids(args.researchers), _ids(args.papers)
+    if args.input:
+        r2, p2 = _load_input_file(store, args.input)
+        researchers, papers = researchers + r2, papers + p2
+    cfg = RunConfig(researcher_ids=researchers, paper_ids=papers, model=args.model, mode=args.mode,
+                    num_reviewers=args.reviewers, reviewer_ids=_ids(args.reviewer_ids),
+                    cutoff_year=args.cutoff, reference_paper_id=args.reference or "",
+                    embedder=args.embedder, temperature=args.temperature,
+                    base_url=args.base_url or "", concurrency=args.concurrency)
+    sim = Simulation(cfg, _settings(args), store, on_progress=_progress)
+    run = sim.run_sync()
+    payload = json.dumps(run.to_dict(), indent=2)
+    md = run_markdown(run)
+    if args.out_json:
+        Path(args.out_json).write_text(payload, "utf-8")
+    if args.out_md:
+        Path(args.out_md).write_text(md, "utf-8")
+    if not args.out_json and not args.out_md:
+        print(md)
+    print(f"run {run.id}: {run.status}", file=sys.stderr)
+    return 0 if run.status == "done" else 1
+
+
+def cmd_similarity(args) -> int:
+    from .embed import Embedder  # noqa: PLC0415
+    from .evaluate import proposal_similarity  # noqa: PLC0415
+    from .parse import parse_five_questions  # noqa: PLC0415
+    from .store import open_store  # noqa: PLC0415
+    from .types import Proposal  # noqa: PLC0415
+
+    if args.ref == "-" and args.gen == "-":
+        raise InputError("only one of REF and GEN can be read from standard input")
+    sides = {}
+    for label, arg in (("reference", args.ref), ("generated", args.gen)):
+        answers, missing = parse_five_questions(_read_text(arg))
+        if len(missing) == 5:
+            raise InputError(f"the {label} proposal ({arg}) has no recognisable questions",
+                             "Use headings such as '[Question 1]', 'Q1' or '1.' for the five questions.")
+        sides[label] = Proposal(**answers, missing=missing)
+    key = os.environ.get(args.api_key_env, "") if args.api_key_env else ""
+    embedder = Embedder(args.embedder, store=open_store(args.db), api_key=key)
+    sim = proposal_similarity(embedder, sides["generated"], sides["reference"])
+    if args.json:
+        print(json.dumps({"per_question": sim.per_question, "mean": sim.mean,
+                          "embedder": sim.embedder,
+                          "missing": {k: v.missing for k, v in sides.items()}}, indent=2))
+    else:
+        for k, v in sim.per_question.items():
+            print(f"{k}\t{v:.4f}")
+        print(f"mean\t{sim.mean:.4f}")
+        for label, side in sides.items():
+            if side.missing:
+                print(f"note: the {label} proposal lacks {', '.join(side.missing)}", file=sys.stderr)
+    return 0
+
+
+def cmd_search(args) -> int:
+    store = _store(args)
+    fields = _ids(args.fields)
+    if args.researchers:
+        for r in store.search_researchers(args.query, fields, args.limit):
+            print(f"{r.id}\t{r.name}\t{', '.join(r.fields)}\t{len(r.publication_ids)} papers")
+    else:
+        for p in store.search_papers(args.query, fields, args.limit):
+            print(f"{p.id}\t{p.year or ''}\t{', '.join(p.fields)}\t{p.title}")
+    return 0
+
+
+def cmd_init(args) -> int:
+    store = _store(args)
+    print(json.dumps({"database": str(store.path), **store.counts()}, indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m rt_core", description=__doc__.splitlines()[0])
+    ap.add_argument("--db", help="SQLite store path (default: the user data folder)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    r = sub.add_parser("run", help="simulate read -> write -> review on a neighbourhood")
+    r.add_argument("--researchers", help="comma-separated researcher ids (the authors)")
+    r.add_argument("--papers", help="comma-separated paper ids")
+    r.add_argument("--input", help="JSON file with 'papers' and 'researchers' to import and use")
+    r.add_argument("--model", default=LOCAL_MODEL, help="litellm model string")
+    r.add_argument("--base-url", help="API base URL (Ollama, vLLM, any OpenAI-compatible server)")
+    r.add_argument("--api-key-env", help="name of the environment variable holding the API key")
+    r.add_argument("--temperature", type=float, default=0.0)
+    r.add_argument("--timeout", type=float, default=120.0)
+    r.add_argument("--mode", choices=MODES, default="global")
+    r.add_argument("--reviewers", type=int, default=3, help="number of reviewers")
+    r.add_argument("--reviewer-ids", help="comma-separated reviewer ids (instead of choosing)")
+    r.add_argument("--cutoff", type=int, help="profile cut-off year")
+    r.add_argument("--reference", help="paper id to compare the proposal with")
+    r.add_argument("--embedder", default=LOCAL_EMBEDDER)
+    r.add_argument("--concurrency", type=int, default=4)
+    r.add_argument("--out-json")
+    r.add_argument("--out-md")
+    r.set_defaults(fn=cmd_run)
+
+    s = sub.add_parser("similarity", help="per-question similarity of two 5Q proposals")
+    s.add_argument("ref", help="reference proposal file, or - for stdin")
+    s.add_argument("gen", help="generated proposal file, or - for stdin")
+    s.add_argument("--embedder", default=LOCAL_EMBEDDER)
+    s.add_argument("--api-key-env")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_similarity)
+
+    q = sub.add_parser("search", help="search the store")
+    q.add_argument("query", nargs="?", default="")
+    q.add_argument("--fields", help="comma-separated field ids")
+    q.add_argument("--researchers", action="store_true", help="search researchers, not papers")
+    q.add_argument("--limit", type=int, default=20)
+    q.set_defaults(fn=cmd_search)
+
+    i = sub.add_parser("init", help="create the store and load the starter community")
+    i.set_defaults(fn=cmd_init)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except RTError as exc:
+        print(f"error: {exc}" + (f"\nhint: {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        return 2
+    except json.JSONDecodeError as exc:
+        print(f"error: not valid JSON: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""The bundled starter community (assets/community): load it into the store, list presets.
+
+Loading is idempotent and versioned: the store remembers a hash of the asset
+files and reloads only when they change. Everything goes in one transaction.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .errors import InputError
+from .store import Store
+from .types import Paper, Researcher
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets" / "community"
+_FILES = ("fields.json", "papers.json", "researchers.json", "presets.json")
+
+
+def _read(name: str, folder: Path = ASSETS):
+    path = folder / name
+    if not path.exists():
+        return []
+    return json.loads(path.read_text("utf-8"))
+
+
+def version(folder: Path = ASSETS) -> str:
+    h = hashlib.sha256()
+    for name in _FILES:
+        path = folder / name
+        if path.exists():
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def ensure_loaded(store: Store, folder: Path = ASSETS) -> bool:
+    """Load the starter community unless this version is already in; True if loaded now."""
+    v = version(folder)
+    if store.get_meta("community_version") == v:
+        return False
+    with store.transaction():
+        store.upsert_fields(_read("fields.json", folder))
+        store.upsert_papers([Paper.from_dict(p) for p in _read("papers.json", folder)],
+                            origin="starter")
+        store.upsert_researchers([Researcher.from_dict(r) for r in _read("researchers.json", folder)],
+                                 origin="starter")
+        store.set_meta("community_version", v)
+    return True
+
+
+def presets(folder: Path = ASSETS) -> list[dict]:
+    return list(_read("presets.json", folder))
+
+
+def preset(preset_id: str, folder: Path = ASSETS) -> dict:
+    for p in presets(folder):
+        if p["id"] == preset_id:
+            return p
+    raise InputError(f"unknown preset '{preset_id}'")
+
+
+def field_domains(store: Store) -> dict[str, str]:
+    return {f["id"]: f["domain"] for f in store.list_fields()}

@@ -1,0 +1,60 @@
+"""The few error types rt_core raises; the UI and CLI turn them into messages.
+
+Each carries a `hint`: one sentence telling the user what to do about it.
+"""
+from __future__ import annotations
+
+
+class RTError(Exception):
+    """Base of every error rt_core raises on purpose."""
+
+    hint = ""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        if hint:
+            self.hint = hint
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+
+class InputError(RTError):
+    """The user gave something we cannot use (empty selection, bad file, ...)."""
+
+
+class NotFoundError(InputError):
+    """An id that is not in the store or the source."""
+
+
+class ConfigError(RTError):
+    """A setting is missing or wrong (model string, base URL, missing package)."""
+
+
+class ProviderError(RTError):
+    """A model or API provider failed in a way retries did not fix."""
+
+
+class AuthError(ProviderError):
+    hint = "Check the API key for this provider."
+
+
+class RateLimitError(ProviderError):
+    hint = "The provider is rate limiting; wait a minute or lower the concurrency."
+
+
+class ProviderTimeout(ProviderError):
+    hint = "The provider did not answer in time; raise the timeout or try again."
+
+
+class SourceError(RTError):
+    """A paper source (arXiv, Semantic Scholar, OpenAlex) failed."""
+
+
+class ParseError(RTError):
+    """Model output that could not be read into the expected structure."""
+
+
+class CancelledRun(RTError):
+    """The user cancelled the run; finished work is kept."""

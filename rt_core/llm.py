@@ -1,0 +1,299 @@
+"""The one door to chat models: every call goes through `litellm.acompletion` here.
+
+What this module adds on top of litellm:
+- a persistent cache (SQLite) keyed by model, messages and parameters, so an
+  identical re-run makes no calls at all;
+- bounded retries with exponential backoff on litellm's typed transient errors,
+  honouring Retry-After;
+- translation of litellm's exceptions into rt_core's small error hierarchy;
+- usage and cost accounting per run;
+- registration of in-process providers (the embedded local model, and the
+  scripted model used by tests) through litellm's custom-provider map, so they
+  go through exactly the same dispatch path as hosted models.
+
+API keys are passed per call and never stored, cached, logged or hashed.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import config
+from .config import ModelSettings
+from .errors import (AuthError, ConfigError, ProviderError, ProviderTimeout, RateLimitError)
+from .types import Usage
+
+log = logging.getLogger(__name__)
+
+_litellm = None
+_lock = threading.Lock()
+_providers: dict[str, Any] = {}
+_zero_priced: set[str] = set()
+
+
+def litellm():
+    """Import litellm lazily (it takes seconds) with its network lookups turned off."""
+    global _litellm
+    if _litellm is None:
+        with _lock:
+            if _litellm is None:
+                import litellm as _l  # noqa: PLC0415
+
+                _l.telemetry = False
+                _l.suppress_debug_info = True
+                _l.drop_params = True  # providers that lack e.g. frequency_penalty ignore it
+                _litellm = _l
+                _register_builtin_providers()
+    return _litellm
+
+
+def register_provider(prefix: str, handler: Any) -> None:
+    """Make `prefix/<model>` strings dispatch to `handler` (a litellm.CustomLLM)."""
+    lm = litellm()
+    with _lock:
+        _providers[prefix] = handler
+        lm.custom_provider_map = [m for m in lm.custom_provider_map if m["provider"] != prefix]
+        lm.custom_provider_map.append({"provider": prefix, "custom_handler": handler})
+        from litellm.utils import custom_llm_setup  # noqa: PLC0415
+
+        custom_llm_setup()
+
+
+def _register_builtin_providers() -> None:
+    from .local_model import LocalGGUF  # noqa: PLC0415
+
+    _providers["local"] = LocalGGUF()
+    _litellm.custom_provider_map.append({"provider": "local", "custom_handler": _providers["local"]})
+    from litellm.utils import custom_llm_setup  # noqa: PLC0415
+
+    custom_llm_setup()
+
+
+def provider_handler(prefix: str) -> Any:
+    litellm()
+    return _providers.get(prefix)
+
+
+def _ensure_zero_price(model: str) -> None:
+    """In-process providers cost nothing; tell litellm so its cost lookup does not fail."""
+    prefix = model.split("/", 1)[0]
+    if prefix not in _providers or model in _zero_priced:
+        return
+    litellm().register_model({model: {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
+                                      "litellm_provider": prefix, "mode": "chat",
+                                      "max_tokens": 8192}})
+    _zero_priced.add(model)
+
+
+@dataclass
+class Completion:
+    text: str
+    cached: bool
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+
+def cache_key(settings: ModelSettings, messages: list[dict], params: dict) -> str:
+    """Everything that changes the answer, and nothing secret."""
+    blob = json.dumps({"model": settings.model, "base_url": settings.base_url.rstrip("/"),
+                       "messages": messages, "params": params}, sort_keys=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def supports_json_schema(model: str) -> bool:
+    try:
+        return bool(litellm().supports_response_schema(model=model))
+    except Exception:  # unknown models: litellm raises; plain text parsing handles them
+        return False
+
+
+class LLMClient:
+    """Calls one configured model for one run, with cache, retries and usage."""
+
+    def __init__(self, settings: ModelSettings, store=None, usage: Usage | None = None,
+                 concurrency: int = 4, sleep: Callable[[float], Any] | None = None):
+        self.settings = settings
+        self.store = store
+        self.usage = usage if usage is not None else Usage()
+        # The in-process model runs one request at a time anyway.
+        limit = 1 if settings.style == "stem" else max(1, concurrency)
+        self.semaphore = asyncio.Semaphore(limit)
+        self._sleep = sleep or asyncio.sleep
+
+    async def complete(self, messages: list[dict], *, max_tokens: int = 800,
+                       stop: list[str] | None = None, temperature: float | None = None,
+                       extra: dict | None = None, json_schema: dict | None = None) -> Completion:
+        s = self.settings
+        params: dict[str, Any] = {"max_tokens": max_tokens,
+                                  "temperature": s.temperature if temperature is None else temperature}
+        if stop:
+            params["stop"] = stop
+        if extra:
+            params.update(extra)
+        if json_schema and supports_json_schema(s.model):
+            params["response_format"] = {"type": "json_schema", "json_schema": json_schema}
+        key = cache_key(s, messages, params)
+        if self.store is not None:
+            hit = self.store.llm_cache_get(key)
+            if hit is not None:
+                self.usage.cache_hits += 1
+                return Completion(hit["text"], True, hit["prompt_tokens"], hit["completion_tokens"])
+        async with self.semaphore:
+            result = await self._call_with_retries(messages, params)
+        self.usage.calls += 1
+        self.usage.prompt_tokens += result.prompt_tokens
+        self.usage.completion_tokens += result.completion_tokens
+        self.usage.cost += result.cost
+        if self.store is not None:
+            self.store.llm_cache_put(key, s.model, result.text, result.prompt_tokens,
+                                     result.completion_tokens)
+        return result
+
+    async def _call_with_retries(self, messages: list[dict], params: dict) -> Completion:
+        lm = litellm()
+        s = self.settings
+        _ensure_zero_price(s.model)
+        transient = (lm.RateLimitError, lm.Timeout, lm.APIConnectionError, lm.InternalServerError,
+                     lm.ServiceUnavailableError, lm.BadGatewayError)
+        attempt = 0
+        while True:
+            try:
+                kwargs: dict[str, Any] = dict(model=s.model, messages=messages, timeout=s.timeout,
+                                              num_retries=0, **params)
+                if s.api_key:
+                    kwargs["api_key"] = s.api_key
+                if s.base_url:
+                    kwargs["api_base"] = s.base_url
+                response = await asyncio.wait_for(lm.acompletion(**kwargs), timeout=s.timeout + 5)
+                return self._to_completion(response)
+            except asyncio.TimeoutError as exc:
+                err: Exception = lm.Timeout(message="no answer in time", model=s.model,
+                                            llm_provider=config.provider_of(s.model))
+                err.__cause__ = exc
+            except transient as exc:
+                err = exc
+            except Exception as exc:
+                raise self._translate(exc) from None
+            attempt += 1
+            if attempt > s.max_retries:
+                raise self._translate(err) from None
+            delay = self._retry_after(err)
+            if delay is None:
+                delay = min(s.backoff_cap, s.backoff_base * (2 ** (attempt - 1)))
+            log.info("retrying %s after %s (attempt %d): %.1fs", s.model, type(err).__name__,
+                     attempt, delay)
+            await self._sleep(delay)
+
+    @staticmethod
+    def _retry_after(exc: Exception) -> float | None:
+        headers = None
+        response = getattr(exc, "response", None)
+        if response is not None:
+            headers = getattr(response, "headers", None)
+        headers = headers or getattr(exc, "litellm_response_headers", None)
+        if not headers:
+            return None
+        value = headers.get("retry-after") or headers.get("Retry-After")
+        try:
+            return max(0.0, float(value)) if value is not None else None
+        except (TypeError, ValueError):
+            return None
+
+    def _translate(self, exc: Exception) -> Exception:
+        """litellm's typed exceptions -> rt_core errors with a hint. Never matches text."""
+        lm = litellm()
+        model = self.settings.model
+        where = f"model '{model}'" + (f" at {self.settings.base_url}" if self.settings.base_url else "")
+        detail = _short(exc)
+        if isinstance(exc, lm.AuthenticationError):
+            return AuthError(f"{where} rejected the API key", AuthError.hint)
+        if isinstance(exc, lm.RateLimitError):
+            return RateLimitError(f"{where} kept rate limiting after {self.settings.max_retries} "
+                                  f"retries", RateLimitError.hint)
+        if isinstance(exc, lm.Timeout):
+            return ProviderTimeout(f"{where} did not answer within {self.settings.timeout:.0f}s",
+                                   ProviderTimeout.hint)
+        if isinstance(exc, lm.NotFoundError):
+            return ConfigError(f"{where} was not found: {detail}",
+                               "Check the model name and the base URL.")
+        if isinstance(exc, lm.ContextWindowExceededError):
+            return ProviderError(f"{where}: the prompt is too long for this model",
+                                 "Pick fewer papers or a model with a longer context.")
+        if isinstance(exc, lm.BadRequestError):
+            return ProviderError(f"{where} refused the request: {detail}",
+                                 "Check the model name, provider prefix and settings.")
+        if isinstance(exc, lm.APIConnectionError):
+            return ProviderError(f"could not reach {where}: {detail}",
+                                 "Check the base URL and that the server is running.")
+        if isinstance(exc, (lm.InternalServerError, lm.ServiceUnavailableError, lm.APIError)):
+            return ProviderError(f"{where} failed: {detail}", "The provider had an error; try again.")
+        if isinstance(exc, ConfigError | ProviderError):
+            return exc
+        return ProviderError(f"{where}: unexpected {type(exc).__name__}: {detail}",
+                             "See the log for details.")
+
+    @staticmethod
+    def _to_completion(response: Any) -> Completion:
+        try:
+            text = response.choices[0].message.content
+        except (AttributeError, IndexError, KeyError, TypeError):
+            text = None
+        usage = getattr(response, "usage", None)
+        pt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        ct = int(getattr(usage, "completion_tokens", 0) or 0)
+        try:
+            cost = float(litellm().completion_cost(completion_response=response) or 0.0)
+        except Exception:  # unknown price: count tokens, show cost as 0
+            cost = 0.0
+        return Completion(text or "", False, pt, ct, cost)
+
+
+def _short(exc: Exception, limit: int = 300) -> str:
+    text = str(exc).replace("\n", " ")
+    return text[:limit]
+
+
+async def embed_remote(model: str, texts: list[str], api_key: str = "", base_url: str = "",
+                       timeout: float = 60.0, max_retries: int = 4,
+                       sleep: Callable[[float], Any] | None = None) -> tuple[list[list[float]], int]:
+    """Embeddings from a hosted model (OpenAI, Voyage, ... any litellm embedding model).
+
+    Returns (vectors, tokens used). Same retry and error translation as chat calls.
+    """
+    client = LLMClient(ModelSettings(model=model, api_key=api_key, base_url=base_url,
+                                     timeout=timeout, max_retries=max_retries), sleep=sleep)
+    lm = litellm()
+    transient = (lm.RateLimitError, lm.Timeout, lm.APIConnectionError, lm.InternalServerError,
+                 lm.ServiceUnavailableError)
+    attempt = 0
+    while True:
+        try:
+            kwargs: dict[str, Any] = dict(model=model, input=texts, timeout=timeout, num_retries=0)
+            if api_key:
+                kwargs["api_key"] = api_key
+            if base_url:
+                kwargs["api_base"] = base_url
+            response = await lm.aembedding(**kwargs)
+            data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
+            vectors = [d["embedding"] if isinstance(d, dict) else d.embedding for d in data]
+            if len(vectors) != len(texts):
+                raise ProviderError(f"embedding model '{model}' returned {len(vectors)} vectors "
+                                    f"for {len(texts)} texts")
+            tokens = int(getattr(getattr(response, "usage", None), "total_tokens", 0) or 0)
+            return vectors, tokens
+        except transient as exc:
+            attempt += 1
+            if attempt > max_retries:
+                raise client._translate(exc) from None
+            delay = client._retry_after(exc)
+            await client._sleep(delay if delay is not None else min(60.0, 2 ** (attempt - 1)))
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise client._translate(exc) from None

@@ -1,0 +1,203 @@
+"""Schema changes as numbered functions. Only ever append; never edit one that shipped.
+
+`migrate(conn)` applies, in order, every migration the database has not seen,
+recording each in `_migrations`, each in its own transaction.
+"""
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = []
+
+
+def migration(fn: Callable[[sqlite3.Connection], None]):
+    MIGRATIONS.append(fn)
+    return fn
+
+
+@migration
+def m001_corpus(db: sqlite3.Connection) -> None:
+    db.executescript("""
+    CREATE TABLE fields (
+        id TEXT PRIMARY KEY, name TEXT NOT NULL, domain TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE papers (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        abstract TEXT NOT NULL DEFAULT '',
+        abstract_source TEXT NOT NULL DEFAULT '',
+        authors_json TEXT NOT NULL DEFAULT '[]',
+        year INTEGER,
+        venue TEXT NOT NULL DEFAULT '',
+        arxiv_id TEXT NOT NULL DEFAULT '',
+        doi TEXT NOT NULL DEFAULT '',
+        s2_id TEXT NOT NULL DEFAULT '',
+        openalex_id TEXT NOT NULL DEFAULT '',
+        url TEXT NOT NULL DEFAULT '',
+        norm_title TEXT NOT NULL DEFAULT '',
+        origin TEXT NOT NULL DEFAULT '',
+        added_at TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE INDEX papers_arxiv ON papers(arxiv_id) WHERE arxiv_id != '';
+    CREATE INDEX papers_doi ON papers(doi) WHERE doi != '';
+    CREATE INDEX papers_norm_title ON papers(norm_title);
+    CREATE INDEX papers_year ON papers(year);
+    CREATE TABLE paper_fields (
+        paper_id TEXT NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+        field_id TEXT NOT NULL,
+        PRIMARY KEY (paper_id, field_id)
+    );
+    CREATE INDEX paper_fields_field ON paper_fields(field_id);
+    CREATE TABLE citations (
+        citing_id TEXT NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+        cited_id TEXT NOT NULL,
+        PRIMARY KEY (citing_id, cited_id)
+    );
+    CREATE TABLE researchers (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        affiliation TEXT NOT NULL DEFAULT '',
+        s2_id TEXT NOT NULL DEFAULT '',
+        openalex_id TEXT NOT NULL DEFAULT '',
+        origin TEXT NOT NULL DEFAULT '',
+        added_at TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE TABLE researcher_fields (
+        researcher_id TEXT NOT NULL REFERENCES researchers(id) ON DELETE CASCADE,
+        field_id TEXT NOT NULL,
+        PRIMARY KEY (researcher_id, field_id)
+    );
+    CREATE INDEX researcher_fields_field ON researcher_fields(field_id);
+    CREATE TABLE authorship (
+        researcher_id TEXT NOT NULL REFERENCES researchers(id) ON DELETE CASCADE,
+        paper_id TEXT NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+        PRIMARY KEY (researcher_id, paper_id)
+    );
+    CREATE INDEX authorship_paper ON authorship(paper_id);
+
+    -- Full-text indexes keyed by the rowid of papers / researchers.
+    CREATE VIRTUAL TABLE papers_fts USING fts5(
+        title, abstract, authors, tokenize='unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE researchers_fts USING fts5(
+        name, affiliation, tokenize='unicode61 remove_diacritics 2'
+    );
+    """)
+
+
+@migration
+def m002_simulation(db: sqlite3.Connection) -> None:
+    db.executescript("""
+    CREATE TABLE profiles (
+        researcher_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        papers_key TEXT NOT NULL,
+        text TEXT NOT NULL,
+        paper_ids_json TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL DEFAULT (datetime('now')),
+        PRIMARY KEY (researcher_id, model, papers_key)
+    );
+    CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        status TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        model TEXT NOT NULL DEFAULT '',
+        mode TEXT NOT NULL DEFAULT '',
+        mean_score REAL,
+        similarity REAL,
+        config_json TEXT NOT NULL,
+        result_json TEXT NOT NULL
+    );
+    CREATE INDEX runs_created ON runs(created_at);
+    CREATE TABLE ratings (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        rater TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        value REAL,
+        other_run_id TEXT,
+        comment TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE INDEX ratings_run ON ratings(run_id);
+    CREATE TABLE llm_cache (
+        key TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        response TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE TABLE embedding_cache (
+        model TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (model, text_hash)
+    );
+    CREATE TABLE http_cache (
+        key TEXT PRIMARY KEY,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """)
+
+
+def migrate(db: sqlite3.Connection) -> list[str]:
+    """Apply pending migrations; return the names applied."""
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, "
+               "applied_at TEXT NOT NULL DEFAULT (datetime('now')))")
+    done = {r[0] for r in db.execute("SELECT name FROM _migrations")}
+    applied = []
+    for fn in MIGRATIONS:
+        if fn.__name__ in done:
+            continue
+        # executescript commits implicitly, so guard with an explicit savepoint-free
+        # transaction: BEGIN IMMEDIATE serialises concurrent migrators.
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("SELECT 1 FROM _migrations WHERE name=?", (fn.__name__,)).fetchone():
+                db.execute("ROLLBACK")
+                continue
+            _run_script_in_tx(db, fn)
+            db.execute("INSERT INTO _migrations(name) VALUES (?)", (fn.__name__,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        applied.append(fn.__name__)
+    return applied
+
+
+class _TxProxy:
+    """Lets a migration call executescript without it committing mid-migration."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self._db = db
+
+    def executescript(self, script: str) -> None:
+        for stmt in _split_sql(script):
+            self._db.execute(stmt)
+
+    def __getattr__(self, name):
+        return getattr(self._db, name)
+
+
+def _run_script_in_tx(db: sqlite3.Connection, fn) -> None:
+    fn(_TxProxy(db))
+
+
+def _split_sql(script: str) -> list[str]:
+    stmts, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                stmts.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        stmts.append(buf.strip())
+    return stmts

@@ -1,0 +1,139 @@
+"""A scripted model for tests and demos, registered with litellm like any provider.
+
+`scripted/<anything>` dispatches here through litellm's custom-provider map, so
+code under test takes the real path (cache, retries, parsing, usage).
+Replies come from a queue filled with `enqueue()`; when it is empty, an
+optional `responder(messages, params)` answers. Every request is recorded in
+`history` (model, messages, params) so tests can assert what was sent.
+
+Set RT_SCRIPTED=demo to register it with the demo responder in an app process
+(used by the browser tests, which cannot reach into the server process).
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from typing import Any, Callable
+
+Reply = str | Exception | Callable[[list, dict], str]
+
+
+class NoScriptedReply(RuntimeError):
+    pass
+
+
+def _make_class():
+    from litellm import CustomLLM, ModelResponse  # noqa: PLC0415
+
+    class ScriptedLLM(CustomLLM):
+        def __init__(self) -> None:
+            super().__init__()
+            self.queue: deque[Reply] = deque()
+            self.history: list[dict] = []
+            self.responder: Callable[[list, dict], str] | None = None
+
+        def enqueue(self, *replies: Reply) -> "ScriptedLLM":
+            self.queue.extend(replies)
+            return self
+
+        def reset(self) -> None:
+            self.queue.clear()
+            self.history.clear()
+            self.responder = None
+
+        def _reply(self, messages: list, params: dict) -> str:
+            if self.queue:
+                item = self.queue.popleft()
+            elif self.responder is not None:
+                item = self.responder
+            else:
+                raise NoScriptedReply("the scripted model has no reply queued")
+            if isinstance(item, Exception):
+                raise item
+            return item(messages, params) if callable(item) else item
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any):
+            params = dict(kwargs.get("optional_params") or {})
+            self.history.append({"model": model, "messages": messages, "params": params})
+            text = self._reply(messages, params)
+            words = lambda s: len(str(s).split())  # noqa: E731
+            pt = sum(words(m.get("content", "")) for m in messages)
+            return ModelResponse(model=model, choices=[{"index": 0, "finish_reason": "stop",
+                                                        "message": {"role": "assistant",
+                                                                    "content": text}}],
+                                 usage={"prompt_tokens": pt, "completion_tokens": words(text),
+                                        "total_tokens": pt + words(text)})
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any):
+            return self.completion(model, messages, *args, **kwargs)
+
+    return ScriptedLLM
+
+
+_instance = None
+
+
+def scripted_model():
+    """The process-wide scripted model, registered as provider `scripted`."""
+    global _instance
+    if _instance is None:
+        from . import llm  # noqa: PLC0415
+
+        _instance = _make_class()()
+        llm.register_provider("scripted", _instance)
+    return _instance
+
+
+# -- a responder that gives well-formed answers to every rt_core prompt ---------------
+
+def _topic(messages: list) -> str:
+    text = " ".join(str(m.get("content", "")) for m in messages)
+    words = [w for w in re.findall(r"[A-Za-z]{6,}", text) if w.lower() not in _STOP]
+    seen = list(dict.fromkeys(w.lower() for w in words))
+    return " ".join(seen[3:8]) or "research"
+
+
+_STOP = {"question", "proposal", "research", "researcher", "papers", "persona", "interesting",
+         "important", "problem", "approach", "results", "hasn", "solved", "before", "components",
+         "strengths", "weaknesses", "review", "reviewer", "format", "exactly", "headings"}
+
+
+def demo_responder(messages: list, params: dict) -> str:
+    """Plausible, well-formed replies so demos and UI tests exercise the whole flow."""
+    prompt = str(messages[-1].get("content", ""))
+    topic = _topic(messages)
+    if params.get("stop"):  # stem style: one line
+        if prompt.rstrip().endswith(":") and "score" in prompt.lower()[-80:]:
+            return " 6"
+        return f" combine {topic} into one testable study."
+    if "Rate from 1 to 10" in prompt:
+        return ('{"topic": 7, "method": 6, "factual": 6, "claim": 6, "application_context": 7, '
+                '"overall": 6, "novelty_reference": 7, "feasibility_reference": 8, '
+                '"novelty_generated": 7, "feasibility_generated": 6, "rationale": "Close in topic."}')
+    if "list of separate points" in prompt:
+        body = prompt.split("add none.", 1)[-1]
+        points = [p.strip(" -*•\t") for p in re.split(r"[\n.;]", body) if len(p.strip()) > 8]
+        return "\n".join(f"- {p}" for p in points[:8]) or "- (no points)"
+    if "Summarise the reviews" in prompt:
+        return (f"Strengths:\n- Reviewers value the link between {topic}.\n- The plan is concrete.\n"
+                f"Weaknesses:\n- Evaluation details are thin.\n- Data access is uncertain.")
+    if "Score:" in prompt and "Strengths:" in prompt:
+        return (f"Strengths:\n- A fresh combination of {topic}.\n- Clear research question.\n"
+                f"Weaknesses:\n- The data plan is vague.\n- Baselines are not named.\nScore: 6")
+    if "[Question 1]" in prompt:
+        return "\n".join(f"[Question {i}] {t}\n{a}" for i, (t, a) in enumerate([
+            ("What is the problem?", f"How can methods from {topic} be combined to answer a new question?"),
+            ("Why is it interesting and important?", f"It links communities around {topic}."),
+            ("Why is it hard?", "The fields use different data, scales and standards of evidence."),
+            ("Why hasn't it been solved before?", "Prior work stayed inside one field."),
+            ("What are the key components of my approach and results?",
+             f"We build a shared benchmark on {topic} and measure transfer."),
+        ], 1))
+    return f"I study {topic}. I care about careful measurement and methods that travel across fields."
+
+
+def maybe_install_from_env() -> None:
+    """Register the scripted model with the demo responder when RT_SCRIPTED=demo."""
+    if os.environ.get("RT_SCRIPTED") == "demo":
+        scripted_model().responder = demo_responder

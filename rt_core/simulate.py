@@ -1,0 +1,279 @@
+"""One simulation run: read, write, review (and evaluate against a reference).
+
+Independent agent calls within a stage run concurrently. Finished work is saved
+after every stage, and every model call is cached, so a failed or cancelled run
+keeps what it finished and a re-run resumes from the cache without new calls.
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import threading
+import time
+import uuid
+from typing import Awaitable, Callable
+
+from . import stages
+from .config import ModelSettings
+from .embed import Embedder
+from .errors import CancelledRun, InputError, RTError
+from .evaluate import proposal_similarity
+from .llm import LLMClient
+from .stages import StageContext
+from .store import Store
+from .types import MODES, Paper, ProgressEvent, Profile, Proposal, Run, RunConfig, StageError
+
+MAX_REVIEWERS = 10
+
+
+def validate(config: RunConfig, store: Store) -> None:
+    """Fail early, with a clear message, before any model is called."""
+    if config.mode not in MODES:
+        raise InputError(f"unknown aggregation mode '{config.mode}'", f"Use one of: {', '.join(MODES)}.")
+    if not config.researcher_ids and not config.paper_ids:
+        raise InputError("the neighbourhood is empty", "Add at least one researcher or paper.")
+    if config.mode in ("agent",) and not config.researcher_ids:
+        raise InputError("mode 'agent' needs at least one researcher",
+                         "Add researchers, or use mode 'data'.")
+    if config.mode == "global" and not config.researcher_ids:
+        raise InputError("mode 'global' needs at least one researcher",
+                         "Add researchers, or use mode 'data' for papers only.")
+    if config.mode == "data" and not config.paper_ids:
+        raise InputError("mode 'data' needs at least one paper", "Add papers, or use mode 'agent'.")
+    if not 0 <= config.num_reviewers <= MAX_REVIEWERS:
+        raise InputError(f"number of reviewers must be between 0 and {MAX_REVIEWERS}")
+    store.get_researchers(config.researcher_ids)  # raise NotFoundError on unknown ids
+    store.get_papers(config.paper_ids)
+    if config.reviewer_ids:
+        store.get_researchers(config.reviewer_ids)
+        clash = set(config.reviewer_ids) & set(config.researcher_ids)
+        if clash:
+            raise InputError(f"reviewers cannot be authors: {', '.join(sorted(clash))}",
+                             "Pick reviewers who are not in the neighbourhood.")
+    if config.reference_paper_id:
+        store.get_paper(config.reference_paper_id)
+
+
+class Simulation:
+    def __init__(self, config: RunConfig, settings: ModelSettings, store: Store,
+                 embedder: Embedder | None = None,
+                 on_progress: Callable[[ProgressEvent], None] | None = None,
+                 cancel: threading.Event | None = None, run_id: str | None = None):
+        settings.temperature = config.temperature
+        if config.base_url and not settings.base_url:
+            settings.base_url = config.base_url
+        config.model = settings.model
+        self.config = config
+        self.store = store
+        self.embedder = embedder or Embedder(config.embedder, store=store)
+        self.run = Run(id=run_id or uuid.uuid4().hex[:12], config=config,
+                       created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        self.client = LLMClient(settings, store=store, usage=self.run.usage,
+                                concurrency=config.concurrency)
+        self.ctx = StageContext(self.client, on_progress or (lambda e: None),
+                                cancel or threading.Event())
+
+    # -- helpers ---------------------------------------------------------------------
+    def _emit(self, stage: str, agent: str, done: int, total: int, status: str = "done",
+              partial: str = "") -> None:
+        try:
+            self.ctx.on_progress(ProgressEvent(stage, agent, done, total, status, partial[:300]))
+        except Exception:  # a broken display must not break the run
+            pass
+
+    def _fail(self, stage: str, agent: str, exc: Exception) -> None:
+        hint = getattr(exc, "hint", "") or ""
+        kind = exc.kind if isinstance(exc, RTError) else type(exc).__name__
+        self.run.errors.append(StageError(stage, agent, kind, str(exc), hint))
+
+    def _save(self) -> None:
+        self.store.save_run(self.run)
+
+    async def _gather(self, stage: str, jobs: list[tuple[str, Callable[[], Awaitable]]],
+                      describe: Callable[[object], str] = lambda r: "") -> dict[str, object]:
+        """Run agent jobs concurrently; a failed agent is recorded, the others go on."""
+        results: dict[str, object] = {}
+        total = len(jobs)
+        counter = {"done": 0}
+
+        async def one(agent: str, job):
+            self._emit(stage, agent, counter["done"], total, "started")
+            try:
+                value = await job()
+            except CancelledRun:
+                raise
+            except Exception as exc:  # recorded and shown; the stage carries on
+                self._fail(stage, agent, exc)
+                counter["done"] += 1
+                self._emit(stage, agent, counter["done"], total, "failed", str(exc))
+                return
+            results[agent] = value
+            counter["done"] += 1
+            self._emit(stage, agent, counter["done"], total, "done", describe(value))
+
+        if self.client.settings.style == "stem":
+            # One in-process model: run agents one after another so each agent's
+            # calls extend the same prompt and llama.cpp reuses its evaluated prefix.
+            for a, j in jobs:
+                await one(a, j)
+        else:
+            await asyncio.gather(*(one(a, j) for a, j in jobs))
+        return results
+
+    # -- stages ----------------------------------------------------------------------
+    def _publications(self, researcher_id: str) -> list[Paper]:
+        exclude = {self.config.reference_paper_id} if self.config.reference_paper_id else set()
+        return stages.select_publications(self.store.publications(researcher_id),
+                                          self.config.cutoff_year, exclude,
+                                          self.config.max_profile_papers)
+
+    async def _profile(self, researcher_id: str) -> Profile:
+        r = self.store.get_researcher(researcher_id)
+        pubs = self._publications(researcher_id)
+        model = self.client.settings.model
+        key = stages.papers_key([p.id for p in pubs])
+        cached = self.store.profile_get(researcher_id, model, key)
+        if cached:
+            return Profile(researcher_id, cached, model, [p.id for p in pubs])
+        if not pubs:
+            raise InputError(f"{r.name} has no publications to read (before the cut-off year)",
+                             "Add some of their papers, or move the cut-off year.")
+        prof = await stages.read_profile(self.ctx, researcher_id, r.name, pubs)
+        if prof.missing:
+            raise RTError(f"the model gave no profile for {r.name}",
+                          "Try again, or use a larger model.")
+        self.store.profile_put(researcher_id, model, key, prof.text, prof.paper_ids)
+        return prof
+
+    async def read(self, researcher_ids: list[str]) -> None:
+        todo = [rid for rid in researcher_ids if rid not in self.run.profiles]
+        jobs = [(rid, (lambda rid=rid: self._profile(rid))) for rid in todo]
+        got = await self._gather("read", jobs, lambda p: p.text)
+        self.run.profiles.update(got)  # type: ignore[arg-type]
+
+    def _writing_papers(self) -> list[Paper]:
+        ids = [p for p in self.config.paper_ids if p != self.config.reference_paper_id]
+        return self.store.get_papers(ids)
+
+    async def write(self) -> None:
+        mode = self.config.mode
+        papers = self._writing_papers() if mode in ("data", "global") else []
+        if mode in ("self", "data"):
+            jobs = [("writer", lambda: stages.write_draft(self.ctx, None, papers, ""))]
+        else:
+            authors = [rid for rid in self.config.researcher_ids if rid in self.run.profiles]
+            jobs = [(rid, (lambda rid=rid: stages.write_draft(
+                self.ctx, self.run.profiles[rid].text, papers, rid))) for rid in authors]
+        drafts = await self._gather("write", jobs, lambda d: d.q1)
+        ordered = [drafts[a] for a, _ in jobs if a in drafts]
+        if not ordered:
+            raise RTError("no author produced a draft", "See the errors above for each author.")
+        self._emit("write", "aggregator", 0, 1, "started")
+        try:
+            proposal = await stages.aggregate(self.ctx, ordered)  # type: ignore[arg-type]
+        except CancelledRun:
+            raise
+        except Exception as exc:
+            self._fail("write", "aggregator", exc)
+            raise
+        self.run.proposal = proposal
+        self._emit("write", "aggregator", 1, 1, "done", proposal.q1)
+
+    def choose_reviewers(self, proposal: Proposal) -> list[str]:
+        """Named reviewers, else the k researchers (not authors) whose work is closest
+        to the proposal by embedding similarity."""
+        k = self.config.num_reviewers
+        if self.config.reviewer_ids:
+            return list(self.config.reviewer_ids)
+        if k == 0:
+            return []
+        authors = set(self.config.researcher_ids)
+        candidates = [rid for rid in self.store.all_researcher_ids() if rid not in authors]
+        if not candidates:
+            return []
+        texts = [self._candidate_text(rid) for rid in candidates]
+        query = "\n".join(proposal.answers().values())
+        vecs = self.embedder.encode([query] + texts)
+        scores = vecs[1:] @ vecs[0]
+        ranked = sorted(zip(candidates, scores.tolist()), key=lambda x: -x[1])
+        return [rid for rid, _ in ranked[:k]]
+
+    def _candidate_text(self, rid: str) -> str:
+        pubs = self.store.publications(rid)[:10]
+        return "\n".join(f"{p.title}. {stages._first_sentence(p.abstract)}" for p in pubs) or rid
+
+    async def review(self) -> None:
+        proposal = self.run.proposal
+        assert proposal is not None
+        mode = self.config.mode
+        papers = self._writing_papers() if mode in ("data", "global") else []
+        if mode in ("self", "data"):
+            reviewer_ids = ["reviewer"] if self.config.num_reviewers or self.config.reviewer_ids else []
+            personas = {"reviewer": None}
+        else:
+            reviewer_ids = self.choose_reviewers(proposal)
+            await self.read(reviewer_ids)
+            reviewer_ids = [r for r in reviewer_ids if r in self.run.profiles]
+            personas = {r: self.run.profiles[r].text for r in reviewer_ids}
+        if not reviewer_ids:
+            return
+        done = {r.reviewer_id for r in self.run.reviews}
+        jobs = [(rid, (lambda rid=rid: stages.review(self.ctx, rid, personas[rid], proposal, papers)))
+                for rid in reviewer_ids if rid not in done]
+        got = await self._gather("review", jobs, lambda r: f"score {r.score}")
+        self.run.reviews += [got[r] for r in reviewer_ids if r in got]  # type: ignore[misc]
+        if self.run.reviews:
+            self._emit("review", "meta-reviewer", 0, 1, "started")
+            self.run.meta_review = await stages.meta_review(self.ctx, self.run.reviews)
+            self._emit("review", "meta-reviewer", 1, 1, "done",
+                       f"mean score {self.run.meta_review.score}")
+
+    async def evaluate(self) -> None:
+        ref_id = self.config.reference_paper_id
+        if not ref_id or self.run.proposal is None:
+            return
+        self._emit("evaluate", "reference", 0, 1, "started")
+        ref = await stages.reference_to_5q(self.ctx, self.store.get_paper(ref_id))
+        self.run.similarity = await asyncio.to_thread(
+            proposal_similarity, self.embedder, self.run.proposal, ref)
+        self._emit("evaluate", "reference", 1, 1, "done", f"similarity {self.run.similarity.mean:.3f}")
+
+    # -- the whole run ------------------------------------------------------------------
+    async def arun(self) -> Run:
+        validate(self.config, self.store)
+        run = self.run
+        run.status = "running"
+        self._save()
+        plan: list[tuple[str, Callable[[], Awaitable]]] = []
+        if self.config.mode in ("agent", "global"):
+            plan.append(("read", lambda: self.read(self.config.researcher_ids)))
+        plan += [("write", self.write), ("review", self.review), ("evaluate", self.evaluate)]
+        try:
+            for name, step in plan:
+                started = time.perf_counter()
+                try:
+                    await step()
+                finally:
+                    run.timings[name] = round(time.perf_counter() - started, 3)
+                    self._save()
+            run.status = "done"
+        except CancelledRun:
+            run.status = "cancelled"
+        except Exception as exc:
+            if not run.errors or run.errors[-1].message != str(exc):
+                self._fail(name, "run", exc)
+            run.status = "failed"
+        self._save()
+        return run
+
+    def run_sync(self) -> Run:
+        return asyncio.run(self.arun())
+
+
+def simulate(config: RunConfig, settings: ModelSettings | None = None, store: Store | None = None,
+             **kw) -> Run:
+    """Run a whole simulation synchronously (CLI, scripts, the app's script thread)."""
+    from .store import open_store  # noqa: PLC0415
+
+    return Simulation(config, settings or ModelSettings(model=config.model), store or open_store(),
+                      **kw).run_sync()

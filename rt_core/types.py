@@ -1,0 +1,212 @@
+"""Typed records shared by every part of rt_core.
+
+All records are plain dataclasses so they serialise to JSON with `to_dict()`
+and come back with `from_dict()`; the store, the CLI and the app exchange
+nothing else.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+QUESTION_KEYS = ("q1", "q2", "q3", "q4", "q5")
+QUESTION_TITLES = {
+    "q1": "What is the problem?",
+    "q2": "Why is it interesting and important?",
+    "q3": "Why is it hard?",
+    "q4": "Why hasn't it been solved before?",
+    "q5": "What are the key components of the approach and results?",
+}
+MODES = ("self", "agent", "data", "global")
+
+
+class _Record:
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]):
+        """Build from a dict, ignoring unknown keys so old exports still load."""
+        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class Paper(_Record):
+    id: str
+    title: str
+    abstract: str = ""
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+    venue: str = ""
+    fields: list[str] = field(default_factory=list)
+    arxiv_id: str = ""
+    doi: str = ""
+    s2_id: str = ""
+    openalex_id: str = ""
+    url: str = ""
+    # "source" says where the abstract text came from: e.g. "arxiv", "openalex",
+    # "upload", or "summary" for a summary written by the project (not the real abstract).
+    abstract_source: str = ""
+    references: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Researcher(_Record):
+    id: str
+    name: str
+    fields: list[str] = field(default_factory=list)
+    affiliation: str = ""
+    publication_ids: list[str] = field(default_factory=list)
+    s2_id: str = ""
+    openalex_id: str = ""
+
+
+@dataclass
+class Profile(_Record):
+    researcher_id: str
+    text: str
+    model: str = ""
+    paper_ids: list[str] = field(default_factory=list)
+    missing: bool = False
+
+
+@dataclass
+class Proposal(_Record):
+    q1: str = ""
+    q2: str = ""
+    q3: str = ""
+    q4: str = ""
+    q5: str = ""
+    # Parts the model never produced, even after re-asking; never silently blank.
+    missing: list[str] = field(default_factory=list)
+    author_id: str = ""  # "" for the aggregated proposal
+    drafts: list["Proposal"] = field(default_factory=list)
+
+    def answers(self) -> dict[str, str]:
+        return {k: getattr(self, k) for k in QUESTION_KEYS}
+
+    def to_markdown(self, heading: str = "Proposal") -> str:
+        lines = [f"## {heading}", ""]
+        for i, k in enumerate(QUESTION_KEYS, 1):
+            text = getattr(self, k) or "_(missing: the model gave no answer)_"
+            lines += [f"**[Question {i}] {QUESTION_TITLES[k]}**", "", text, ""]
+        return "\n".join(lines)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Proposal":
+        data = dict(data)
+        data["drafts"] = [Proposal.from_dict(d) for d in data.get("drafts") or []]
+        return super().from_dict(data)  # type: ignore[return-value]
+
+
+@dataclass
+class Review(_Record):
+    reviewer_id: str
+    strengths: str = ""
+    weaknesses: str = ""
+    score: int | None = None
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MetaReview(_Record):
+    strengths: str = ""
+    weaknesses: str = ""
+    score: float | None = None  # mean of the reviewers' scores
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Usage(_Record):
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+    def add(self, other: "Usage") -> None:
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+
+@dataclass
+class StageError(_Record):
+    stage: str
+    agent: str
+    kind: str
+    message: str
+    hint: str = ""
+
+
+@dataclass
+class RunConfig(_Record):
+    researcher_ids: list[str] = field(default_factory=list)
+    paper_ids: list[str] = field(default_factory=list)
+    model: str = "local/gemma-3-270m"
+    base_url: str = ""
+    temperature: float = 0.0
+    mode: str = "global"
+    num_reviewers: int = 3
+    reviewer_ids: list[str] = field(default_factory=list)
+    cutoff_year: int | None = None
+    reference_paper_id: str = ""
+    embedder: str = "local/all-MiniLM-L6-v2"
+    concurrency: int = 4
+    max_profile_papers: int = 20
+
+
+@dataclass
+class Similarity(_Record):
+    per_question: dict[str, float] = field(default_factory=dict)
+    mean: float = 0.0
+    embedder: str = ""
+    reference: Proposal | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Similarity":
+        data = dict(data)
+        if data.get("reference"):
+            data["reference"] = Proposal.from_dict(data["reference"])
+        return super().from_dict(data)  # type: ignore[return-value]
+
+
+@dataclass
+class Run(_Record):
+    id: str
+    config: RunConfig
+    status: str = "pending"  # pending, running, done, failed, cancelled
+    created_at: str = ""
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    proposal: Proposal | None = None
+    reviews: list[Review] = field(default_factory=list)
+    meta_review: MetaReview | None = None
+    similarity: Similarity | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    errors: list[StageError] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Run":
+        d = dict(data)
+        d["config"] = RunConfig.from_dict(d.get("config") or {})
+        d["profiles"] = {k: Profile.from_dict(v) for k, v in (d.get("profiles") or {}).items()}
+        d["proposal"] = Proposal.from_dict(d["proposal"]) if d.get("proposal") else None
+        d["reviews"] = [Review.from_dict(r) for r in d.get("reviews") or []]
+        d["meta_review"] = MetaReview.from_dict(d["meta_review"]) if d.get("meta_review") else None
+        d["similarity"] = Similarity.from_dict(d["similarity"]) if d.get("similarity") else None
+        d["usage"] = Usage.from_dict(d.get("usage") or {})
+        d["errors"] = [StageError.from_dict(e) for e in d.get("errors") or []]
+        return super().from_dict(d)  # type: ignore[return-value]
+
+
+@dataclass
+class ProgressEvent(_Record):
+    """What a stage reports while it works, so a UI can draw it live."""
+    stage: str  # read, write, review, evaluate
+    agent: str  # researcher id, "aggregator", "meta-reviewer", ...
+    done: int
+    total: int
+    status: str = "done"  # started, done, failed, cached
+    partial: str = ""  # a short piece of the output, for display

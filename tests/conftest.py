@@ -1,0 +1,81 @@
+"""Shared fixtures. No test touches the network or the user's data folder."""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+_DATA = tempfile.mkdtemp(prefix="rt-test-data-")
+os.environ["RT_DATA_DIR"] = _DATA
+os.environ.pop("RT_DB", None)
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "VOYAGE_API_KEY"):
+    os.environ.pop(var, None)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import pytest  # noqa: E402
+
+from rt_core.store import Store  # noqa: E402
+from rt_core.types import Paper, Researcher  # noqa: E402
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "studio.sqlite3")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def scripted():
+    from rt_core.scripted import scripted_model
+
+    model = scripted_model()
+    model.reset()
+    yield model
+    model.reset()
+
+
+@pytest.fixture
+def openai_server():
+    from tests.openai_server import OpenAIServer
+
+    server = OpenAIServer()
+    yield server
+    server.close()
+
+
+PAPERS = [
+    ("p-gaia", "Mapping the Milky Way disk with stellar kinematics", "astronomy", 2021,
+     "We model the motions of millions of stars to map the structure of the galactic disk."),
+    ("p-spectra", "Automated classification of stellar spectra", "astronomy", 2019,
+     "A survey pipeline classifies stellar spectra and flags rare objects for follow-up."),
+    ("p-llm", "Scaling instruction-tuned language models", "nlp", 2023,
+     "We study how instruction tuning changes the behaviour of large language models."),
+    ("p-agents", "Web agents that plan with language models", "nlp", 2022,
+     "Language model agents complete multi-step tasks on realistic websites."),
+    ("p-crime", "Collateral effects of incarceration on families", "criminology", 2020,
+     "We review evidence on how imprisonment affects the families of those imprisoned."),
+    ("p-networks", "Resilience of criminal networks under policing", "criminology", 2022,
+     "Criminal organisations trade off security against efficiency when under pressure."),
+]
+RESEARCHERS = [
+    ("r-ada", "Ada Astro", "astronomy", ["p-gaia", "p-spectra"]),
+    ("r-nia", "Nia Lang", "nlp", ["p-llm", "p-agents"]),
+    ("r-cole", "Cole Crim", "criminology", ["p-crime", "p-networks"]),
+    ("r-sam", "Sam Stars", "astronomy", ["p-spectra"]),
+    ("r-lee", "Lee Tokens", "nlp", ["p-agents"]),
+]
+
+
+@pytest.fixture
+def community(store):
+    store.upsert_fields([{"id": "astronomy", "name": "Astronomy", "domain": "physical_sciences"},
+                         {"id": "nlp", "name": "NLP", "domain": "computing"},
+                         {"id": "criminology", "name": "Criminology", "domain": "social_sciences"}])
+    store.upsert_papers([Paper(id=i, title=t, abstract=a, year=y, fields=[f], authors=[])
+                         for i, t, f, y, a in PAPERS])
+    store.upsert_researchers([Researcher(id=i, name=n, fields=[f], publication_ids=p)
+                              for i, n, f, p in RESEARCHERS])
+    return store
