@@ -14,7 +14,8 @@ from pathlib import Path
 from . import config
 from .config import LOCAL_EMBEDDER, LOCAL_MODEL, ModelSettings
 from .errors import InputError, RTError
-from .types import MODES, Paper, ProgressEvent, Researcher, Run, RunConfig
+from .export import run_markdown
+from .types import MODES, Paper, ProgressEvent, Researcher, RunConfig
 
 
 def _ids(text: str | None) -> list[str]:
@@ -63,32 +64,6 @@ def _progress(event: ProgressEvent) -> None:
         tail = f": {event.partial[:90]}" if event.partial else ""
         print(f"[{event.stage}] {event.agent} {event.status} ({event.done}/{event.total}){tail}",
               file=sys.stderr)
-
-
-def run_markdown(run: Run) -> str:
-    lines = [f"# ResearchTown run {run.id}", "",
-             f"- model: {run.config.model}", f"- mode: {run.config.mode}",
-             f"- status: {run.status}", f"- researchers: {', '.join(run.config.researcher_ids)}",
-             f"- papers: {', '.join(run.config.paper_ids)}", ""]
-    if run.proposal:
-        lines.append(run.proposal.to_markdown("Proposal"))
-    for r in run.reviews:
-        lines += [f"## Review by {r.reviewer_id} (score {r.score})", "", "**Strengths**", "",
-                  r.strengths, "", "**Weaknesses**", "", r.weaknesses, ""]
-    if run.meta_review:
-        m = run.meta_review
-        lines += [f"## Meta-review (mean score {m.score})", "", "**Strengths**", "", m.strengths, "",
-                  "**Weaknesses**", "", m.weaknesses, ""]
-    if run.similarity:
-        s = run.similarity
-        lines += [f"## Similarity to the reference ({s.embedder})", "",
-                  *[f"- {k}: {v:.3f}" for k, v in s.per_question.items()], f"- mean: {s.mean:.3f}", ""]
-    for e in run.errors:
-        lines.append(f"- error in {e.stage} ({e.agent}): {e.message}. {e.hint}")
-    u = run.usage
-    lines += ["", f"_calls {u.calls}, cache hits {u.cache_hits}, tokens {u.prompt_tokens}+"
-                  f"{u.completion_tokens}, cost ${u.cost:.4f}_", ""]
-    return "\n".join(lines)
 
 
 def cmd_run(args) -> int:

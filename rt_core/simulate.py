@@ -277,3 +277,17 @@ def simulate(config: RunConfig, settings: ModelSettings | None = None, store: St
 
     return Simulation(config, settings or ModelSettings(model=config.model), store or open_store(),
                       **kw).run_sync()
+
+
+def evaluate_against(run: Run, reference_paper_id: str, settings: ModelSettings, store: Store,
+                     embedder: Embedder | None = None) -> Run:
+    """Compare a finished run's proposal with a reference paper afterwards; saves the run."""
+    if run.proposal is None:
+        raise InputError("this run has no proposal to compare", "Run the simulation first.")
+    run.config.reference_paper_id = reference_paper_id
+    sim = Simulation(run.config, settings, store, embedder=embedder, run_id=run.id)
+    sim.run = run
+    sim.client.usage = run.usage
+    asyncio.run(sim.evaluate())
+    store.save_run(run)
+    return run

@@ -1,0 +1,75 @@
+"""Simulations in a background thread, so a UI can poll progress and cancel.
+
+A web page re-runs its script on every click; running the simulation inside
+that script would be killed by the first click. A Job owns its thread, the
+progress events so far, a cancel flag and, at the end, the Run.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from .config import ModelSettings
+from .embed import Embedder
+from .errors import RTError
+from .simulate import Simulation, validate
+from .store import Store
+from .types import ProgressEvent, Run, RunConfig
+
+
+@dataclass
+class Job:
+    simulation: Simulation
+    events: list[ProgressEvent] = field(default_factory=list)
+    error: RTError | None = None
+    unexpected: str = ""
+    thread: threading.Thread | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def run(self) -> Run:
+        return self.simulation.run
+
+    @property
+    def run_id(self) -> str:
+        return self.simulation.run.id
+
+    @property
+    def done(self) -> bool:
+        return self.thread is not None and not self.thread.is_alive()
+
+    def cancel(self) -> None:
+        self.simulation.ctx.cancel.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ends (tests, CLI); True if it ended."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+        return self.done
+
+    def snapshot(self) -> list[ProgressEvent]:
+        with self._lock:
+            return list(self.events)
+
+    def _record(self, event: ProgressEvent) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def _target(self) -> None:
+        try:
+            self.simulation.run_sync()
+        except RTError as exc:  # e.g. validation; the run itself records stage errors
+            self.error = exc
+        except Exception as exc:  # shown to the user; the thread must not die silently
+            self.unexpected = f"{type(exc).__name__}: {exc}"
+
+
+def start(config: RunConfig, settings: ModelSettings, store: Store,
+          embedder: Embedder | None = None) -> Job:
+    """Validate now (so bad input fails in the caller), then run in a thread."""
+    validate(config, store)
+    job = Job(simulation=None)  # type: ignore[arg-type]
+    job.simulation = Simulation(config, settings, store, embedder=embedder, on_progress=job._record)
+    job.thread = threading.Thread(target=job._target, name=f"rt-run-{job.run_id}", daemon=True)
+    job.thread.start()
+    return job
