@@ -90,6 +90,19 @@ def _ensure_zero_price(model: str) -> None:
     _zero_priced.add(model)
 
 
+def passthrough(error: Exception) -> Exception:
+    """Wrap an rt_core error raised inside an in-process provider so litellm hands it
+    back unchanged (as a non-retryable BadRequestError) and callers see the original."""
+    lm = litellm()
+
+    class _Passthrough(lm.BadRequestError):
+        pass
+
+    exc = _Passthrough(message=str(error), model="", llm_provider="custom")
+    exc.rt_error = error  # type: ignore[attr-defined]
+    return exc
+
+
 @dataclass
 class Completion:
     text: str
@@ -208,10 +221,13 @@ class LLMClient:
     def _translate(self, exc: Exception) -> Exception:
         """litellm's typed exceptions -> rt_core errors with a hint. Never matches text."""
         lm = litellm()
+        if getattr(exc, "rt_error", None) is not None:
+            return exc.rt_error  # type: ignore[attr-defined]
         model = self.settings.model
         where = f"model '{model}'" + (f" at {self.settings.base_url}" if self.settings.base_url else "")
         detail = _short(exc)
-        if isinstance(exc, lm.AuthenticationError):
+        status = getattr(exc, "status_code", None)
+        if isinstance(exc, (lm.AuthenticationError, lm.PermissionDeniedError)) or status in (401, 403):
             return AuthError(f"{where} rejected the API key", AuthError.hint)
         if isinstance(exc, lm.RateLimitError):
             return RateLimitError(f"{where} kept rate limiting after {self.settings.max_retries} "

@@ -131,7 +131,12 @@ def _make_handler_class():
             params = dict(kwargs.get("optional_params") or {})
             name = model.split("/", 1)[1] if model.startswith("local/") else model
             started = time.perf_counter()
-            out = engine(name).complete(messages_to_document(messages), params)
+            try:
+                out = engine(name).complete(messages_to_document(messages), params)
+            except ConfigError as exc:  # e.g. model file or package missing: not worth retrying
+                from .llm import passthrough  # noqa: PLC0415
+
+                raise passthrough(exc) from None
             text = out["choices"][0]["text"]
             usage = out.get("usage") or {}
             return ModelResponse(

@@ -191,13 +191,19 @@ def _run_script_in_tx(db: sqlite3.Connection, fn) -> None:
 
 
 def _split_sql(script: str) -> list[str]:
+    """Split a script into complete statements (a ';' inside a string or trigger stays)."""
     stmts, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
+    for ch in script:
+        buf += ch
+        if ch == ";" and sqlite3.complete_statement(buf):
+            if _sql_body(buf):
                 stmts.append(buf.strip())
             buf = ""
-    if buf.strip():
+    if _sql_body(buf):
         stmts.append(buf.strip())
     return stmts
+
+
+def _sql_body(text: str) -> str:
+    lines = [line for line in text.splitlines() if not line.strip().startswith("--")]
+    return "\n".join(lines).strip().rstrip(";").strip()

@@ -55,11 +55,21 @@ _ERF_P = 0.3275911
 _ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 
 
-def _gelu_(x: np.ndarray) -> np.ndarray:
-    """Exact (erf) GELU, in place on float32 `x`; returns `x`.
+def _gelu_(x: np.ndarray, rows: int = 32) -> np.ndarray:
+    """Exact (erf) GELU, in place on a 2-D float32 array; returns it.
 
-    Uses gelu(x) = relu(x) - |x| * h with h = 0.5 * erfc(|x|/sqrt 2), which needs no
-    sign handling. In-place ufuncs keep memory traffic down on the big FFN tensor.
+    Done in blocks of `rows` rows (~200 KB) so the ~20 elementwise passes hit cache
+    instead of RAM: about 2x faster than one pass over the whole FFN tensor.
+    """
+    for i in range(0, x.shape[0], rows):
+        _gelu_block_(x[i : i + rows])
+    return x
+
+
+def _gelu_block_(x: np.ndarray) -> None:
+    """GELU in place via gelu(x) = relu(x) - |x| * h, h = 0.5 * erfc(|x|/sqrt 2).
+
+    That form needs no sign handling; erfc comes from the A&S formula above.
     """
     f32 = np.float32
     a = np.abs(x)
@@ -85,7 +95,6 @@ def _gelu_(x: np.ndarray) -> np.ndarray:
     p *= a
     np.maximum(x, f32(0.0), out=x)
     x -= p
-    return x
 
 
 def _layer_norm_(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
@@ -246,21 +255,25 @@ class MiniLM:
 
         # Additive key mask: padded keys get a huge negative score, so after the
         # max-subtracted softmax their weight is exactly 0.
-        bias = ((1.0 - mask) * np.finfo(np.float32).min).astype(np.float32)[:, None, None, :]
+        bias = ((1.0 - mask) * np.finfo(np.float32).min).astype(np.float32)[:, None, None, :]  # (B, 1, 1, L)
         scale = np.float32(1.0 / math.sqrt(dh))
 
+        ctx = np.empty((B, L, nh, dh), dtype=np.float32)
         for p in self.layers:
             qkv = x @ p["qkv_w"]
             qkv += p["qkv_b"]
-            # (B*L, 3H) -> (3, B, heads, L, dh): all heads in one batched matmul.
-            qkv = qkv.reshape(B, L, 3, nh, dh).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]
-            scores = q @ k.transpose(0, 1, 3, 2)  # (B, heads, L, L)
-            scores *= scale
-            scores += bias
-            ctx = _softmax_(scores) @ v  # (B, heads, L, dh)
-            ctx = ctx.transpose(0, 2, 1, 3).reshape(B * L, H)
-            attn = ctx @ p["o_w"]
+            qkv = qkv.reshape(B, L, 3, nh, dh)
+            # One sequence at a time, all heads in one batched matmul: the (heads, L, L)
+            # scores of a single sequence stay in cache through scale/mask/softmax.
+            for b in range(B):
+                q = qkv[b, :, 0].transpose(1, 0, 2)  # (heads, L, dh)
+                kt = qkv[b, :, 1].transpose(1, 2, 0)  # (heads, dh, L)
+                v = qkv[b, :, 2].transpose(1, 0, 2)
+                scores = q @ kt
+                scores *= scale
+                scores += bias[b]
+                ctx[b] = (_softmax_(scores) @ v).transpose(1, 0, 2)
+            attn = ctx.reshape(B * L, H) @ p["o_w"]
             attn += p["o_b"]
             attn += x
             x = _layer_norm_(attn, *p["ln1"], self.eps)

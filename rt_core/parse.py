@@ -125,7 +125,7 @@ _SECTION = re.compile(
 
 def parse_score(text: str) -> int | None:
     """First number 1-10 in the text ('7', '7/10', 'Score: 6.5' -> 7 rounding half up)."""
-    for m in re.finditer(r"(?<![\d.])(\d{1,2}(?:\.\d+)?)(?:\s*/\s*10)?", text or ""):
+    for m in re.finditer(r"(?<![\d.\-])(\d{1,2}(?:\.\d+)?)(?:\s*/\s*10)?", text or ""):
         value = float(m.group(1))
         if 1 <= value <= 10:
             return int(value + 0.5)

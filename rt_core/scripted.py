@@ -54,9 +54,19 @@ def _make_class():
             return item(messages, params) if callable(item) else item
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any):
+            from .errors import RTError  # noqa: PLC0415
+            from .llm import passthrough  # noqa: PLC0415
+
             params = dict(kwargs.get("optional_params") or {})
             self.history.append({"model": model, "messages": messages, "params": params})
-            text = self._reply(messages, params)
+            try:
+                text = self._reply(messages, params)
+            except NoScriptedReply as exc:
+                from .errors import ConfigError  # noqa: PLC0415
+
+                raise passthrough(ConfigError(str(exc))) from None
+            except RTError as exc:
+                raise passthrough(exc) from None
             words = lambda s: len(str(s).split())  # noqa: E731
             pt = sum(words(m.get("content", "")) for m in messages)
             return ModelResponse(model=model, choices=[{"index": 0, "finish_reason": "stop",

@@ -1,0 +1,327 @@
+"""Neighbourhood: build the community a simulation reads (researchers + papers)."""
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+import studio_ui as ui
+from rt_core import community
+from rt_core.errors import RTError
+from rt_core.graph import build_graph, interdisciplinarity
+from rt_core.types import Paper
+
+RESULT_LIMIT = 25
+
+store = ui.get_store()
+ss = st.session_state
+fnames = ui.field_names(store)
+
+st.title("Neighbourhood")
+st.caption("Pick researchers and papers from fields that rarely meet. The simulation lets the "
+           "researchers read the papers, write a joint proposal and review it.")
+
+if ss.pop("_qp_restored", None) is not None:
+    st.success("Restored the neighbourhood and settings from the shared link.", icon="🔗")
+
+# -- presets -------------------------------------------------------------------------
+st.subheader("Start from a case study")
+preset_list = ui.presets()
+if not preset_list:
+    st.info("No case studies are bundled with this installation; search and add below.")
+else:
+    cols = st.columns(min(4, len(preset_list)))
+    for i, pr in enumerate(preset_list):
+        with cols[i % len(cols)]:
+            if st.button(ui.md_escape(pr["name"]), key=f"preset_{pr['id']}", help=pr.get("description"),
+                         width="stretch"):
+                ui.set_hood(pr["researcher_ids"], pr["paper_ids"])
+                st.toast(f"Loaded {pr['name']}")
+                ss["_preset_msg"] = pr["name"]
+    if ss.get("_preset_msg"):
+        st.success(f"Loaded case study: {ui.md_escape(ss.pop('_preset_msg'))}. "
+                   "Review it below, then go to Run.", icon="✅")
+
+
+def _add(kind: str, item_id: str) -> None:
+    ui.add_to_hood(kind, [item_id])
+
+
+def _remove(kind: str, item_id: str) -> None:
+    ui.remove_from_hood(kind, [item_id])
+
+
+def _row(kind: str, item_id: str, title: str, caption: str, key_prefix: str) -> None:
+    chosen = item_id in (ss["hood_r"] if kind == "researcher" else ss["hood_p"])
+    c1, c2 = st.columns([6, 1], vertical_alignment="center")
+    with c1:
+        ui.show_text(title)
+        st.caption(caption)
+    with c2:
+        if chosen:
+            st.button("Remove", key=f"{key_prefix}_{item_id}", on_click=_remove, args=(kind, item_id))
+        else:
+            st.button("Add", key=f"{key_prefix}_{item_id}", on_click=_add, args=(kind, item_id),
+                      type="primary")
+
+
+left, right = st.columns([3, 2], gap="large")
+
+# -- search ---------------------------------------------------------------------------
+with left:
+    st.subheader("Search the store")
+    s1, s2 = st.columns([3, 2])
+    with s1:
+        text = st.text_input("Search text", key="search_text",
+                             placeholder="e.g. galaxy, language model, networks")
+    with s2:
+        fields = st.multiselect("Fields", options=list(fnames), key="search_fields",
+                                format_func=lambda f: fnames.get(f, f), placeholder="All fields")
+    researchers = store.search_researchers(text, fields, limit=RESULT_LIMIT)
+    papers = store.search_papers(text, fields, limit=RESULT_LIMIT)
+    t_r, t_p = st.tabs([f"Researchers ({len(researchers)}{'+' if len(researchers) == RESULT_LIMIT else ''})",
+                        f"Papers ({len(papers)}{'+' if len(papers) == RESULT_LIMIT else ''})"])
+    with t_r:
+        if not researchers:
+            st.info("No researcher matches. Try fewer words or clear the field filter, or import "
+                    "an author from Semantic Scholar below.", icon="🔎")
+        for r in researchers:
+            _row("researcher", r.id, r.name, ui.researcher_caption(r, fnames), "sr")
+    with t_p:
+        if not papers:
+            st.info("No paper matches. Try fewer words or clear the field filter, or import papers "
+                    "from arXiv, OpenAlex or a file below.", icon="🔎")
+        for p in papers:
+            _row("paper", p.id, p.title, ui.paper_caption(p, fnames), "sp")
+
+# -- the neighbourhood ---------------------------------------------------------------
+hood_r = store.get_researchers([i for i in ss["hood_r"] if ui._researcher_exists(store, i)])
+hood_p = store.get_papers([i for i in ss["hood_p"] if store.paper_exists(i)])
+
+with right:
+    st.subheader("Your neighbourhood")
+    if not hood_r and not hood_p:
+        st.info("Your neighbourhood is empty. Load a case study above, or search the store and "
+                "press Add on researchers and papers. Two or three fields work best.", icon="🧭")
+    else:
+        st.caption(f"{len(hood_r)} researchers · {len(hood_p)} papers")
+        with st.container(height=360, border=True):
+            for r in hood_r:
+                _row("researcher", r.id, "👤 " + r.name, ui.researcher_caption(r, fnames), "hr")
+            for p in hood_p:
+                _row("paper", p.id, "📄 " + p.title, ui.paper_caption(p, fnames), "hp")
+        b1, b2 = st.columns(2)
+        with b1:
+            if st.button("Clear neighbourhood", key="hood_clear"):
+                ui.set_hood([], [])
+                st.rerun()
+        with b2:
+            share = st.button("Copy share link", key="share_link",
+                              help="A link with the selection, model name and mode (never a key).")
+        if share:
+            params = ui.share_params()
+            st.query_params.from_dict(params)
+            st.code(ui.share_url(params), language=None, wrap_lines=True)
+            st.caption("Copy the link above; opening it restores this selection and settings.")
+
+        # interdisciplinarity read-out
+        all_fields = [f for x in [*hood_r, *hood_p] for f in x.fields]
+        info = interdisciplinarity(all_fields, community.field_domains(store))
+        st.markdown("**Interdisciplinarity**")
+        m1, m2, m3 = st.columns(3)
+        m1.metric("Fields", info["n_fields"])
+        m2.metric("Domains", info["n_domains"])
+        m3.metric("Mean distance", f"{info['mean_distance']:.2f}",
+                  help="0 = same field, 0.5 = same broad domain, 1 = different domains")
+        if info["fields"]:
+            st.caption("Fields: " + ui.md_escape(", ".join(fnames.get(f, f) for f in info["fields"])))
+        if info["warning"]:
+            st.warning(info["warning"], icon="⚠️")
+        elif info["n_domains"] >= 2:
+            st.success("A cross-domain mix of a size that tends to work well.", icon="✅")
+        elif info["n_fields"] <= 1 and (hood_r or hood_p):
+            st.info("All in one field: add a second, distant field for an interdisciplinary idea.")
+        st.page_link(ui.PAGES["run"], label="Next: run the simulation", icon="▶️")
+
+if hood_r or hood_p:
+    st.subheader("Community graph")
+    st.caption("Circles are researchers, squares are papers, coloured by field. Grey lines: "
+               "author edges; dotted blue: citations.")
+    g = build_graph(hood_r, hood_p)
+    st.plotly_chart(ui.graph_figure(g, fnames), key="hood_graph")
+
+# -- importers -------------------------------------------------------------------------
+st.subheader("Import more")
+st.caption("arXiv, Semantic Scholar and OpenAlex need an internet connection. Imported items "
+           "join the shared store and your neighbourhood.")
+
+
+def _import_papers(papers: list[Paper], origin: str) -> None:
+    summary = store.upsert_papers(papers, origin=origin)
+    ids = [summary.merged.get(p.id, p.id) for p in papers]
+    ui.add_to_hood("paper", ids)
+    ui.flash("success", f"{summary.message}; {len(ids)} added to your neighbourhood.", "import")
+    st.rerun()
+
+
+def _import_author(researcher, papers: list[Paper], origin: str) -> None:
+    with store.transaction():
+        summary = store.upsert_papers(papers, origin=origin)
+        researcher.publication_ids = [summary.merged.get(i, i) for i in researcher.publication_ids]
+        store.upsert_researchers([researcher], origin=origin)
+    ui.add_to_hood("researcher", [researcher.id])
+    ui.flash("success", f"Imported {ui.md_escape(researcher.name)} with {len(papers)} papers and "
+             "added them to your neighbourhood.", "import")
+    st.rerun()
+
+
+ui.show_flashes("import")
+tab_ax, tab_s2, tab_oa, tab_up, tab_paste = st.tabs(
+    ["arXiv", "Semantic Scholar author", "OpenAlex", "Upload a file", "Paste an abstract"])
+
+with tab_ax:
+    from rt_core.sources import ArxivSource, PapersNotFound
+
+    ids_text = st.text_area("arXiv ids or URLs, one per line", key="imp_arxiv_ids",
+                            placeholder="2412.17767\nhttps://arxiv.org/abs/1706.03762")
+    if st.button("Fetch and add", key="imp_arxiv_fetch"):
+        wanted = [x.strip() for x in ids_text.splitlines() if x.strip()]
+        if not wanted:
+            st.error("Enter at least one arXiv id or URL.")
+        else:
+            try:
+                with st.spinner("Asking arXiv..."), ArxivSource(cache=store) as ax:
+                    _import_papers(ax.fetch(wanted), "arxiv")
+            except PapersNotFound as exc:
+                if exc.found:
+                    ui.flash("error", ui.md_escape(f"{exc} {exc.hint}"), "import")
+                    _import_papers(exc.found, "arxiv")
+                ui.show_error(exc)
+            except RTError as exc:
+                ui.show_error(exc)
+    q = st.text_input("Or search arXiv", key="imp_arxiv_q", placeholder="graph neural networks galaxies")
+    if st.button("Search arXiv", key="imp_arxiv_search"):
+        try:
+            with st.spinner("Searching arXiv..."), ArxivSource(cache=store) as ax:
+                ss["arxiv_results"] = [p.to_dict() for p in ax.search(q, max_results=20)]
+        except RTError as exc:
+            ui.show_error(exc)
+    found = [Paper.from_dict(d) for d in ss.get("arxiv_results", [])]
+    if found:
+        pick = st.multiselect("Papers to import", options=range(len(found)), key="imp_arxiv_pick",
+                              format_func=lambda i: ui.short(f"{found[i].year} · {found[i].title}", 110))
+        if st.button("Import selected", key="imp_arxiv_import", disabled=not pick):
+            _import_papers([found[i] for i in pick], "arxiv")
+
+with tab_s2:
+    from rt_core.sources import AmbiguousAuthor, SemanticScholar
+
+    name = st.text_input("Author name", key="imp_s2_name", placeholder="e.g. Graham Neubig")
+    c1, c2 = st.columns(2)
+    known = c1.text_input("A title of one of their papers (optional)", key="imp_s2_title")
+    aff = c2.text_input("Affiliation (optional)", key="imp_s2_aff")
+    s2_key = os.environ.get("S2_API_KEY") or None
+    if st.button("Find author", key="imp_s2_find"):
+        ss.pop("s2_candidates", None)
+        try:
+            with st.spinner("Asking Semantic Scholar..."), \
+                    SemanticScholar(api_key=s2_key, cache=store) as s2:
+                cand = s2.resolve_author(name, known or None, aff or None)
+                researcher, papers = s2.author_with_papers(cand.id)
+                _import_author(researcher, papers, "semantic_scholar")
+        except AmbiguousAuthor as exc:
+            ss["s2_candidates"] = [{"id": c.id, "text": c.describe()} for c in exc.candidates[:10]]
+        except RTError as exc:
+            ui.show_error(exc)
+    cands = ss.get("s2_candidates") or []
+    if cands:
+        st.warning("Several Semantic Scholar authors could be this person; pick the right one.",
+                   icon="👥")
+        idx = st.radio("Candidates", options=range(len(cands)), key="imp_s2_pick",
+                       format_func=lambda i: ui.md_escape(ui.short(cands[i]["text"], 200)))
+        if st.button("Import this author", key="imp_s2_import"):
+            try:
+                with st.spinner("Fetching their papers..."), \
+                        SemanticScholar(api_key=s2_key, cache=store) as s2:
+                    researcher, papers = s2.author_with_papers(cands[idx]["id"])
+                    _import_author(researcher, papers, "semantic_scholar")
+                ss.pop("s2_candidates", None)
+            except RTError as exc:
+                ui.show_error(exc)
+
+with tab_oa:
+    from rt_core.sources import OpenAlex
+
+    oq = st.text_input("Search OpenAlex works", key="imp_oa_q", placeholder="criminal networks policing")
+    if st.button("Search OpenAlex", key="imp_oa_search"):
+        try:
+            with st.spinner("Searching OpenAlex..."), \
+                    OpenAlex(mailto=os.environ.get("OPENALEX_MAILTO") or None, cache=store) as oa:
+                ss["oa_results"] = [p.to_dict() for p in oa.search_works(oq, limit=20)]
+        except RTError as exc:
+            ui.show_error(exc)
+    oa_found = [Paper.from_dict(d) for d in ss.get("oa_results", [])]
+    if oa_found:
+        opick = st.multiselect("Works to import", options=range(len(oa_found)), key="imp_oa_pick",
+                               format_func=lambda i: ui.short(f"{oa_found[i].year} · {oa_found[i].title}", 110))
+        if st.button("Import selected", key="imp_oa_import", disabled=not opick):
+            _import_papers([oa_found[i] for i in opick], "openalex")
+
+with tab_up:
+    from rt_core.sources import parse_upload
+
+    st.caption("BibTeX (.bib), JSON (a list of papers, or {papers, researchers}) or CSV with a "
+               "header (title, authors, year, abstract, arxiv_id, doi, venue, fields, url).")
+    up = st.file_uploader("File", type=["bib", "bibtex", "json", "csv"], key="imp_upload")
+    if st.button("Import file", key="imp_upload_go", disabled=up is None) and up is not None:
+        try:
+            result = parse_upload(up.name, up.getvalue())
+        except RTError as exc:
+            ui.show_error(exc)
+        else:
+            for err in result.errors[:30]:
+                ui.flash("error", "⚠️ " + ui.md_escape(err), "import")
+            if len(result.errors) > 30:
+                ui.flash("error", f"... and {len(result.errors) - 30} more problems.", "import")
+            for w in result.warnings[:10]:
+                ui.flash("warning", ui.md_escape(w), "import")
+            if result.papers or result.researchers:
+                try:
+                    with store.transaction():
+                        summary = store.upsert_papers(result.papers, origin="upload")
+                        for r in result.researchers:
+                            r.publication_ids = [summary.merged.get(i, i) for i in r.publication_ids]
+                        store.upsert_researchers(result.researchers, origin="upload")
+                except RTError as exc:
+                    ui.flash("error", ui.md_escape(f"{exc} {exc.hint}"), "import")
+                else:
+                    ui.add_to_hood("paper", [summary.merged.get(p.id, p.id) for p in result.papers])
+                    ui.add_to_hood("researcher", [r.id for r in result.researchers])
+                    bad = f"; {len(result.errors)} records skipped" if result.errors else ""
+                    ui.flash("success", f"Imported {len(result.papers)} papers and "
+                             f"{len(result.researchers)} researchers from {ui.md_escape(up.name)} "
+                             f"({summary.message}){bad}.", "import")
+            elif result.errors:
+                ui.flash("error", "Nothing was imported: fix the lines named above and upload "
+                         "again.", "import")
+            st.rerun()
+
+with tab_paste:
+    from rt_core.sources import paper_from_text
+
+    pt = st.text_input("Title", key="imp_paste_title")
+    pa = st.text_area("Abstract", key="imp_paste_abstract", height=150)
+    c1, c2, c3 = st.columns([3, 1, 2])
+    pauth = c1.text_input("Authors (comma separated, optional)", key="imp_paste_authors")
+    pyear = c2.text_input("Year", key="imp_paste_year")
+    pfield = c3.selectbox("Field", options=[""] + list(fnames), key="imp_paste_field",
+                          format_func=lambda f: fnames.get(f, f) if f else "(none)")
+    if st.button("Add paper", key="imp_paste_go"):
+        try:
+            paper = paper_from_text(pt, pa, [a.strip() for a in pauth.split(",") if a.strip()],
+                                    pyear.strip() or None)
+            if pfield:
+                paper.fields = [pfield]
+            _import_papers([paper], "paste")
+        except RTError as exc:
+            ui.show_error(exc)

@@ -1,0 +1,116 @@
+"""Stage logic against the scripted model: what is asked, what is parsed, what is re-asked."""
+import asyncio
+
+from rt_core import stages
+from rt_core.config import ModelSettings
+from rt_core.llm import LLMClient
+from rt_core.types import Paper, Proposal
+
+PAPERS = [Paper(id="a", title="Star maps from kinematics", abstract="We map stars. More text.", year=2020),
+          Paper(id="b", title="Agents on the web", abstract="Agents browse. They act.", year=2023)]
+TITLES = ["What is the problem?", "Why is it interesting and important?", "Why is it hard?",
+          "Why hasn't it been solved before?", "What are the key components of my approach and results?"]
+FULL = "\n".join(f"[Question {i}] {t}\nAnswer {i}." for i, t in enumerate(TITLES, 1))
+
+
+def ctx_for(style="chat", max_reasks=2):
+    client = LLMClient(ModelSettings(model="scripted/x", prompt_style=style))
+    return stages.StageContext(client, max_reasks=max_reasks)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_draft_is_one_call_with_persona_and_all_papers(scripted):
+    scripted.enqueue(FULL)
+    draft = run(stages.write_draft(ctx_for(), "I study stars.", PAPERS, "r1"))
+    assert draft.q1 == "Answer 1." and draft.missing == [] and draft.author_id == "r1"
+    assert len(scripted.history) == 1
+    msgs = scripted.history[0]["messages"]
+    assert msgs[0] == {"role": "system", "content": "I study stars."}
+    assert "Star maps from kinematics" in msgs[1]["content"] and "Agents on the web" in msgs[1]["content"]
+
+
+def test_a_missing_part_is_asked_for_alone(scripted):
+    partial = "\n".join(f"[Question {i}] {TITLES[i-1]}\nAnswer {i}." for i in (1, 2, 4, 5))
+    scripted.enqueue(partial, "[Question 3] Why is it hard?\nBecause of noise.")
+    draft = run(stages.write_draft(ctx_for(), None, PAPERS))
+    assert draft.q3 == "Because of noise." and draft.missing == []
+    follow_up = scripted.history[1]["messages"]
+    assert follow_up[-2] == {"role": "assistant", "content": partial}
+    assert "Question 3" in follow_up[-1]["content"]
+
+
+def test_a_part_that_never_comes_is_marked_missing(scripted):
+    partial = "\n".join(f"[Question {i}] {TITLES[i-1]}\nAnswer {i}." for i in (1, 2, 3, 4))
+    scripted.enqueue(partial, "", "   ")
+    draft = run(stages.write_draft(ctx_for(max_reasks=2), None, PAPERS))
+    assert draft.missing == ["q5"] and draft.q5 == ""
+    assert len(scripted.history) == 3  # one ask, two bounded re-asks
+
+
+def test_aggregate_skips_the_call_for_a_single_draft(scripted):
+    d = Proposal(q1="a", q2="b", q3="c", q4="d", q5="e", author_id="r1")
+    merged = run(stages.aggregate(ctx_for(), [d]))
+    assert merged.q1 == "a" and merged.drafts == [d] and scripted.history == []
+
+
+def test_aggregate_sends_every_draft(scripted):
+    drafts = [Proposal(q1=f"idea {i}", q2="b", q3="c", q4="d", q5="e") for i in range(3)]
+    scripted.enqueue(FULL)
+    merged = run(stages.aggregate(ctx_for(), drafts))
+    prompt = scripted.history[0]["messages"][-1]["content"]
+    assert all(f"idea {i}" in prompt for i in range(3))
+    assert len(merged.drafts) == 3
+
+
+def test_review_missing_score_is_reasked(scripted):
+    scripted.enqueue("Strengths:\n- clear\nWeaknesses:\n- thin", "I would say 4")
+    review = run(stages.review(ctx_for(), "r9", "I review.", Proposal(q1="x"), PAPERS))
+    assert review.score == 4 and review.strengths == "- clear" and review.missing == []
+
+
+def test_meta_review_score_is_the_mean(scripted):
+    from rt_core.types import Review
+
+    scripted.enqueue("Strengths:\n- s\nWeaknesses:\n- w")
+    meta = run(stages.meta_review(ctx_for(), [Review("a", "x", "y", 4), Review("b", "x", "y", 7),
+                                              Review("c", "x", "y", None, ["score"])]))
+    assert meta.score == 5.5 and meta.strengths == "- s" and meta.missing == []
+
+
+def test_stem_style_completes_one_line_per_question_keeping_earlier_answers(scripted):
+    scripted.enqueue(" we align star maps with agents?", " it joins two fields.", " the data differ a lot.",
+                     " nobody tried it yet.", " build a benchmark and test it.")
+    draft = run(stages.write_draft(ctx_for("stem"), "I study stars.", PAPERS))
+    assert draft.q1 == "How can we align star maps with agents?"
+    assert draft.q5 == "We will build a benchmark and test it."
+    prompts = [h["messages"][-1]["content"] for h in scripted.history]
+    assert len(prompts) == 5
+    assert prompts[0].endswith("1. Research question: How can")
+    assert "How can we align star maps with agents?" in prompts[1]  # earlier answer kept
+    assert all(h["params"]["stop"] == ["\n"] for h in scripted.history)
+
+
+def test_stem_style_cuts_run_on_lines_and_retries_empty_ones(scripted):
+    scripted.enqueue(" we map stars? 2. Research question: How can we", "", " it matters a lot.",
+                     " it is hard.", " it is still open.", " do it well.")
+    draft = run(stages.write_draft(ctx_for("stem"), None, PAPERS))
+    assert draft.q1 == "How can we map stars?"
+    assert draft.q2 == "This matters because it matters a lot."
+    assert scripted.history[2]["params"]["seed"] == 1  # the retry varies the seed
+
+
+def test_stem_review_uses_a_grammar_for_the_score(scripted):
+    scripted.enqueue(" is clear and useful.", " lacks enough data.", " 7")
+    review = run(stages.review(ctx_for("stem"), "r1", "I review.", Proposal(q1="x", q2="y"), []))
+    assert review.score == 7 and review.missing == []
+    assert "grammar" in scripted.history[-1]["params"]
+
+
+def test_select_publications_respects_cutoff_order_and_exclusion():
+    papers = [Paper(id=str(y), title=str(y), year=y) for y in (2018, 2024, 2021, 2022)]
+    got = stages.select_publications(papers, cutoff_year=2022, exclude={"2021"}, limit=20)
+    assert [p.id for p in got] == ["2022", "2018"]
+    assert len(stages.select_publications(papers, None, set(), limit=2)) == 2
