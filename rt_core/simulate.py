@@ -188,7 +188,9 @@ class Simulation:
         if k == 0:
             return []
         authors = set(self.config.researcher_ids)
-        candidates = [rid for rid in self.store.all_researcher_ids() if rid not in authors]
+        # Only researchers with something to read can become reviewer agents.
+        candidates = [rid for rid in self.store.all_researcher_ids()
+                      if rid not in authors and self._publications(rid)]
         if not candidates:
             return []
         texts = [self._candidate_text(rid) for rid in candidates]
@@ -199,7 +201,7 @@ class Simulation:
         return [rid for rid, _ in ranked[:k]]
 
     def _candidate_text(self, rid: str) -> str:
-        pubs = self.store.publications(rid)[:10]
+        pubs = self._publications(rid)[:10]
         return "\n".join(f"{p.title}. {stages._first_sentence(p.abstract)}" for p in pubs) or rid
 
     async def review(self) -> None:

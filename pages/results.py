@@ -1,0 +1,227 @@
+"""Results: the proposal, reviews, similarity to a reference, the graph and downloads."""
+from __future__ import annotations
+
+import streamlit as st
+
+import studio_ui as ui
+from rt_core import export
+from rt_core.config import ModelSettings
+from rt_core.errors import RTError
+from rt_core.graph import add_proposal, build_graph
+from rt_core.types import QUESTION_KEYS, QUESTION_TITLES, Proposal, Run
+
+store = ui.get_store()
+ss = st.session_state
+
+st.title("Results")
+
+# -- which run --------------------------------------------------------------------------
+rows = {r["id"]: r for r in store.list_runs(limit=500)}
+session_ids = [i for i in reversed(ss["session_runs"])]
+options = list(dict.fromkeys(session_ids + list(rows)))
+if not options:
+    st.info("No runs yet. Build a neighbourhood, then start a run on the Run page; its proposal, "
+            "reviews and scores appear here.", icon="📄")
+    st.page_link(ui.PAGES["run"], label="Go to Run", icon="▶️")
+    st.stop()
+
+wanted = ss.pop("results_run", None) or ss.get("_results_last")
+if wanted in options:
+    ss["results_pick"] = wanted
+elif ss.get("results_pick") not in options:
+    ss["results_pick"] = options[0]
+
+
+def _label(run_id: str) -> str:
+    row = rows.get(run_id)
+    mark = "this session · " if run_id in ss["session_runs"] else ""
+    if row is None:
+        return f"{mark}{run_id}"
+    return mark + ui.run_label(row)
+
+
+run_id = st.selectbox("Run", options, key="results_pick", format_func=_label,
+                      help="Runs of this session first, then the stored history.")
+ss["_results_last"] = run_id
+try:
+    run: Run = ui.get_run(store, run_id)
+except RTError as exc:
+    ui.show_error(exc)
+    st.stop()
+job = ss["jobs"].get(run_id)
+if job is not None and not job.done:
+    st.info("This run is still in progress; what is finished so far is shown. The Run page has "
+            "live progress.", icon="⏳")
+    if st.button("Refresh", key="results_refresh"):
+        st.rerun()
+
+names = ui.names_for(store, [*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews)])
+
+# -- header ---------------------------------------------------------------------------------
+h1, h2, h3, h4 = st.columns(4)
+h1.metric("Status", run.status)
+h2.metric("Mean review score", f"{run.meta_review.score:.1f}" if run.meta_review and
+          run.meta_review.score is not None else "—")
+h3.metric("Similarity to reference", f"{run.similarity.mean:.3f}" if run.similarity else "—")
+h4.metric("Model calls", run.usage.calls, help=f"cache hits {run.usage.cache_hits}, tokens "
+          f"{run.usage.prompt_tokens + run.usage.completion_tokens:,}, cost ${run.usage.cost:.4f}")
+st.caption(ui.md_escape(f"Run {run.id} · {run.created_at} · model {run.config.model} · mode "
+                        f"{run.config.mode} · {len(run.config.researcher_ids)} researchers, "
+                        f"{len(run.config.paper_ids)} papers"))
+if run.errors:
+    with st.expander(f"Problems during the run ({len(run.errors)})", expanded=run.proposal is None):
+        for e in run.errors:
+            st.error(ui.md_escape(f"{e.stage} · {names.get(e.agent, e.agent)}: {e.message}"))
+            if e.hint:
+                st.caption("💡 " + ui.md_escape(e.hint))
+
+
+def show_proposal(p: Proposal, prefix: str) -> None:
+    """The five questions as plain text; a missing answer is flagged, never blank."""
+    for i, k in enumerate(QUESTION_KEYS, 1):
+        st.markdown(f"**Q{i}. {QUESTION_TITLES[k]}**")
+        text = getattr(p, k)
+        if not text or k in p.missing:
+            st.warning(f"Missing: the model gave no answer to question {i}.", icon="❓")
+            if text:
+                ui.show_text(text)
+        else:
+            ui.show_text(text)
+
+
+# -- proposal -------------------------------------------------------------------------------
+st.header("Proposal")
+if run.proposal is None:
+    st.warning("This run has no proposal (it failed or was cancelled before the writing stage "
+               "finished). See the problems above.", icon="❓")
+else:
+    show_proposal(run.proposal, "main")
+    if run.proposal.drafts:
+        st.markdown("**Drafts by each author**")
+        for j, d in enumerate(run.proposal.drafts):
+            who = names.get(d.author_id, d.author_id) if d.author_id else "a persona-less writer"
+            with st.expander(f"Draft by {ui.md_escape(who)}"):
+                show_proposal(d, f"draft{j}")
+
+# -- reviews -------------------------------------------------------------------------------
+st.header("Reviews")
+if not run.reviews:
+    st.info("No reviews: the run asked for no reviewers, or it ended before reviewing.", icon="📝")
+else:
+    import plotly.graph_objects as go
+
+    labels = [ui.plot_escape(names.get(r.reviewer_id, r.reviewer_id), 40) for r in run.reviews]
+    scores = [r.score if r.score is not None else 0 for r in run.reviews]
+    fig = go.Figure(go.Bar(x=labels, y=scores, marker_color="#4C78A8",
+                           text=[str(r.score) if r.score is not None else "missing"
+                                 for r in run.reviews], textposition="outside",
+                           hovertemplate="%{x}: %{y}<extra></extra>"))
+    if run.meta_review and run.meta_review.score is not None:
+        fig.add_hline(y=run.meta_review.score, line_dash="dash", line_color="#E45756",
+                      annotation_text=f"mean {run.meta_review.score:.1f}")
+    fig.update_layout(height=300, yaxis={"range": [0, 10.5], "title": "score (1-10)"},
+                      margin={"l": 10, "r": 10, "t": 20, "b": 10})
+    st.plotly_chart(fig, key=f"scores_{run.id}")
+    for r in run.reviews:
+        who = names.get(r.reviewer_id, r.reviewer_id)
+        score = r.score if r.score is not None else "missing"
+        with st.expander(f"Review by {ui.md_escape(who)} · score {score}"):
+            st.markdown("**Strengths**")
+            ui.show_text(r.strengths or "(missing)")
+            st.markdown("**Weaknesses**")
+            ui.show_text(r.weaknesses or "(missing)")
+    if run.meta_review:
+        m = run.meta_review
+        st.subheader("Meta-review")
+        st.caption("A summary of all reviews; the final score is the mean of the reviewers' scores.")
+        c1, c2 = st.columns(2)
+        with c1:
+            st.markdown("**Strengths**")
+            ui.show_text(m.strengths or "(missing)")
+        with c2:
+            st.markdown("**Weaknesses**")
+            ui.show_text(m.weaknesses or "(missing)")
+
+# -- similarity -------------------------------------------------------------------------------
+st.header("Similarity to a reference paper")
+if run.similarity:
+    import plotly.graph_objects as go
+
+    sim = run.similarity
+    ref_title = ui.paper_titles(store, [run.config.reference_paper_id]).get(
+        run.config.reference_paper_id, run.config.reference_paper_id)
+    st.caption("Reference: " + ui.md_escape(ref_title) + f" · embedder {ui.md_escape(sim.embedder)}")
+    st.metric("Mean similarity over Q1-Q5", f"{sim.mean:.3f}")
+    qs = [k for k in QUESTION_KEYS if k in sim.per_question]
+    fig = go.Figure(go.Bar(x=[k.upper() for k in qs], y=[sim.per_question[k] for k in qs],
+                           marker_color="#54A24B", text=[f"{sim.per_question[k]:.2f}" for k in qs],
+                           textposition="outside"))
+    fig.add_hline(y=sim.mean, line_dash="dash", annotation_text=f"mean {sim.mean:.3f}")
+    fig.update_layout(height=280, yaxis={"range": [0, 1.05], "title": "cosine similarity"},
+                      margin={"l": 10, "r": 10, "t": 20, "b": 10})
+    st.plotly_chart(fig, key=f"sim_{run.id}")
+    if sim.reference and run.proposal:
+        with st.expander("Reference and proposal side by side", expanded=False):
+            for i, k in enumerate(QUESTION_KEYS, 1):
+                st.markdown(f"**Q{i}. {QUESTION_TITLES[k]}** · similarity "
+                            f"{sim.per_question.get(k, 0):.3f}")
+                c1, c2 = st.columns(2)
+                with c1:
+                    st.caption("Reference")
+                    ui.show_text(getattr(sim.reference, k) or "(missing)")
+                with c2:
+                    st.caption("Generated")
+                    ui.show_text(getattr(run.proposal, k) or "(missing)")
+else:
+    st.caption("No reference was set for this run.")
+if run.proposal is not None and (job is None or job.done):
+    papers = store.search_papers("", limit=2000)
+    ptitles = {p.id: p.title for p in papers}
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    with c1:
+        ref = st.selectbox("Compare with a paper", list(ptitles), key=f"sim_ref_{run.id}",
+                           format_func=lambda i: ui.short(ptitles[i], 100), index=None,
+                           placeholder="Choose a paper from the store")
+    with c2:
+        go_sim = st.button("Compute similarity", key=f"sim_go_{run.id}", disabled=ref is None)
+    if go_sim and ref:
+        key, _ = ui.key_source(run.config.model)
+        settings = ModelSettings(model=run.config.model, api_key=key, base_url=run.config.base_url,
+                                 temperature=run.config.temperature)
+        try:
+            from rt_core.simulate import evaluate_against
+
+            with st.spinner("Writing the reference as five questions and embedding both..."):
+                evaluate_against(run, ref, settings, store,
+                                 embedder=ui.embedder_for(store) if ss["embedder"] == run.config.embedder
+                                 else None)
+            st.rerun()
+        except RTError as exc:
+            ui.show_error(exc)
+
+# -- graph --------------------------------------------------------------------------------
+st.header("Community graph with the new paper")
+rids = [i for i in run.config.researcher_ids if ui._researcher_exists(store, i)]
+pids = [i for i in run.config.paper_ids if store.paper_exists(i)]
+g = build_graph(store.get_researchers(rids), store.get_papers(pids))
+reviewers = [r.reviewer_id for r in run.reviews]
+title = run.proposal.q1 if run.proposal else "Generated proposal (unfinished)"
+g = add_proposal(g, title, rids, pids, reviewers)
+for rv in reviewers:
+    if ui._researcher_exists(store, rv):
+        rec = store.get_researcher(rv)
+        g.nodes[rv]["label"] = rec.name
+        g.nodes[rv]["fields"] = list(rec.fields)
+st.caption("The star is the generated paper; red dashed lines are review edges.")
+st.plotly_chart(ui.graph_figure(g, ui.field_names(store)), key=f"graph_{run.id}")
+
+# -- downloads ----------------------------------------------------------------------------
+st.header("Export")
+d1, d2, _ = st.columns([1, 1, 2])
+with d1:
+    st.download_button("Download Markdown", export.run_markdown(run), file_name=f"researchtown-{run.id}.md",
+                       mime="text/markdown", key=f"dl_md_{run.id}", on_click="ignore")
+with d2:
+    st.download_button("Download JSON", export.run_json(run), file_name=f"researchtown-{run.id}.json",
+                       mime="application/json", key=f"dl_json_{run.id}", on_click="ignore")
+st.caption("Exports hold the model name and settings, never an API key.")

@@ -1,0 +1,244 @@
+"""Run: choose a model and settings, start a simulation, watch it live."""
+from __future__ import annotations
+
+import streamlit as st
+
+import studio_ui as ui
+from rt_core import jobs
+from rt_core.config import LOCAL_MODEL
+from rt_core.errors import RTError
+from rt_core.types import MODES
+
+store = ui.get_store()
+ss = st.session_state
+STAGE_TITLES = {"read": "Reading: researcher profiles", "write": "Writing: drafts and the joint proposal",
+                "review": "Reviewing: reviews and meta-review", "evaluate": "Evaluating against the reference"}
+STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
+
+st.title("Run")
+n_r, n_p = len(ss["hood_r"]), len(ss["hood_p"])
+if n_r or n_p:
+    st.caption(f"Neighbourhood: {n_r} researchers and {n_p} papers.")
+else:
+    st.info("Your neighbourhood is empty: add researchers and papers (or load a case study) "
+            "on the Neighbourhood page first.", icon="🧭")
+st.page_link(ui.PAGES["neighbourhood"], label="Edit the neighbourhood", icon="🧭")
+
+
+def _on_provider() -> None:
+    d = ui.provider_defaults(ss["provider"])
+    ss["model"] = d["model"]
+    ss["base_url"] = d["base_url"]
+
+
+# -- model settings ---------------------------------------------------------------------
+with st.container(border=True):
+    st.subheader("Model")
+    names = ui.provider_names()
+    if ss["provider"] not in names:
+        ss["provider"] = names[0]
+    c1, c2 = st.columns(2)
+    with c1:
+        st.selectbox("Provider", names, key="provider", on_change=_on_provider,
+                     help="Presets fill in a model name and base URL; you can edit both.")
+        st.text_input("Model", key="model",
+                      help="A litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
+                           "ollama/llama3.1, or openai/<name> with a base URL.")
+    model = ss["model"].strip()
+    is_local = model.startswith("local/")
+    is_scripted = model.startswith("scripted/")
+    with c2:
+        st.text_input("Base URL (optional)", key="base_url",
+                      help="For Ollama or any OpenAI-compatible server.")
+        st.slider("Temperature", 0.0, 1.5, step=0.1, key="temperature")
+    if is_local:
+        st.info(f"**{ui.md_escape(LOCAL_MODEL)}** is a tiny offline demo model (Gemma 3 270M, a base "
+                "model) that runs on this computer without a key. Expect rough ideas; a real "
+                "provider such as OpenAI, Anthropic or a local Ollama server is one setting away: "
+                "pick it under Provider.", icon="💡")
+    elif is_scripted:
+        st.info("The scripted demo model returns canned, well-formed answers: for tests and "
+                "demos of the interface, not for research.", icon="🧪")
+    else:
+        st.text_input("API key", type="password", key="api_key",
+                      help="Kept only in this browser session's memory; never saved or exported.")
+        key, where = ui.key_source(model)
+        if where:
+            st.caption(f"Using the API key from: {where}.")
+        elif ss["base_url"] or model.startswith("ollama/"):
+            st.caption("No key set; fine for a local server that needs none.")
+        else:
+            st.warning("No API key for this provider yet: type one above, or set the provider's "
+                       "environment variable before starting the app.", icon="🔑")
+    e1, e2 = st.columns(2)
+    with e1:
+        options = list(ui.EMBEDDERS)
+        if ss["embedder"] not in options:
+            options.append(ss["embedder"])
+        st.selectbox("Embedder (reviewer choice and similarity)", options, key="embedder",
+                     help="The bundled MiniLM runs offline; hosted ones need their provider's key.")
+    with e2:
+        if not ss["embedder"].startswith("local/"):
+            st.text_input("Embedder API key (if different)", type="password", key="embedder_key")
+
+# -- simulation settings ------------------------------------------------------------------
+with st.container(border=True):
+    st.subheader("Simulation")
+    c1, c2 = st.columns(2)
+    with c1:
+        st.radio("Aggregation mode", list(MODES), key="mode", horizontal=False,
+                 captions=[ui.MODE_HELP[m] for m in MODES])
+    with c2:
+        st.radio("Reviewers", ["Most relevant researchers", "Named reviewers"],
+                 key="reviewer_choice", horizontal=True)
+        if ss["reviewer_choice"] == "Named reviewers":
+            hood = set(ss["hood_r"])
+            candidates = [i for i in store.all_researcher_ids() if i not in hood]
+            ss["reviewer_ids"] = [i for i in ss["reviewer_ids"] if i in candidates]
+            rnames = ui.names_for(store, candidates)
+            st.multiselect("Named reviewers (not in the neighbourhood)", candidates, key="reviewer_ids",
+                           format_func=lambda i: rnames.get(i, i))
+        else:
+            st.number_input("Number of reviewers", 0, 10, step=1, key="num_reviewers",
+                            help="Chosen by how close their work is to the proposal.")
+        st.checkbox("Profile cut-off year", key="use_cutoff",
+                    help="Profiles read only papers up to this year (to mask the future).")
+        if ss["use_cutoff"]:
+            st.number_input("Read papers up to year", 1900, 2100, step=1, key="cutoff_year")
+        all_papers = [p for p in store.search_papers("", limit=2000)]
+        titles = {p.id: p.title for p in all_papers}
+        if ss["reference_id"] and ss["reference_id"] not in titles:
+            ss["reference_id"] = ""
+        st.selectbox("Reference paper (optional)", [""] + list(titles), key="reference_id",
+                     format_func=lambda i: ui.short(titles[i], 100) if i else "(none)",
+                     help="Compare the proposal with a real paper (node masking). If it is also in "
+                          "the neighbourhood, the writers do not see it.")
+
+
+# -- start ----------------------------------------------------------------------------
+def _start() -> None:
+    cfg = ui.run_config()
+    try:
+        job = jobs.start(cfg, ui.model_settings(), store, embedder=ui.embedder_for(store))
+    except RTError as exc:
+        ss["_start_error"] = exc
+        return
+    except Exception as exc:  # shown, never a blank page
+        ss["_start_error"] = exc
+        return
+    ss["jobs"][job.run_id] = job
+    ss["session_runs"].append(job.run_id)
+    ss["current_run"] = job.run_id
+    ss["results_run"] = job.run_id
+
+
+b1, b2 = st.columns([1, 3])
+with b1:
+    running = [j for j in ss["jobs"].values() if not j.done]
+    st.button("Start", key="run_start", type="primary", on_click=_start, disabled=bool(running),
+              help="Another run of this session is still going" if running else None)
+err = ss.pop("_start_error", None)
+if err is not None:
+    ui.show_error(err)
+
+
+# -- live progress ------------------------------------------------------------------------
+def _stage_plan(job) -> list[str]:
+    cfg = job.run.config
+    plan = ["read"] if cfg.mode in ("agent", "global") else []
+    plan += ["write", "review"]
+    if cfg.reference_paper_id:
+        plan.append("evaluate")
+    return plan
+
+
+def _progress(run_id: str) -> None:
+    job = ss["jobs"].get(run_id)
+    if job is None:
+        return
+    events = job.snapshot()
+    run = job.run
+    done = job.done
+    plan = _stage_plan(job)
+    by_stage: dict[str, dict[str, object]] = {}
+    totals: dict[str, int] = {}
+    for e in events:
+        by_stage.setdefault(e.stage, {})[e.agent] = e
+        totals[e.stage] = max(totals.get(e.stage, 0), e.total)
+    agent_ids = {a for s in by_stage.values() for a in s}
+    names = ui.names_for(store, agent_ids)
+
+    fractions = []
+    for stage in plan:
+        agents = by_stage.get(stage, {})
+        total = max(len(agents), totals.get(stage, 0))
+        finished = sum(1 for e in agents.values() if e.status != "started")
+        fractions.append(finished / total if total else 0.0)
+    current = next((s for s in reversed(plan) if s in by_stage), plan[0])
+    overall = 1.0 if done else min(0.99, sum(fractions) / max(1, len(plan)))
+
+    if not done:
+        label, state = f"Running · {STAGE_TITLES.get(current, current)}", "running"
+    elif job.error or job.unexpected or run.status == "failed":
+        label, state = f"Run {run_id} failed", "error"
+    elif run.status == "cancelled":
+        label, state = f"Run {run_id} cancelled: finished work is kept", "error"
+    else:
+        label, state = f"Run {run_id} finished", "complete"
+    st.progress(overall, text=f"{int(overall * 100)}% · {len(events)} progress events")
+    with st.status(label, state=state, expanded=not done):
+        for stage, frac in zip(plan, fractions):
+            agents = by_stage.get(stage, {})
+            st.markdown(f"**{STAGE_TITLES[stage]}**")
+            st.progress(frac, text=f"{int(frac * 100)}%")
+            for agent, e in agents.items():
+                who = names.get(agent, agent)
+                tail = f": {ui.short(e.partial, 160)}" if e.partial else ""
+                ui.show_text(f"{STATUS_ICON.get(e.status, '•')} {who}{tail}")
+    u = run.usage
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Model calls", u.calls)
+    m2.metric("Cache hits", u.cache_hits)
+    m3.metric("Tokens", f"{u.prompt_tokens + u.completion_tokens:,}",
+              help=f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion")
+    m4.metric("Cost", f"${u.cost:.4f}")
+
+    if not done:
+        if job.simulation.ctx.cancel.is_set():
+            st.info("Cancelling after the current model calls; finished work is kept.")
+        elif st.button("Cancel", key=f"cancel_{run_id}"):
+            job.cancel()
+            st.info("Cancelling after the current model calls; finished work is kept.")
+        return
+
+    if job.error is not None:
+        ui.show_error(job.error)
+    if job.unexpected:
+        st.error(f"The run stopped unexpectedly: {ui.md_escape(job.unexpected)}")
+    for e in run.errors:
+        st.error(f"{ui.md_escape(e.stage)} · {ui.md_escape(names.get(e.agent, e.agent))}: "
+                 f"{ui.md_escape(e.message)}", icon="⚠️")
+        if e.hint:
+            st.caption("💡 " + ui.md_escape(e.hint))
+    if run.status == "done":
+        st.success(f"Done in {sum(run.timings.values()):.1f} s. The proposal, reviews and scores "
+                   "are on the Results page.", icon="✅")
+    if run.proposal is not None or run.status == "done":
+        if st.button("Open results", key=f"open_results_{run_id}", type="primary"):
+            ss["results_run"] = run_id
+            st.switch_page(ui.PAGES["results"])
+    if not ss.get(f"_final_{run_id}"):
+        # The job ended while the fragment was polling: one full rerun stops the polling
+        # and re-enables the Start button.
+        ss[f"_final_{run_id}"] = True
+        st.rerun()
+
+
+current = ss.get("current_run")
+if current and current in ss["jobs"]:
+    st.subheader("Progress")
+    job = ss["jobs"][current]
+    ss.setdefault(f"_final_{current}", job.done)
+    st.fragment(_progress, run_every=None if job.done else 1.0)(current)
+elif not err:
+    st.caption("Press Start: progress appears here while the agents read, write and review.")

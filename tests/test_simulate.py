@@ -1,0 +1,186 @@
+"""Whole runs on the scripted model: modes, reviewers, failures, resume, cancel."""
+import threading
+
+import pytest
+
+from rt_core.config import ModelSettings
+from rt_core.errors import InputError, NotFoundError, ProviderError
+from rt_core.scripted import demo_responder
+from rt_core.simulate import Simulation, evaluate_against
+from rt_core.types import RunConfig
+
+
+def simulate(store, **cfg):
+    config = RunConfig(model="scripted/demo", **cfg)
+    return Simulation(config, ModelSettings(model="scripted/demo", max_retries=0), store)
+
+
+def prompts_sent(scripted):
+    return ["\n".join(m["content"] for m in h["messages"]) for h in scripted.history]
+
+
+@pytest.fixture
+def demo(scripted):
+    scripted.responder = demo_responder
+    return scripted
+
+
+def test_global_run_reads_writes_reviews_and_evaluates(community, demo):
+    events = []
+    sim = simulate(community, researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia", "p-llm"],
+                   num_reviewers=2, reference_paper_id="p-agents")
+    sim.ctx.on_progress = events.append
+    run = sim.run_sync()
+    assert run.status == "done" and run.errors == []
+    assert set(run.profiles) >= {"r-ada", "r-nia"}
+    assert all(getattr(run.proposal, k) for k in ("q1", "q2", "q3", "q4", "q5"))
+    assert [d.author_id for d in run.proposal.drafts] == ["r-ada", "r-nia"]
+    reviewers = [r.reviewer_id for r in run.reviews]
+    assert len(reviewers) == 2 and not {"r-ada", "r-nia"} & set(reviewers)
+    assert run.meta_review.score == pytest.approx(sum(r.score for r in run.reviews) / 2)
+    assert set(run.similarity.per_question) == {"q1", "q2", "q3", "q4", "q5"}
+    stages_seen = [e.stage for e in events if e.status == "done"]
+    assert stages_seen.index("read") < stages_seen.index("write") < stages_seen.index("review")
+    # the stored run is the same run
+    assert community.load_run(run.id).proposal == run.proposal
+
+
+def test_reviewers_are_the_closest_non_authors(community, demo):
+    run = simulate(community, researcher_ids=["r-nia"], paper_ids=["p-agents"], num_reviewers=1).run_sync()
+    # Lee Tokens (NLP, agents paper) is closest to an NLP proposal; authors are never reviewers
+    assert run.reviews[0].reviewer_id != "r-nia"
+    assert run.reviews[0].reviewer_id in {"r-lee", "r-ada", "r-cole", "r-sam"}
+
+
+def test_named_reviewers_are_used(community, demo):
+    run = simulate(community, researcher_ids=["r-ada"], paper_ids=["p-gaia"],
+                   reviewer_ids=["r-cole"]).run_sync()
+    assert [r.reviewer_id for r in run.reviews] == ["r-cole"]
+
+
+@pytest.mark.parametrize("mode,reads,has_papers,has_persona,drafts", [
+    ("self", 0, False, False, 1),
+    ("data", 0, True, False, 1),
+    ("agent", 2, False, True, 2),
+    ("global", 2, True, True, 2),
+])
+def test_aggregation_modes_send_what_the_paper_describes(community, demo, mode, reads, has_papers,
+                                                         has_persona, drafts):
+    run = simulate(community, researcher_ids=["r-ada", "r-cole"], paper_ids=["p-llm"],
+                   num_reviewers=0, mode=mode).run_sync()
+    assert run.status == "done"
+    assert len(run.profiles) == reads
+    assert len(run.proposal.drafts) == drafts
+    write_prompts = [p for p in prompts_sent(demo) if "[Question 1]" in p and "Draft 1" not in p]
+    assert len(write_prompts) == drafts
+    assert all(("Scaling instruction-tuned" in p) == has_papers for p in write_prompts)
+    assert all(("I study" in p) == has_persona for p in write_prompts)
+
+
+def test_reference_paper_is_masked_from_writing_and_reading(community, demo):
+    run = simulate(community, researcher_ids=["r-nia"], paper_ids=["p-llm", "p-agents"],
+                   num_reviewers=0, reference_paper_id="p-agents").run_sync()
+    assert run.profiles["r-nia"].paper_ids == ["p-llm"]
+    write_prompts = [p for p in prompts_sent(demo) if "Propose one new research idea" in p]
+    assert write_prompts and all("Web agents that plan" not in p for p in write_prompts)
+
+
+def test_cutoff_year_limits_what_a_profile_reads(community, demo):
+    run = simulate(community, researcher_ids=["r-nia"], paper_ids=["p-gaia"], num_reviewers=0,
+                   cutoff_year=2022).run_sync()
+    assert run.profiles["r-nia"].paper_ids == ["p-agents"]
+
+
+@pytest.mark.parametrize("cfg,error", [
+    (dict(), InputError),
+    (dict(researcher_ids=["r-nobody"], paper_ids=["p-llm"]), NotFoundError),
+    (dict(researcher_ids=["r-ada"], paper_ids=["p-missing"]), NotFoundError),
+    (dict(paper_ids=["p-llm"], mode="global"), InputError),
+    (dict(researcher_ids=["r-ada"], mode="data"), InputError),
+    (dict(researcher_ids=["r-ada"], paper_ids=["p-llm"], reviewer_ids=["r-ada"]), InputError),
+    (dict(researcher_ids=["r-ada"], paper_ids=["p-llm"], mode="nonsense"), InputError),
+    (dict(researcher_ids=["r-ada"], paper_ids=["p-llm"], num_reviewers=99), InputError),
+])
+def test_bad_input_fails_before_any_model_call(community, demo, cfg, error):
+    with pytest.raises(error) as info:
+        simulate(community, **cfg).run_sync()
+    assert str(info.value)
+    assert demo.history == []
+
+
+def failing_for(marker):
+    def responder(messages, params):
+        text = "\n".join(m["content"] for m in messages)
+        if marker in text:
+            raise ProviderError("the provider fell over", "Try again.")
+        return demo_responder(messages, params)
+    return responder
+
+
+def test_one_failing_author_is_recorded_and_the_run_goes_on(community, demo):
+    demo.responder = failing_for("Cole Crim")  # only Cole's profile prompt names him
+    run = simulate(community, researcher_ids=["r-ada", "r-cole"], paper_ids=["p-gaia"],
+                   num_reviewers=0).run_sync()
+    assert run.status == "done"
+    assert [(e.stage, e.agent, e.kind) for e in run.errors] == [("read", "r-cole", "ProviderError")]
+    assert run.errors[0].hint == "Try again."
+    assert [d.author_id for d in run.proposal.drafts] == ["r-ada"]
+
+
+def test_a_failed_stage_keeps_finished_work_and_a_rerun_resumes_from_the_cache(community, demo):
+    demo.responder = failing_for("Draft 2:")  # the aggregation prompt
+    cfg = dict(researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"], num_reviewers=1)
+    failed = simulate(community, **cfg).run_sync()
+    assert failed.status == "failed"
+    assert failed.errors[-1].agent in ("aggregator", "run")
+    stored = community.load_run(failed.id)
+    assert set(stored.profiles) == {"r-ada", "r-nia"}  # reading survived
+    calls_before = len(demo.history)
+
+    demo.responder = demo_responder
+    resumed = simulate(community, **cfg).run_sync()
+    assert resumed.status == "done"
+    new_prompts = prompts_sent(demo)[calls_before:]
+    assert not any("Propose one new research idea" in p for p in new_prompts)  # drafts came from cache
+    assert resumed.usage.cache_hits >= 2
+
+    calls = len(demo.history)
+    again = simulate(community, **cfg).run_sync()
+    assert len(demo.history) == calls and again.usage.calls == 0  # a warm re-run is free
+
+
+def test_cancel_stops_the_run_and_keeps_it(community, demo):
+    cancel = threading.Event()
+    sim = simulate(community, researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"], num_reviewers=2)
+    sim.ctx.cancel = cancel
+    sim.ctx.on_progress = lambda e: cancel.set() if e.stage == "write" and e.status == "done" else None
+    run = sim.run_sync()
+    assert run.status == "cancelled"
+    assert community.load_run(run.id).status == "cancelled"
+    assert run.reviews == []
+
+
+def test_evaluate_a_stored_run_against_another_reference(community, demo):
+    run = simulate(community, researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=0).run_sync()
+    assert run.similarity is None
+    evaluate_against(run, "p-spectra", ModelSettings(model="scripted/demo"), community)
+    stored = community.load_run(run.id)
+    assert stored.config.reference_paper_id == "p-spectra"
+    assert 0 < stored.similarity.mean <= 1
+
+
+def test_background_job_reports_progress_and_finishes(community, demo):
+    from rt_core import jobs
+
+    job = jobs.start(RunConfig(researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=1,
+                               model="scripted/demo"), ModelSettings(model="scripted/demo"), community)
+    assert job.wait(timeout=120)
+    assert job.run.status == "done" and job.error is None
+    assert {e.stage for e in job.snapshot()} >= {"read", "write", "review"}
+
+
+def test_background_job_rejects_bad_input_up_front(community, demo):
+    from rt_core import jobs
+
+    with pytest.raises(InputError):
+        jobs.start(RunConfig(), ModelSettings(model="scripted/demo"), community)
