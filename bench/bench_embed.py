@@ -8,6 +8,7 @@ what a typical job (a few hundred abstracts) costs. Run:
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
@@ -59,19 +60,24 @@ def main() -> None:
     rows = []
     for name, texts in cases:
         ntok = [len(e.ids) for e in model.tokenizer.encode_batch(texts)]
-        times = []
+        times, cpu = [], []
         for _ in range(args.repeats):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             model.encode(texts, batch_size=args.batch_size)
             times.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
         med = statistics.median(times)
-        rows.append((name, len(texts), statistics.mean(ntok), med, len(texts) / med, _peak_rss_mb()))
+        rows.append((name, len(texts), statistics.mean(ntok), med, len(texts) / med,
+                     statistics.median(cpu), _peak_rss_mb()))
 
     print(f"model load: {load_s:.2f} s; peak RSS before load {rss0:.0f} MB, after load {rss_loaded:.0f} MB")
     print(f"batch_size={args.batch_size}, median of {args.repeats} repeats\n")
-    print(f"{'case':<24}{'n':>5}{'mean tok':>10}{'median s':>10}{'texts/s':>10}{'peak RSS MB':>13}")
-    for name, n, mt, med, tps, rss in rows:
-        print(f"{name:<24}{n:>5}{mt:>10.1f}{med:>10.3f}{tps:>10.1f}{rss:>13.0f}")
+    # CPU s (all threads) next to wall time shows when other load on the machine
+    # slowed the run: on an idle 2-core box, wall ~ CPU / 2.
+    print(f"{'case':<24}{'n':>5}{'mean tok':>10}{'median s':>10}{'texts/s':>10}{'CPU s':>8}{'peak RSS MB':>13}")
+    for name, n, mt, med, tps, cpu_s, rss in rows:
+        print(f"{name:<24}{n:>5}{mt:>10.1f}{med:>10.3f}{tps:>10.1f}{cpu_s:>8.2f}{rss:>13.0f}")
+    print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 
 if __name__ == "__main__":

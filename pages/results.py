@@ -40,7 +40,8 @@ def _label(run_id: str) -> str:
     return mark + ui.run_label(row)
 
 
-run_id = st.selectbox("Run", options, key="results_pick", format_func=_label,
+labels = {i: _label(i) for i in options}  # format_func must not touch session state
+run_id = st.selectbox("Run", options, key="results_pick", format_func=lambda i: labels.get(i, i),
                       help="Runs of this session first, then the stored history.")
 ss["_results_last"] = run_id
 try:

@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .scripted import maybe_install_from_env  # noqa: PLC0415
+
+    maybe_install_from_env()
     try:
         return args.fn(args)
     except RTError as exc:

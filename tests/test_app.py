@@ -1,0 +1,475 @@
+"""The Streamlit app through its entry file (AppTest): pages, empty states, the
+neighbourhood, a run with the scripted model, results, history, uploads and safety."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rt_core.types import Paper
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PRESET = "nlp-astronomy"
+REFERENCE = "arxiv:1808.07445"
+XSS = "<script>alert(1)</script>"
+SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
+
+
+def _set_data_dir(path: Path) -> str | None:
+    old = os.environ.get("RT_DATA_DIR")
+    os.environ["RT_DATA_DIR"] = str(path)
+    return old
+
+
+def _restore_data_dir(old: str | None) -> None:
+    if old is None:
+        os.environ.pop("RT_DATA_DIR", None)
+    else:
+        os.environ["RT_DATA_DIR"] = old
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_data_dir(tmp_path_factory):
+    """One store for this module (the app keys its cached store by path)."""
+    old = _set_data_dir(tmp_path_factory.mktemp("app-data"))
+    yield
+    _restore_data_dir(old)
+
+
+@pytest.fixture
+def fresh_data_dir(tmp_path):
+    old = _set_data_dir(tmp_path / "fresh")
+    yield
+    _restore_data_dir(old)
+
+
+@pytest.fixture(scope="module")
+def model():
+    from rt_core.scripted import demo_responder, scripted_model
+
+    m = scripted_model()
+    m.reset()
+    m.responder = demo_responder
+    yield m
+    m.reset()
+
+
+def new_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> list[str]:
+    return [t.value for t in at.text]
+
+
+def infos(at: AppTest) -> str:
+    return "\n".join(i.value for i in at.info)
+
+
+def errors(at: AppTest) -> str:
+    return "\n".join(e.value for e in at.error)
+
+
+def store():
+    from rt_core.store import open_store
+
+    return open_store()
+
+
+def start_run(at: AppTest, **settings) -> object:
+    """Start a run from the Run page with the scripted model; return the finished job."""
+    goto(at, "run")
+    at.selectbox(key="provider").select(SCRIPTED_PRESET).run()
+    for k, v in settings.items():
+        at.session_state[k] = v
+    at.run()
+    at.button(key="run_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, errors(at)
+    job = at.session_state["jobs"][at.session_state["current_run"]]
+    assert job.wait(timeout=300), "the run did not finish"
+    at.run()
+    return job
+
+
+# -- a fresh store: every page renders, with helpful empty states --------------------------
+
+def test_every_page_renders_on_a_fresh_store_with_empty_states(fresh_data_dir):
+    at = new_app()
+    assert "neighbourhood is empty" in infos(at)
+    assert at.button(key=f"preset_{PRESET}")  # the case studies are one click away
+    goto(at, "run")
+    assert "neighbourhood is empty" in infos(at)
+    assert "tiny offline demo model" in infos(at)  # the default model says what it is
+    goto(at, "results")
+    assert "No runs yet" in infos(at)
+    goto(at, "history")
+    assert "No runs stored yet" in infos(at)
+    goto(at, "settings")
+    assert any("studio.sqlite3" in c.value for c in at.code)
+    assert any("2412.17767" in m.value for m in at.markdown)
+    goto(at, "neighbourhood")
+
+
+def test_search_and_add_to_the_neighbourhood():
+    at = new_app()
+    at.text_input(key="search_text").input("Milky Way").run()
+    ids = [p.id for p in store().search_papers("Milky Way")]
+    assert ids, "the starter community has a Milky Way paper"
+    at.button(key=f"sp_{ids[0]}").click().run()
+    assert at.session_state["hood_p"] == [ids[0]]
+    rid = store().search_researchers("Neubig")[0].id
+    at.text_input(key="search_text").input("Neubig").run()
+    at.button(key=f"sr_{rid}").click().run()
+    assert at.session_state["hood_r"] == [rid]
+    assert at.button(key=f"hr_{rid}").label == "Remove"
+    at.button(key=f"hr_{rid}").click().run()
+    assert at.session_state["hood_r"] == []
+
+
+def test_search_without_matches_says_what_to_do():
+    at = new_app()
+    at.text_input(key="search_text").input("zzzqqqxxy").run()
+    assert "No researcher matches" in infos(at)
+    assert "No paper matches" in infos(at)
+
+
+def test_preset_loads_the_case_study_and_reads_out_interdisciplinarity():
+    from rt_core import community
+
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    pr = community.preset(PRESET)
+    assert at.session_state["hood_r"] == pr["researcher_ids"]
+    assert at.session_state["hood_p"] == pr["paper_ids"]
+    assert any("Loaded case study" in s.value for s in at.success)
+    from rt_core.graph import interdisciplinarity
+
+    s = store()
+    fields = [f for x in [*s.get_researchers(pr["researcher_ids"]), *s.get_papers(pr["paper_ids"])]
+              for f in x.fields]
+    info = interdisciplinarity(fields, community.field_domains(s))
+    assert info["n_domains"] == 2 and not info["warning"]
+    assert [m.value for m in at.metric][:2] == [str(info["n_fields"]), "2"]
+    assert at.get("plotly_chart"), "the community graph is drawn"
+
+
+def test_four_distant_fields_warn():
+    s = store()
+    pick = {}
+    for r in s.search_researchers(limit=200):
+        for f in r.fields:
+            pick.setdefault(f, r.id)
+    at = new_app()
+    at.session_state["hood_r"] = list(pick.values())
+    at.run()
+    assert any("four or more distant fields" in w.value for w in at.warning)
+
+
+def test_sessions_keep_their_own_selection():
+    a, b = new_app(), new_app()
+    a.button(key=f"preset_{PRESET}").click().run()
+    b.run()
+    assert a.session_state["hood_r"] and not b.session_state["hood_r"]
+
+
+def test_empty_selection_gives_a_clear_error(model):
+    at = new_app()
+    goto(at, "run")
+    at.selectbox(key="provider").select(SCRIPTED_PRESET).run()
+    calls = len(model.history)
+    at.button(key="run_start").click().run()
+    assert "the neighbourhood is empty" in errors(at)
+    assert "Add at least one researcher or paper" in infos(at)
+    assert not at.session_state["jobs"]
+    assert len(model.history) == calls
+
+
+def test_data_mode_without_papers_is_refused_before_any_call(model):
+    at = new_app()
+    at.session_state["hood_r"] = ["r-neubig-graham"]
+    goto(at, "run")
+    at.selectbox(key="provider").select(SCRIPTED_PRESET).run()
+    at.session_state["mode"] = "data"
+    at.run()
+    at.button(key="run_start").click().run()
+    assert "mode 'data' needs at least one paper" in errors(at)
+
+
+# -- the golden path ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def finished(model):
+    """One full run with the scripted model: preset, reference paper, 2 reviewers."""
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    job = start_run(at, reference_id=REFERENCE, num_reviewers=2)
+    return at, job
+
+
+def test_run_shows_progress_and_finishes(finished):
+    at, job = finished
+    assert job.run.status == "done", job.run.errors
+    assert job.error is None and not job.unexpected
+    assert any("Done in" in s.value for s in at.success)
+    assert at.button(key=f"open_results_{job.run_id}")
+    labels = [m.label for m in at.metric]
+    assert {"Model calls", "Tokens", "Cost"} <= set(labels)
+    assert int(at.metric[labels.index("Model calls")].value) == job.run.usage.calls > 0
+    shown = "\n".join(texts(at))
+    assert "✅" in shown  # each agent's status and partial output
+
+
+def test_results_show_five_questions_reviews_and_similarity(finished):
+    at, job = finished
+    at.button(key=f"open_results_{job.run_id}").click().run()
+    assert not at.exception
+    run = job.run
+    md = [m.value for m in at.markdown]
+    for i in range(1, 6):
+        assert any(v.startswith(f"**Q{i}.") for v in md), f"question {i} missing"
+    shown = texts(at)
+    for k in ("q1", "q2", "q3", "q4", "q5"):
+        assert getattr(run.proposal, k) in shown
+    exp = [e.label for e in at.expander]
+    assert sum(label.startswith("Draft by") for label in exp) == len(run.proposal.drafts) > 0
+    assert sum(label.startswith("Review by") for label in exp) == len(run.reviews) == 2
+    assert any(h.value == "Meta-review" for h in at.subheader)
+    assert run.similarity is not None
+    sim = [m for m in at.metric if m.label == "Mean similarity over Q1-Q5"]
+    assert sim and sim[0].value == f"{run.similarity.mean:.3f}"
+    assert len(at.get("plotly_chart")) >= 3  # scores, similarity, graph
+
+
+def test_downloads_contain_the_proposal(finished, monkeypatch):
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    _, job = finished
+    seen: dict[str, bytes] = {}
+    original = MediaFileManager.add
+
+    def record(self, data, mimetype, coordinates, file_name=None, is_for_static_download=False):
+        seen[file_name or ""] = data
+        return original(self, data, mimetype, coordinates, file_name=file_name,
+                        is_for_static_download=is_for_static_download)
+
+    monkeypatch.setattr(MediaFileManager, "add", record)
+    at = new_app()
+    at.session_state["results_run"] = job.run_id
+    goto(at, "results")
+    buttons = {b.label for b in at.get("download_button")}
+    assert buttons == {"Download Markdown", "Download JSON"}
+    md = seen[f"researchtown-{job.run_id}.md"].decode()
+    js = seen[f"researchtown-{job.run_id}.json"].decode()
+    assert job.run.proposal.q1 in md and job.run.proposal.q5 in md
+    assert job.run.proposal.q1 in js
+
+
+def test_reopen_from_history_makes_no_model_call(finished, model):
+    _, job = finished
+    calls = len(model.history)
+    at = new_app()  # a new browser session: the run comes from the store
+    goto(at, "history")
+    assert job.run_id in at.selectbox(key="hist_pick").options[0] or at.get("arrow_data_frame")
+    at.selectbox(key="hist_pick").set_value(job.run_id).run()
+    at.button(key="hist_open").click().run()
+    assert not at.exception
+    assert job.run.proposal.q1 in texts(at)
+    assert len(model.history) == calls
+
+
+def test_history_filter_compare_and_delete(finished, model):
+    _, job = finished
+    s = store()
+    other = s.load_run(job.run_id)
+    other.id = "copy0000test"
+    other.created_at = "2000-01-01T00:00:00+00:00"
+    s.save_run(other)
+    at = new_app()
+    goto(at, "history")
+    at.text_input(key="hist_text").input("no-such-run-title").run()
+    assert "No run matches the filter" in infos(at)
+    at.text_input(key="hist_text").input("").run()
+    at.selectbox(key="hist_cmp_a").set_value(job.run_id).run()
+    at.selectbox(key="hist_cmp_b").set_value("copy0000test").run()
+    assert texts(at).count(job.run.proposal.q2) >= 2  # both columns
+    at.selectbox(key="hist_pick").set_value("copy0000test").run()
+    at.button(key="hist_delete").click().run()
+    assert any("permanently" in w.value for w in at.warning)
+    at.button(key="hist_delete_no").click().run()
+    assert "copy0000test" in [r["id"] for r in s.list_runs()]
+    at.selectbox(key="hist_pick").set_value("copy0000test").run()
+    at.button(key="hist_delete").click().run()
+    at.button(key="hist_delete_yes").click().run()
+    assert "copy0000test" not in [r["id"] for r in s.list_runs()]
+    assert any("Deleted run" in x.value for x in at.success)
+
+
+def test_similarity_after_the_fact(finished, model):
+    from rt_core import jobs
+    from rt_core.config import ModelSettings
+    from rt_core.types import RunConfig
+
+    _, first = finished
+    job = jobs.start(RunConfig(researcher_ids=first.run.config.researcher_ids[:2],
+                               paper_ids=first.run.config.paper_ids[:3], num_reviewers=0,
+                               model="scripted/demo"), ModelSettings(model="scripted/demo"), store())
+    assert job.wait(timeout=300) and job.run.similarity is None
+    at = new_app()
+    at.session_state["results_run"] = job.run_id
+    goto(at, "results")
+    assert "No reviews" in infos(at)
+    at.selectbox(key=f"sim_ref_{job.run_id}").set_value(REFERENCE).run()
+    at.button(key=f"sim_go_{job.run_id}").click().run()
+    assert not at.exception and not at.error, errors(at)
+    assert store().load_run(job.run_id).similarity is not None
+    assert any(m.label == "Mean similarity over Q1-Q5" for m in at.metric)
+
+
+# -- imports ------------------------------------------------------------------------------
+
+def test_malformed_upload_names_the_line_and_imports_the_rest():
+    at = new_app()
+    data = (b"title,year,abstract\n"
+            b"Tidal streams as probes of dark matter,2021,We model stellar streams.\n"
+            b",2020,A row without a title.\n")
+    at.file_uploader(key="imp_upload").set_value(("papers.csv", data, "text/csv")).run()
+    at.button(key="imp_upload_go").click().run()
+    assert not at.exception
+    assert "line 3" in errors(at) and "title" in errors(at)
+    assert any("Imported 1 papers" in s.value for s in at.success)
+    found = store().search_papers("Tidal streams dark matter")
+    assert found and found[0].id in at.session_state["hood_p"]
+
+
+def test_unreadable_upload_shows_the_message_and_hint():
+    at = new_app()
+    at.file_uploader(key="imp_upload").set_value(("notes.csv", b"\xff\xfe\x00bad", "text/csv")).run()
+    at.button(key="imp_upload_go").click().run()
+    assert "not UTF-8" in errors(at)
+    assert "UTF-8" in infos(at)
+
+
+def test_pasted_abstract_becomes_a_paper_in_the_neighbourhood():
+    at = new_app()
+    at.text_input(key="imp_paste_title").input("Language models read galaxy spectra").run()
+    at.text_area(key="imp_paste_abstract").input("We prompt a language model with spectra.").run()
+    at.button(key="imp_paste_go").click().run()
+    assert not at.exception and not at.error, errors(at)
+    assert len(at.session_state["hood_p"]) == 1
+    at.text_input(key="imp_paste_title").input("No abstract").run()
+    at.text_area(key="imp_paste_abstract").input("").run()
+    at.button(key="imp_paste_go").click().run()
+    assert "the abstract is empty" in errors(at)
+
+
+def test_importers_offline_show_message_and_hint(monkeypatch):
+    from rt_core.errors import SourceError
+    from rt_core.sources import ArxivSource
+
+    def offline(self, ids):
+        raise SourceError("arXiv could not be reached", "Check your internet connection.")
+
+    monkeypatch.setattr(ArxivSource, "fetch", offline)
+    at = new_app()
+    at.text_area(key="imp_arxiv_ids").input("2412.17767").run()
+    at.button(key="imp_arxiv_fetch").click().run()
+    assert "arXiv could not be reached" in errors(at)
+    assert "internet" in infos(at)
+
+
+def test_ambiguous_author_offers_candidates(monkeypatch):
+    from rt_core.sources import AmbiguousAuthor, AuthorCandidate, SemanticScholar
+    from rt_core.types import Researcher
+
+    cands = [AuthorCandidate(id="1", name="Jo Smith", affiliations=["A"], paper_count=3),
+             AuthorCandidate(id="2", name="Jo Smith", affiliations=["B"], paper_count=9)]
+
+    def resolve(self, name, known=None, aff=None):
+        raise AmbiguousAuthor(name, cands)
+
+    def with_papers(self, author_id, limit=50):
+        p = Paper(id=f"s2p:{author_id}", title=f"A paper by author {author_id} on galaxies")
+        return Researcher(id=f"s2:{author_id}", name="Jo Smith", publication_ids=[p.id]), [p]
+
+    monkeypatch.setattr(SemanticScholar, "resolve_author", resolve)
+    monkeypatch.setattr(SemanticScholar, "author_with_papers", with_papers)
+    at = new_app()
+    at.text_input(key="imp_s2_name").input("Jo Smith").run()
+    at.button(key="imp_s2_find").click().run()
+    radio = at.radio(key="imp_s2_pick")
+    assert len(radio.options) == 2
+    radio.set_value(1).run()
+    at.button(key="imp_s2_import").click().run()
+    assert not at.exception
+    assert at.session_state["hood_r"] == ["s2:2"]
+    assert store().get_researcher("s2:2").publication_ids == ["s2p:2"]
+
+
+# -- share links and keys ------------------------------------------------------------------
+
+def test_share_link_round_trips_without_the_key():
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    at.session_state["model"] = "gpt-4o-mini"
+    at.session_state["api_key"] = "sk-never-share-me"
+    at.session_state["mode"] = "data"
+    at.run()
+    at.button(key="share_link").click().run()
+    url = at.code[0].value
+    assert "sk-never" not in url and "gpt-4o-mini" in url and "mode=data" in url
+
+    from urllib.parse import parse_qs, urlsplit
+
+    params = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+    b = AppTest.from_file(APP, default_timeout=60)
+    b.query_params.update(params)
+    b.run()
+    assert not b.exception
+    assert b.session_state["hood_r"] == at.session_state["hood_r"]
+    assert b.session_state["hood_p"] == at.session_state["hood_p"]
+    assert b.session_state["model"] == "gpt-4o-mini" and b.session_state["mode"] == "data"
+    assert b.session_state["api_key"] == ""
+    assert any("shared link" in s.value for s in b.success)
+
+
+def test_env_key_is_used_but_never_shown(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-secret")
+    at = new_app()
+    goto(at, "run")
+    at.selectbox(key="provider").select("OpenAI").run()
+    assert at.text_input(key="api_key").value == ""
+    assert any("OPENAI_API_KEY" in c.value for c in at.caption)
+    everything = [e.value for e in [*at.markdown, *at.caption, *at.text, *at.code]]
+    assert not any("sk-env-secret" in str(v) for v in everything)
+
+
+# -- safety ------------------------------------------------------------------------------
+
+def test_hostile_title_renders_literally():
+    hostile = Paper(id="xss:1", title=XSS, abstract="A paper whose title is a script tag.",
+                    year=2024, fields=["nlp"])
+    md_title = "**bold** [click](https://example.com) ![img](https://example.com/x.png) :red[x]"
+    store().upsert_papers([hostile, Paper(id="xss:2", title=md_title, abstract="markdown")])
+    at = new_app()
+    at.text_input(key="search_text").input("script alert").run()
+    assert XSS in texts(at), "the title is shown as text, exactly"
+    at.button(key="sp_xss:1").click().run()
+    at.text_input(key="search_text").input("bold click").run()
+    assert md_title in texts(at)
+    for m in [*at.markdown, *at.caption]:
+        assert "<script>" not in m.value
+        assert not m.proto.allow_html, "no unsafe HTML anywhere"
+    assert XSS in texts(at)  # also in the neighbourhood list

@@ -1,0 +1,100 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rt_core.__main__ import main
+from rt_core.scripted import demo_responder
+
+ROOT = Path(__file__).resolve().parents[1]
+REF = """Title: Star maps
+[Question 1] What is the problem?
+How can we map the stars of the galactic disk?
+[Question 2] Why is it interesting and important?
+It tells us how the galaxy formed.
+[Question 3] Why is it hard?
+Distances are noisy.
+[Question 4] Why hasn't it been solved before?
+Surveys were too small.
+[Question 5] What are the key components of my approach and results?
+We combine kinematic models with a new survey.
+"""
+GEN = """### Q1
+How can we chart stars in the Milky Way disk?
+### Q2
+It explains the formation of our galaxy.
+### Q3
+Measurements of distance carry noise.
+### Q4
+Earlier surveys lacked coverage.
+### Q5
+A kinematic model fitted to survey data.
+"""
+
+
+def cli(*args, stdin=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "rt_core", *args], input=stdin, capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=300)
+
+
+def test_similarity_reads_two_heading_styles_and_prints_each_question(tmp_path):
+    (tmp_path / "ref.md").write_text(REF)
+    out = cli("similarity", str(tmp_path / "ref.md"), "-", "--json", stdin=GEN)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data["per_question"]) == {"q1", "q2", "q3", "q4", "q5"}
+    assert 0.3 < data["mean"] <= 1.0
+    assert data["embedder"] == "local/all-MiniLM-L6-v2"
+
+
+def test_similarity_with_no_questions_exits_non_zero_with_a_clear_message(tmp_path):
+    (tmp_path / "ref.md").write_text(REF)
+    (tmp_path / "junk.txt").write_text("just some prose without any structure")
+    out = cli("similarity", str(tmp_path / "ref.md"), str(tmp_path / "junk.txt"))
+    assert out.returncode == 2
+    assert "no recognisable questions" in out.stderr and "hint:" in out.stderr
+
+
+def test_similarity_missing_file():
+    out = cli("similarity", "nope.md", "nope2.md")
+    assert out.returncode == 2 and "no such file" in out.stderr
+
+
+def test_run_writes_json_and_markdown_and_reports_progress(tmp_path, scripted, capsys):
+    scripted.responder = demo_responder
+    db = tmp_path / "cli.sqlite3"
+    code = main(["--db", str(db), "run", "--model", "scripted/demo", "--researchers",
+                 "r-neubig-graham,r-ivezic-zeljko", "--papers", "arxiv:2307.13854",
+                 "--reviewers", "1", "--out-json", str(tmp_path / "run.json"),
+                 "--out-md", str(tmp_path / "run.md")])
+    assert code == 0
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["status"] == "done" and run["proposal"]["q1"]
+    assert "api_key" not in json.dumps(run)
+    md = (tmp_path / "run.md").read_text()
+    assert "[Question 1]" in md and "Review by" in md
+    assert "[write] aggregator done" in capsys.readouterr().err
+
+
+def test_run_from_a_json_file_of_researchers_and_papers(tmp_path, scripted):
+    scripted.responder = demo_responder
+    data = {"papers": [{"id": "x1", "title": "Coral reef acoustics", "abstract": "Reefs make sound.",
+                        "year": 2020},
+                       {"id": "x2", "title": "Acoustic monitoring at scale", "abstract": "Cheap sensors.",
+                        "year": 2021}],
+            "researchers": [{"id": "rx", "name": "Rae Reef", "publication_ids": ["x1", "x2"]}]}
+    (tmp_path / "in.json").write_text(json.dumps(data))
+    code = main(["--db", str(tmp_path / "db.sqlite3"), "run", "--model", "scripted/demo", "--input",
+                 str(tmp_path / "in.json"), "--reviewers", "0", "--out-json", str(tmp_path / "o.json")])
+    assert code == 0
+    assert json.loads((tmp_path / "o.json").read_text())["config"]["researcher_ids"] == ["rx"]
+
+
+def test_run_with_unknown_id_is_a_clear_error(tmp_path, capsys, scripted):
+    code = main(["--db", str(tmp_path / "db.sqlite3"), "run", "--model", "scripted/demo",
+                 "--researchers", "r-nobody", "--papers", "arxiv:2307.13854"])
+    assert code == 2
+    assert "Unknown researcher id(s): r-nobody" in capsys.readouterr().err
+    assert scripted.history == []

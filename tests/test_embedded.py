@@ -1,0 +1,33 @@
+"""End to end on the real embedded defaults: Gemma 3 270M in llama.cpp + MiniLM in numpy.
+
+No network, no key. Slow (tens of seconds on 2 cores), so kept to one small run.
+"""
+import pytest
+
+from rt_core import community
+from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL, ModelSettings
+from rt_core.simulate import Simulation
+from rt_core.types import QUESTION_KEYS, RunConfig
+
+pytestmark = pytest.mark.slow
+
+
+def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
+    community.ensure_loaded(store)
+    preset = community.preset("nlp-astronomy")
+    cfg = dict(researcher_ids=preset["researcher_ids"][:2], paper_ids=preset["paper_ids"][:4],
+               num_reviewers=1, reference_paper_id=preset["paper_ids"][-1], model=LOCAL_MODEL,
+               embedder=LOCAL_EMBEDDER)
+    run = Simulation(RunConfig(**cfg), ModelSettings(), store).run_sync()
+    assert run.status == "done", run.errors
+    answered = [k for k in QUESTION_KEYS if getattr(run.proposal, k)]
+    assert sorted(answered + run.proposal.missing) == list(QUESTION_KEYS)
+    assert len(answered) >= 4
+    assert all(len(getattr(run.proposal, k).split()) >= 4 for k in answered)
+    assert run.reviews and (run.reviews[0].score is None or 1 <= run.reviews[0].score <= 10)
+    assert -1.0 <= run.similarity.mean <= 1.0
+    assert run.usage.calls > 10 and run.usage.prompt_tokens > 0 and run.usage.cost == 0.0
+
+    again = Simulation(RunConfig(**cfg), ModelSettings(), store).run_sync()
+    assert again.usage.calls == 0
+    assert again.proposal.answers() == run.proposal.answers()
