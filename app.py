@@ -16,11 +16,13 @@ ui.get_store()
 ui.init_state()
 
 nav = st.navigation([
-    st.Page(ui.PAGES["neighbourhood"], title="Neighbourhood", icon="🧭", default=True),
-    st.Page(ui.PAGES["run"], title="Run", icon="▶️"),
-    st.Page(ui.PAGES["results"], title="Results", icon="📄"),
-    st.Page(ui.PAGES["history"], title="History", icon="🗂️"),
-    st.Page(ui.PAGES["settings"], title="Settings & About", icon="⚙️"),
+    st.Page(ui.PAGES["neighbourhood"], title="Neighbourhood", icon=":material/hub:", default=True),
+    st.Page(ui.PAGES["run"], title="Run", icon=":material/play_arrow:"),
+    st.Page(ui.PAGES["results"], title="Results", icon=":material/description:"),
+    st.Page(ui.PAGES["history"], title="History", icon=":material/history:"),
+    st.Page(ui.PAGES["settings"], title="Settings & About", icon=":material/settings:"),
 ])
-ui.nav_sidebar()
-nav.run()
+try:
+    nav.run()
+finally:  # after the page, so the summary reflects what the page just changed
+    ui.nav_sidebar()

@@ -74,7 +74,8 @@ def main() -> None:
     print(f"batch_size={args.batch_size}, median of {args.repeats} repeats\n")
     # CPU s (all threads) next to wall time shows when other load on the machine
     # slowed the run: on an idle 2-core box, wall ~ CPU / 2.
-    print(f"{'case':<24}{'n':>5}{'mean tok':>10}{'median s':>10}{'texts/s':>10}{'CPU s':>8}{'peak RSS MB':>13}")
+    print(f"{'case':<24}{'n':>5}{'mean tok':>10}{'median s':>10}{'texts/s':>10}"
+          f"{'CPU s':>8}{'peak RSS MB':>13}")
     for name, n, mt, med, tps, cpu_s, rss in rows:
         print(f"{name:<24}{n:>5}{mt:>10.1f}{med:>10.3f}{tps:>10.1f}{cpu_s:>8.2f}{rss:>13.0f}")
     print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")

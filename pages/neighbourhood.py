@@ -30,7 +30,7 @@ preset_list = ui.presets()
 if not preset_list:
     st.info("No case studies are bundled with this installation; search and add below.")
 else:
-    cols = st.columns(min(4, len(preset_list)))
+    cols = st.columns(min(3, len(preset_list)))
     for i, pr in enumerate(preset_list):
         with cols[i % len(cols)]:
             if st.button(ui.md_escape(pr["name"]), key=f"preset_{pr['id']}", help=pr.get("description"),
@@ -51,15 +51,17 @@ def _remove(kind: str, item_id: str) -> None:
     ui.remove_from_hood(kind, [item_id])
 
 
-def _row(kind: str, item_id: str, title: str, caption: str, key_prefix: str) -> None:
+def _row(kind: str, item_id: str, title: str, caption: str, key_prefix: str,
+         compact: bool = False) -> None:
     chosen = item_id in (ss["hood_r"] if kind == "researcher" else ss["hood_p"])
-    c1, c2 = st.columns([6, 1], vertical_alignment="center")
+    c1, c2 = st.columns([5, 1] if compact else [4, 1], vertical_alignment="center")
     with c1:
         ui.show_text(title)
         st.caption(caption)
     with c2:
         if chosen:
-            st.button("Remove", key=f"{key_prefix}_{item_id}", on_click=_remove, args=(kind, item_id))
+            st.button("✕" if compact else "Remove", key=f"{key_prefix}_{item_id}", on_click=_remove,
+                      args=(kind, item_id), help="Remove from the neighbourhood")
         else:
             st.button("Add", key=f"{key_prefix}_{item_id}", on_click=_add, args=(kind, item_id),
                       type="primary")
@@ -107,9 +109,9 @@ with right:
         st.caption(f"{len(hood_r)} researchers · {len(hood_p)} papers")
         with st.container(height=360, border=True):
             for r in hood_r:
-                _row("researcher", r.id, "👤 " + r.name, ui.researcher_caption(r, fnames), "hr")
+                _row("researcher", r.id, "👤 " + r.name, ui.researcher_caption(r, fnames), "hr", True)
             for p in hood_p:
-                _row("paper", p.id, "📄 " + p.title, ui.paper_caption(p, fnames), "hp")
+                _row("paper", p.id, "📄 " + p.title, ui.paper_caption(p, fnames), "hp", True)
         b1, b2 = st.columns(2)
         with b1:
             if st.button("Clear neighbourhood", key="hood_clear"):

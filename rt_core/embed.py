@@ -83,15 +83,17 @@ class Embedder:
 
 def _run(coro):
     """Run a coroutine from sync code, also when called inside a running loop's thread."""
+    from .llm import run_async  # noqa: PLC0415
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return run_async(coro)
     result: dict = {}
 
     def target():
         try:
-            result["value"] = asyncio.run(coro)
+            result["value"] = run_async(coro)
         except BaseException as exc:  # re-raised in the caller's thread
             result["error"] = exc
 

@@ -103,6 +103,32 @@ def passthrough(error: Exception) -> Exception:
     return exc
 
 
+def run_async(coro):
+    """asyncio.run for our coroutines, stopping litellm's background logging task on the
+    way out so a finished loop leaves no pending task behind."""
+
+    async def wrapper():
+        try:
+            return await coro
+        finally:
+            await _stop_logging_worker()
+
+    return asyncio.run(wrapper())
+
+
+async def _stop_logging_worker() -> None:
+    if _litellm is None:
+        return
+    try:
+        from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER as worker  # noqa: PLC0415
+
+        if getattr(worker, "_bound_loop", None) is asyncio.get_running_loop():
+            await asyncio.wait_for(worker.flush(), timeout=2)
+            await worker.stop()
+    except Exception:  # best effort: only tidies up
+        log.debug("could not stop litellm's logging worker", exc_info=True)
+
+
 @dataclass
 class Completion:
     text: str

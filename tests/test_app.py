@@ -134,7 +134,8 @@ def test_search_and_add_to_the_neighbourhood():
     at.text_input(key="search_text").input("Neubig").run()
     at.button(key=f"sr_{rid}").click().run()
     assert at.session_state["hood_r"] == [rid]
-    assert at.button(key=f"hr_{rid}").label == "Remove"
+    assert at.button(key=f"hr_{rid}").label == "✕"
+    assert at.button(key=f"sr_{rid}").label == "Remove"
     at.button(key=f"hr_{rid}").click().run()
     assert at.session_state["hood_r"] == []
 
@@ -282,7 +283,7 @@ def test_reopen_from_history_makes_no_model_call(finished, model):
     calls = len(model.history)
     at = new_app()  # a new browser session: the run comes from the store
     goto(at, "history")
-    assert job.run_id in at.selectbox(key="hist_pick").options[0] or at.get("arrow_data_frame")
+    assert job.run_id in list(at.dataframe[0].value["id"])
     at.selectbox(key="hist_pick").set_value(job.run_id).run()
     at.button(key="hist_open").click().run()
     assert not at.exception
@@ -472,4 +473,61 @@ def test_hostile_title_renders_literally():
     for m in [*at.markdown, *at.caption]:
         assert "<script>" not in m.value
         assert not m.proto.allow_html, "no unsafe HTML anywhere"
-    assert XSS in texts(at)  # also in the neighbourhood list
+    assert "📄 " + XSS in texts(at)  # also in the neighbourhood list, as text
+
+
+def test_missing_parts_and_stage_errors_are_flagged(finished):
+    from rt_core.types import StageError
+
+    _, job = finished
+    s = store()
+    run = s.load_run(job.run_id)
+    run.id = "flawed00test"
+    run.proposal.q3 = ""
+    run.proposal.missing = ["q3"]
+    run.errors = [StageError("review", "r-neubig-graham", "AuthError", "the key was refused",
+                             "Check the API key for this provider.")]
+    s.save_run(run)
+    at = new_app()
+    at.session_state["results_run"] = "flawed00test"
+    goto(at, "results")
+    assert any("no answer to question 3" in w.value for w in at.warning)
+    assert any(e.label.startswith("Problems during the run (1)") for e in at.expander)
+    assert "the key was refused" in errors(at)
+    s.delete_run("flawed00test")
+
+
+def test_cancel_keeps_finished_work(model):
+    import threading
+
+    from rt_core.scripted import demo_responder
+
+    gate, entered = threading.Event(), threading.Event()
+
+    def blocking(messages, params):
+        entered.set()
+        gate.wait(timeout=120)
+        return demo_responder(messages, params)
+
+    at = new_app()
+    at.session_state["hood_r"] = ["r-neubig-graham"]
+    goto(at, "run")
+    at.selectbox(key="provider").select(SCRIPTED_PRESET).run()
+    at.session_state["mode"] = "self"
+    at.run()
+    model.responder = blocking
+    try:
+        at.button(key="run_start").click().run()
+        job = at.session_state["jobs"][at.session_state["current_run"]]
+        assert entered.wait(timeout=120), "the model was never called"
+        at.run()
+        assert at.button(key="run_start").disabled  # one run at a time per session
+        at.button(key=f"cancel_{job.run_id}").click().run()
+        assert job.simulation.ctx.cancel.is_set()
+    finally:
+        gate.set()
+        model.responder = demo_responder
+    assert job.wait(timeout=120)
+    at.run()
+    assert job.run.status == "cancelled"
+    assert store().load_run(job.run_id).status == "cancelled"

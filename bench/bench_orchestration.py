@@ -1,0 +1,90 @@
+"""Orchestration overhead: a full run against a loopback OpenAI-compatible server that
+answers every call after a fixed latency L.
+
+With M authors and k reviewers, and concurrency >= max(M, k), the dependent rounds are:
+read authors, write drafts, aggregate, embed (reviewer choice), read reviewers, review,
+meta-review: 7 rounds. Ideal wall time = 7 x L. Also counts calls of a cold run and of a
+warm re-run (which must be 0).
+
+    .venv/bin/python bench/bench_orchestration.py [--latency 0.5] [--repeats 5]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
+
+from rt_core import community  # noqa: E402
+from rt_core.config import ModelSettings  # noqa: E402
+from rt_core.scripted import demo_responder  # noqa: E402
+from rt_core.simulate import Simulation  # noqa: E402
+from rt_core.store import Store  # noqa: E402
+from rt_core.types import RunConfig  # noqa: E402
+from tests.openai_server import OpenAIServer  # noqa: E402
+
+ROUNDS = 7
+
+
+def one_run(server, store, authors, papers, k):
+    cfg = RunConfig(researcher_ids=authors, paper_ids=papers, num_reviewers=k, concurrency=10,
+                    model="openai/bench", embedder="openai/embed")
+    settings = ModelSettings(model="openai/bench", api_key="sk-bench", base_url=server.base_url)
+    from rt_core.embed import Embedder
+
+    emb = Embedder("openai/embed", store=store, api_key="sk-bench", base_url=server.base_url)
+    before = len(server.requests)
+    started = time.perf_counter()
+    run = Simulation(cfg, settings, store, embedder=emb).run_sync()
+    wall = time.perf_counter() - started
+    assert run.status == "done", run.errors
+    return wall, len(server.requests) - before, run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--latency", type=float, default=0.5)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--authors", type=int, default=5)
+    ap.add_argument("--reviewers", type=int, default=5)
+    args = ap.parse_args()
+
+    server = OpenAIServer(responder=lambda msgs: demo_responder(msgs, {}), latency=args.latency)
+    tmp = Path(tempfile.mkdtemp())
+    walls, calls = [], []
+    try:
+        for i in range(args.repeats + 1):  # the first run warms imports and is discarded
+            store = Store(tmp / f"bench-{i}.sqlite3")
+            community.ensure_loaded(store)
+            researchers = [r.id for r in store.search_researchers(fields=["nlp"], limit=50)]
+            researchers += [r.id for r in store.search_researchers(fields=["astronomy"], limit=50)]
+            authors = researchers[:args.authors]
+            papers = [p.id for p in store.search_papers(fields=["nlp"], limit=3)] + \
+                     [p.id for p in store.search_papers(fields=["astronomy"], limit=2)]
+            wall, n, run = one_run(server, store, authors, papers, args.reviewers)
+            warm_wall, warm_calls, warm = one_run(server, store, authors, papers, args.reviewers)
+            if i:
+                walls.append(wall)
+                calls.append(n)
+            assert warm_calls == 0 and warm.usage.calls == 0
+    finally:
+        server.close()
+    ideal = ROUNDS * args.latency
+    med = statistics.median(walls)
+    print(f"latency L={args.latency}s, M={args.authors} authors, k={args.reviewers} reviewers, "
+          f"{args.repeats} repeats")
+    print(f"cold run: median wall {med:.2f}s (min {min(walls):.2f}, max {max(walls):.2f}); "
+          f"critical path {ROUNDS} x L = {ideal:.2f}s; ratio {med / ideal:.3f}")
+    print(f"cold run HTTP requests: {statistics.median(calls):.0f} "
+          f"(chat + embedding); warm re-run requests: 0, model calls: 0")
+
+
+if __name__ == "__main__":
+    main()

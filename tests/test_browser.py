@@ -1,0 +1,216 @@
+"""The app in a real browser: `streamlit run` as a subprocess, Debian Chromium via Playwright.
+
+The server runs with RT_SCRIPTED=demo (the scripted fake model) and its own
+RT_DATA_DIR. Screenshots go to test-artifacts/ (gitignored).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from rt_core.types import Paper
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts"
+XSS = "<script>alert(1)</script>"
+PRESET_NAME = "NLP + Astronomy (paper Table 23)"
+SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (scripts/setup --dev does)",
+                allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
+                               "(pip install -r requirements-dev.txt)")
+expect = sync_api.expect
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, deadline_s: float = 90.0) -> None:
+    """Poll the health endpoint until it answers, the server dies, or the deadline passes."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)  # polling interval of a condition, not synchronisation
+    raise TimeoutError(f"{url} was not healthy within {deadline_s} s")
+
+
+def start_server(data_dir: Path, log_path: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "RT_SCRIPTED": "demo", "RT_DATA_DIR": str(data_dir)}
+    env.pop("RT_DB", None)
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+    except Exception:
+        stop_server(proc)
+        raise
+    return proc, url
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    data = tmp_path_factory.mktemp("browser-data")
+    from rt_core.store import Store
+
+    s = Store(data / "studio.sqlite3")  # a hostile title is in the store before the app starts
+    s.upsert_papers([Paper(id="xss:1", title=XSS, abstract="A paper whose title is a script tag.",
+                           year=2024)])
+    s.close()
+    ARTIFACTS.mkdir(exist_ok=True)
+    proc, url = start_server(data, ARTIFACTS / "streamlit-server.log")
+    yield url
+    stop_server(proc)
+    if os.environ.get("RT_UPDATE_SCREENSHOTS") == "1":
+        publish_screenshots()
+
+
+def publish_screenshots() -> None:
+    """RT_UPDATE_SCREENSHOTS=1: copy the page screenshots to docs/screenshots/ for the README."""
+    dest = ROOT / "docs" / "screenshots"
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("neighbourhood", "run-progress", "run-done", "results", "history", "settings",
+                 "xss-literal"):
+        src = ARTIFACTS / f"{name}.png"
+        if src.exists():
+            shutil.copyfile(src, dest / f"{name}.png")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.dialogs = []  # type: ignore[attr-defined]
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+def shot(page, name: str) -> Path:
+    """A screenshot of the whole page: Streamlit scrolls inside its main container, so the
+    viewport is stretched to the content's height for the shot."""
+    path = ARTIFACTS / f"{name}.png"
+    size = page.viewport_size
+    height = page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+                           " return m ? m.scrollHeight : document.body.scrollHeight; }")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height), 6000))})
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+    return path
+
+
+def open_app(page, url: str) -> None:
+    page.goto(url)
+    expect(page.get_by_text("Start from a case study")).to_be_visible(timeout=60_000)
+
+
+def go(page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    expect(page.get_by_role("heading", name=title.split(" &")[0]).first).to_be_visible(timeout=30_000)
+
+
+def choose(page, label: str, option: str) -> None:
+    page.get_by_test_id("stSelectbox").filter(has_text=label).first.click()
+    page.get_by_role("option", name=option).click()
+
+
+def test_golden_path_preset_run_results(server, page):
+    open_app(page, server)
+    page.get_by_role("button", name=PRESET_NAME, exact=True).click()
+    expect(page.get_by_text("Loaded case study")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("6 researchers · 7 papers")).to_be_visible()
+    expect(page.get_by_text("Community graph")).to_be_visible()
+    shot(page, "neighbourhood")
+
+    go(page, "Run")
+    expect(page.get_by_text("tiny offline demo model")).to_be_visible()
+    choose(page, "Provider", SCRIPTED_PRESET)
+    expect(page.get_by_text("scripted demo model returns canned")).to_be_visible(timeout=30_000)
+    page.get_by_role("button", name="Start", exact=True).click()
+    expect(page.get_by_text("progress events")).to_be_visible(timeout=60_000)
+    shot(page, "run-progress")
+    expect(page.get_by_text("The proposal, reviews and scores are on the Results page")) \
+        .to_be_visible(timeout=240_000)
+    expect(page.get_by_text("Model calls")).to_be_visible()
+    shot(page, "run-done")
+
+    page.get_by_role("button", name="Open results").click()
+    for i, q in enumerate(["What is the problem?", "Why is it interesting and important?",
+                           "Why is it hard?", "Why hasn't it been solved before?",
+                           "What are the key components of the approach and results?"], 1):
+        expect(page.get_by_text(f"Q{i}. {q}", exact=True).first).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Review by").first).to_be_visible()
+    expect(page.get_by_text("Meta-review", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Download Markdown")).to_be_visible()
+    shot(page, "results")
+
+    go(page, "History")
+    expect(page.get_by_test_id("stDataFrame")).to_be_visible()
+    shot(page, "history")
+    go(page, "Settings & About")
+    expect(page.get_by_text("studio.sqlite3")).to_be_visible()
+    shot(page, "settings")
+    assert page.dialogs == []
+
+
+def test_hostile_title_is_shown_literally_and_never_runs(server, page):
+    open_app(page, server)
+    box = page.get_by_label("Search text")
+    box.fill("script alert")
+    box.press("Enter")
+    page.get_by_role("tab", name="Papers").click()
+    expect(page.get_by_text(XSS, exact=True).first).to_be_visible(timeout=30_000)
+    page.get_by_test_id("stButton").filter(has=page.get_by_role("button", name="Add")).first.click()
+    expect(page.get_by_text("📄 " + XSS, exact=True)).to_be_visible(timeout=30_000)
+    shot(page, "xss-literal")
+    injected = page.evaluate(
+        "() => Array.from(document.scripts).some(s => s.textContent.includes('alert(1)'))")
+    assert not injected
+    assert page.dialogs == []
