@@ -81,15 +81,19 @@ with left:
                                 format_func=lambda f: fnames.get(f, f), placeholder="All fields")
     researchers = store.search_researchers(text, fields, limit=RESULT_LIMIT)
     papers = store.search_papers(text, fields, limit=RESULT_LIMIT)
-    t_r, t_p = st.tabs([f"Researchers ({len(researchers)}{'+' if len(researchers) == RESULT_LIMIT else ''})",
-                        f"Papers ({len(papers)}{'+' if len(papers) == RESULT_LIMIT else ''})"])
+    more_r = "+" if len(researchers) == RESULT_LIMIT else ""
+    more_p = "+" if len(papers) == RESULT_LIMIT else ""
+    # Stable labels (counts go inside), so a new search does not reset the chosen tab.
+    t_r, t_p = st.tabs(["Researchers", "Papers"], key="search_tab")
     with t_r:
+        st.caption(f"{len(researchers)}{more_r} researchers")
         if not researchers:
             st.info("No researcher matches. Try fewer words or clear the field filter, or import "
                     "an author from Semantic Scholar below.", icon="🔎")
         for r in researchers:
             _row("researcher", r.id, r.name, ui.researcher_caption(r, fnames), "sr")
     with t_p:
+        st.caption(f"{len(papers)}{more_p} papers")
         if not papers:
             st.info("No paper matches. Try fewer words or clear the field filter, or import papers "
                     "from arXiv, OpenAlex or a file below.", icon="🔎")

@@ -146,6 +146,12 @@ def m002_simulation(db: sqlite3.Connection) -> None:
     """)
 
 
+@migration
+def m003_browse_index(db: sqlite3.Connection) -> None:
+    """Browsing by field, newest first, without sorting the whole table."""
+    db.executescript("CREATE INDEX papers_year_title ON papers(year DESC, title);")
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply pending migrations; return the names applied."""
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, "

@@ -205,6 +205,7 @@ def test_hostile_title_is_shown_literally_and_never_runs(server, page):
     box = page.get_by_label("Search text")
     box.fill("script alert")
     box.press("Enter")
+    expect(page.get_by_text("No researcher matches")).to_be_visible(timeout=30_000)  # search applied
     page.get_by_role("tab", name="Papers").click()
     expect(page.get_by_text(XSS, exact=True).first).to_be_visible(timeout=30_000)
     page.get_by_test_id("stButton").filter(has=page.get_by_role("button", name="Add")).first.click()

@@ -251,6 +251,7 @@ def test_shared_cache_object_and_disabling_cache(fake_server, closing):
 
 def test_secret_params_stay_out_of_cache_keys_messages_and_logs(fake_server, caplog, closing):
     caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="httpx")  # litellm, once imported, quiets httpx
     fake_server.route("/x", (400, {}, {"message": "bad key sk-SECRET-123 rejected"}))
     cache = MemoryCache()
     client = closing(HttpClient("Demo", fake_server.url, cache=cache, secret_params={"api_key": "sk-SECRET-123"},

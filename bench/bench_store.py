@@ -1,0 +1,86 @@
+"""Full-text search latency on a store of N synthetic papers (default 100,000).
+
+    .venv/bin/python bench/bench_store.py [--papers 100000] [--queries 300]
+Prints p50/p95 per query kind; the target is p95 < 50 ms.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rt_core.store import Store  # noqa: E402
+from rt_core.types import Paper  # noqa: E402
+
+FIELDS = ["nlp", "astronomy", "biology", "criminology", "mathematics", "systems", "neuroscience",
+          "materials", "economics", "climate", "public_health"]
+
+
+def vocabulary(rng: random.Random, n: int = 5000) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(4, 10))) for _ in range(n)]
+
+
+def zipf_words(rng, vocab, k):
+    # a few words are very common, most are rare, as in real abstracts
+    return [vocab[min(int(rng.paretovariate(1.1)) - 1, len(vocab) - 1)] for _ in range(k)]
+
+
+def fill(store: Store, n: int, rng: random.Random, vocab: list[str]) -> float:
+    started = time.perf_counter()
+    batch = []
+    with store.transaction():
+        for i in range(n):
+            batch.append(Paper(id=f"syn:{i}", title=" ".join(zipf_words(rng, vocab, 8)),
+                               abstract=" ".join(zipf_words(rng, vocab, 120)),
+                               authors=[f"Author {rng.randint(1, 20000)}" for _ in range(3)],
+                               year=rng.randint(1990, 2025), fields=[rng.choice(FIELDS)]))
+            if len(batch) == 2000:
+                store.upsert_papers(batch)
+                batch = []
+        store.upsert_papers(batch)
+    return time.perf_counter() - started
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--papers", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=300)
+    args = ap.parse_args()
+    rng = random.Random(0)
+    vocab = vocabulary(rng)
+    store = Store(Path(tempfile.mkdtemp()) / "bench.sqlite3")
+    fill_s = fill(store, args.papers, rng, vocab)
+    print(f"filled {args.papers} papers in {fill_s:.1f}s ({args.papers / fill_s:.0f} papers/s)")
+    kinds = {
+        "one common word": lambda: store.search_papers(vocab[rng.randint(0, 20)], limit=50),
+        "two words": lambda: store.search_papers(" ".join(rng.sample(vocab[:500], 2)), limit=50),
+        "rare word": lambda: store.search_papers(rng.choice(vocab[1000:]), limit=50),
+        "word + field filter": lambda: store.search_papers(vocab[rng.randint(0, 50)],
+                                                           fields=[rng.choice(FIELDS)], limit=50),
+        "field filter only": lambda: store.search_papers("", fields=[rng.choice(FIELDS)], limit=50),
+        "researcher name": lambda: store.search_researchers("author", limit=50),
+    }
+    print(f"{'query':24} {'p50 ms':>8} {'p95 ms':>8}")
+    for name, fn in kinds.items():
+        times = []
+        for _ in range(args.queries):
+            t = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t) * 1000)
+        print(f"{name:24} {statistics.median(times):8.2f} {percentile(times, 0.95):8.2f}")
+
+
+if __name__ == "__main__":
+    main()
