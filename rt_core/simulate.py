@@ -201,7 +201,13 @@ class Simulation:
         return [rid for rid, _ in ranked[:k]]
 
     def _candidate_text(self, rid: str) -> str:
-        pubs = self._publications(rid)[:10]
+        """The candidate's profile when one is cached for this model, else their papers."""
+        pubs = self._publications(rid)
+        profile = self.store.profile_get(rid, self.client.settings.model,
+                                         stages.papers_key([p.id for p in pubs]))
+        if profile:
+            return profile
+        pubs = pubs[:10]
         return "\n".join(f"{p.title}. {stages._first_sentence(p.abstract)}" for p in pubs) or rid
 
     async def review(self) -> None:

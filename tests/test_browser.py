@@ -208,7 +208,7 @@ def test_hostile_title_is_shown_literally_and_never_runs(server, page):
     expect(page.get_by_text("No researcher matches")).to_be_visible(timeout=30_000)  # search applied
     page.get_by_role("tab", name="Papers").click()
     expect(page.get_by_text(XSS, exact=True).first).to_be_visible(timeout=30_000)
-    page.get_by_test_id("stButton").filter(has=page.get_by_role("button", name="Add")).first.click()
+    page.get_by_role("button", name="Add", exact=True).first.click()  # hidden tabs excluded
     expect(page.get_by_text("📄 " + XSS, exact=True)).to_be_visible(timeout=30_000)
     shot(page, "xss-literal")
     injected = page.evaluate(

@@ -9,9 +9,10 @@ from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL, ModelSettings
 from rt_core.simulate import Simulation
 from rt_core.types import QUESTION_KEYS, RunConfig
 
-pytestmark = pytest.mark.slow
 
 
+
+@pytest.mark.slow
 def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
     community.ensure_loaded(store)
     preset = community.preset("nlp-astronomy")
@@ -31,3 +32,41 @@ def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
     again = Simulation(RunConfig(**cfg), ModelSettings(), store).run_sync()
     assert again.usage.calls == 0
     assert again.proposal.answers() == run.proposal.answers()
+
+
+@pytest.mark.parametrize("model", ["local//no/such/model.gguf", "local/not-a-model"])
+def test_unknown_local_model_is_a_config_error_not_retried(model):
+    import asyncio
+
+    from rt_core.errors import ConfigError
+    from rt_core.llm import LLMClient
+
+    slept = []
+
+    async def sleep(s):
+        slept.append(s)
+
+    client = LLMClient(ModelSettings(model=model), sleep=sleep)
+    with pytest.raises(ConfigError) as info:
+        asyncio.run(client.complete([{"role": "user", "content": "hi"}], max_tokens=5))
+    assert "local/gemma-3-270m" in info.value.hint
+    assert slept == []
+
+
+def test_messages_become_one_plain_document():
+    from rt_core.local_model import messages_to_document
+
+    doc = messages_to_document([{"role": "system", "content": " You are X. "},
+                                {"role": "user", "content": "1. Research question: How can"}])
+    assert doc == "You are X.\n\n1. Research question: How can"
+
+
+def test_over_long_prompts_keep_their_start_and_their_stem():
+    from rt_core.local_model import BUNDLED_NAME, N_CTX, engine
+
+    eng = engine(BUNDLED_NAME)
+    prompt = "Research proposal.\n" + "filler words about stars " * 2000 + "\n1. Research question: How can"
+    fitted = eng.fit_prompt(prompt, max_tokens=60)
+    assert fitted.startswith("Research proposal.")
+    assert fitted.endswith("1. Research question: How can")
+    assert len(eng.llm.tokenize(fitted.encode())) <= N_CTX - 60
