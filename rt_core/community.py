@@ -61,3 +61,29 @@ def preset(preset_id: str, folder: Path = ASSETS) -> dict:
 
 def field_domains(store: Store) -> dict[str, str]:
     return {f["id"]: f["domain"] for f in store.list_fields()}
+
+
+def refresh_abstracts(store: Store, source=None, limit: int = 200) -> dict:
+    """Replace our own summaries with the real arXiv abstracts (needs internet).
+
+    Papers merge by arXiv id, and a real abstract replaces a summary (see
+    Store.upsert_papers), so this is safe to run again. Returns counts and the
+    ids arXiv did not know.
+    """
+    from .sources.arxiv_source import ArxivSource, PapersNotFound  # noqa: PLC0415
+
+    rows = store.conn.execute("SELECT arxiv_id FROM papers WHERE abstract_source='summary' AND "
+                              "arxiv_id != '' LIMIT ?", (limit,)).fetchall()
+    ids = [r[0] for r in rows]
+    if not ids:
+        return {"updated": 0, "missing": []}
+    source = source or ArxivSource(cache=store)
+    try:
+        papers, missing = source.fetch(ids), []
+    except PapersNotFound as exc:
+        papers, missing = exc.found, exc.missing
+    fresh = [p for p in papers if p.abstract]
+    for p in fresh:  # keep our ids; the store merges on arxiv_id
+        p.abstract_source = p.abstract_source or "arxiv"
+    store.upsert_papers(fresh, origin="arxiv")
+    return {"updated": len(fresh), "missing": missing}
