@@ -114,3 +114,22 @@ def test_select_publications_respects_cutoff_order_and_exclusion():
     got = stages.select_publications(papers, cutoff_year=2022, exclude={"2021"}, limit=20)
     assert [p.id for p in got] == ["2022", "2018"]
     assert len(stages.select_publications(papers, None, set(), limit=2)) == 2
+
+
+def test_structured_output_is_requested_where_the_provider_supports_it(openai_server):
+    import json
+
+    openai_server.enqueue(json.dumps({f"q{i}": f"Answer {i}." for i in range(1, 6)}))
+    settings = ModelSettings(model="openai/gpt-4o-mini", api_key="sk-x", base_url=openai_server.base_url)
+    ctx = stages.StageContext(LLMClient(settings))
+    draft = run(stages.write_draft(ctx, "I study stars.", PAPERS))
+    assert draft.q4 == "Answer 4." and draft.missing == []
+    body = openai_server.chat_requests()[-1]["body"]
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["schema"]["required"] == ["q1", "q2", "q3", "q4", "q5"]
+
+
+def test_no_schema_is_sent_to_models_without_support(scripted):
+    scripted.enqueue(FULL)
+    run(stages.write_draft(ctx_for(), None, PAPERS))
+    assert "response_format" not in scripted.history[0]["params"]
