@@ -86,19 +86,23 @@ with left:
     # Stable labels (counts go inside), so a new search does not reset the chosen tab.
     t_r, t_p = st.tabs(["Researchers", "Papers"], key="search_tab")
     with t_r:
-        st.caption(f"{len(researchers)}{more_r} researchers")
+        st.caption(f"Found: {len(researchers)}{more_r}")
+        box_r = st.container(height=480, border=False) if len(researchers) > 5 else st.container()
         if not researchers:
             st.info("No researcher matches. Try fewer words or clear the field filter, or import "
                     "an author from Semantic Scholar below.", icon="🔎")
-        for r in researchers:
-            _row("researcher", r.id, r.name, ui.researcher_caption(r, fnames), "sr")
+        with box_r:
+            for r in researchers:
+                _row("researcher", r.id, r.name, ui.researcher_caption(r, fnames), "sr")
     with t_p:
-        st.caption(f"{len(papers)}{more_p} papers")
+        st.caption(f"Found: {len(papers)}{more_p}")
+        box_p = st.container(height=480, border=False) if len(papers) > 5 else st.container()
         if not papers:
             st.info("No paper matches. Try fewer words or clear the field filter, or import papers "
                     "from arXiv, OpenAlex or a file below.", icon="🔎")
-        for p in papers:
-            _row("paper", p.id, p.title, ui.paper_caption(p, fnames), "sp")
+        with box_p:
+            for p in papers:
+                _row("paper", p.id, p.title, ui.paper_caption(p, fnames), "sp")
 
 # -- the neighbourhood ---------------------------------------------------------------
 hood_r = store.get_researchers([i for i in ss["hood_r"] if ui._researcher_exists(store, i)])
@@ -145,7 +149,9 @@ with right:
             st.warning(info["warning"], icon="⚠️")
         elif info["n_domains"] >= 2:
             st.success("A cross-domain mix of a size that tends to work well.", icon="✅")
-        elif info["n_fields"] <= 1 and (hood_r or hood_p):
+        elif info["n_fields"] == 0:
+            st.info("No field is recorded for this selection, so its mix cannot be judged.")
+        elif info["n_fields"] == 1:
             st.info("All in one field: add a second, distant field for an interdisciplinary idea.")
         st.page_link(ui.PAGES["run"], label="Next: run the simulation", icon="▶️")
 

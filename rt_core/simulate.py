@@ -201,13 +201,10 @@ class Simulation:
         return [rid for rid, _ in ranked[:k]]
 
     def _candidate_text(self, rid: str) -> str:
-        """The candidate's profile when one is cached for this model, else their papers."""
-        pubs = self._publications(rid)
-        profile = self.store.profile_get(rid, self.client.settings.model,
-                                         stages.papers_key([p.id for p in pubs]))
-        if profile:
-            return profile
-        pubs = pubs[:10]
+        """What a candidate's profile would be read from: their papers. (Not the profile
+        itself: only some candidates have one cached, and ranking on a mix would change
+        the choice between runs and defeat the cache.)"""
+        pubs = self._publications(rid)[:10]
         return "\n".join(f"{p.title}. {stages._first_sentence(p.abstract)}" for p in pubs) or rid
 
     async def review(self) -> None:

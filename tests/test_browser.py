@@ -137,6 +137,9 @@ def shot(page, name: str) -> Path:
     """A screenshot of the whole page: Streamlit scrolls inside its main container, so the
     viewport is stretched to the content's height for the shot."""
     path = ARTIFACTS / f"{name}.png"
+    page.wait_for_function(  # charts drawn (a condition, polled by Playwright)
+        "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+        ".every(c => c.querySelector('.main-svg'))", timeout=30_000)
     size = page.viewport_size
     height = page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
                            " return m ? m.scrollHeight : document.body.scrollHeight; }")
