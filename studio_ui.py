@@ -193,7 +193,7 @@ def apply_query_params() -> None:
     if not any(k in qp for k in ("r", "p", "model", "mode")):
         return
     store = get_store()
-    rids = [i for i in _split(qp.get("r", "")) if _researcher_exists(store, i)]
+    rids = [i for i in _split(qp.get("r", "")) if store.researcher_exists(i)]
     pids = [i for i in _split(qp.get("p", "")) if store.paper_exists(i)]
     set_hood(rids, pids)
     if qp.get("model"):
@@ -203,15 +203,11 @@ def apply_query_params() -> None:
         ss["mode"] = qp["mode"]
     if (qp.get("n") or "").isdigit():
         ss["num_reviewers"] = max(0, min(10, int(qp["n"])))
-    reviewers = [i for i in _split(qp.get("reviewers", "")) if _researcher_exists(store, i)]
+    reviewers = [i for i in _split(qp.get("reviewers", "")) if store.researcher_exists(i)]
     if reviewers:
         ss["reviewer_choice"] = "Named reviewers"
         ss["reviewer_ids"] = [r for r in reviewers if r not in rids]
     ss["_qp_restored"] = f"{len(rids)} researchers and {len(pids)} papers"
-
-
-def _researcher_exists(store, rid: str) -> bool:
-    return store.conn.execute("SELECT 1 FROM researchers WHERE id=?", (rid,)).fetchone() is not None
 
 
 def _provider_for_model(model: str) -> str:
@@ -323,20 +319,11 @@ def show_error(exc: BaseException) -> None:
 
 
 def names_for(store, ids: Iterable[str]) -> dict[str, str]:
-    """Researcher id -> name for the ids the store knows; others map to themselves."""
-    out = {}
-    for i in ids:
-        row = store.conn.execute("SELECT name FROM researchers WHERE id=?", (i,)).fetchone()
-        out[i] = row[0] if row else i
-    return out
+    return store.researcher_names(ids)
 
 
 def paper_titles(store, ids: Iterable[str]) -> dict[str, str]:
-    out = {}
-    for i in ids:
-        row = store.conn.execute("SELECT title FROM papers WHERE id=?", (i,)).fetchone()
-        out[i] = row[0] if row else i
-    return out
+    return store.paper_titles(ids)
 
 
 def short(text: str, n: int = 90) -> str:

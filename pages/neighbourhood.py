@@ -105,7 +105,7 @@ with left:
                 _row("paper", p.id, p.title, ui.paper_caption(p, fnames), "sp")
 
 # -- the neighbourhood ---------------------------------------------------------------
-hood_r = store.get_researchers([i for i in ss["hood_r"] if ui._researcher_exists(store, i)])
+hood_r = store.get_researchers([i for i in ss["hood_r"] if store.researcher_exists(i)])
 hood_p = store.get_papers([i for i in ss["hood_p"] if store.paper_exists(i)])
 
 with right:

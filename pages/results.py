@@ -202,14 +202,14 @@ if run.proposal is not None and (job is None or job.done):
 
 # -- graph --------------------------------------------------------------------------------
 st.header("Community graph with the new paper")
-rids = [i for i in run.config.researcher_ids if ui._researcher_exists(store, i)]
+rids = [i for i in run.config.researcher_ids if store.researcher_exists(i)]
 pids = [i for i in run.config.paper_ids if store.paper_exists(i)]
 g = build_graph(store.get_researchers(rids), store.get_papers(pids))
 reviewers = [r.reviewer_id for r in run.reviews]
 title = run.proposal.q1 if run.proposal else "Generated proposal (unfinished)"
 g = add_proposal(g, title, rids, pids, reviewers)
 for rv in reviewers:
-    if ui._researcher_exists(store, rv):
+    if store.researcher_exists(rv):
         rec = store.get_researcher(rv)
         g.nodes[rv]["label"] = rec.name
         g.nodes[rv]["fields"] = list(rec.fields)

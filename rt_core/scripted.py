@@ -98,13 +98,17 @@ def scripted_model():
 # -- a responder that gives well-formed answers to every rt_core prompt ---------------
 
 def _topic(messages: list) -> str:
+    """A few content words from the paper titles in the prompt (or any text)."""
     text = " ".join(str(m.get("content", "")) for m in messages)
-    words = [w for w in re.findall(r"[A-Za-z]{6,}", text) if w.lower() not in _STOP]
+    titles = re.findall(r"^(?:Title: |- )([^:\n]+)", text, flags=re.M)
+    source = " ".join(titles) or text
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z-]{4,}", source) if w.lower() not in _STOP]
     seen = list(dict.fromkeys(w.lower() for w in words))
-    return " ".join(seen[3:8]) or "research"
+    return " and ".join(seen[:2]) if len(seen) >= 2 else (seen[0] if seen else "these fields")
 
 
-_STOP = {"question", "proposal", "research", "researcher", "papers", "persona", "interesting",
+_STOP = {"about", "their", "there", "these", "those", "which", "using", "towards", "through",
+         "question", "proposal", "research", "researcher", "papers", "persona", "interesting",
          "important", "problem", "approach", "results", "hasn", "solved", "before", "components",
          "strengths", "weaknesses", "review", "reviewer", "format", "exactly", "headings"}
 

@@ -289,6 +289,19 @@ class Store:
     def get_researcher(self, rid: str) -> Researcher:
         return self.get_researchers([rid])[0]
 
+    def researcher_exists(self, rid: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM researchers WHERE id=?", (rid,)).fetchone() is not None
+
+    def researcher_names(self, ids: Iterable[str]) -> dict[str, str]:
+        """id -> name for display; ids the store does not know map to themselves."""
+        return {i: (row[0] if (row := self.conn.execute(
+            "SELECT name FROM researchers WHERE id=?", (i,)).fetchone()) else i) for i in ids}
+
+    def paper_titles(self, ids: Iterable[str]) -> dict[str, str]:
+        """id -> title for display; unknown ids map to themselves."""
+        return {i: (row[0] if (row := self.conn.execute(
+            "SELECT title FROM papers WHERE id=?", (i,)).fetchone()) else i) for i in ids}
+
     def all_researcher_ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM researchers ORDER BY name")]
 
