@@ -191,6 +191,23 @@ ui.show_flashes("import")
 tab_ax, tab_s2, tab_oa, tab_up, tab_paste = st.tabs(
     ["arXiv", "Semantic Scholar author", "OpenAlex", "Upload a file", "Paste an abstract"])
 
+def _search_and_pick(source: str, label: str, placeholder: str, search) -> None:
+    """A search box for a paper source, a pick list of the hits, and an import button."""
+    query = st.text_input(label, key=f"imp_{source}_q", placeholder=placeholder)
+    if st.button("Search", key=f"imp_{source}_search"):
+        try:
+            with st.spinner("Searching..."):
+                ss[f"{source}_results"] = [p.to_dict() for p in search(query)]
+        except RTError as exc:
+            ui.show_error(exc)
+    found = [Paper.from_dict(d) for d in ss.get(f"{source}_results", [])]
+    if found:
+        pick = st.multiselect("Papers to import", options=range(len(found)), key=f"imp_{source}_pick",
+                              format_func=lambda i: ui.short(f"{found[i].year} · {found[i].title}", 110))
+        if st.button("Import selected", key=f"imp_{source}_import", disabled=not pick):
+            _import_papers([found[i] for i in pick], source)
+
+
 with tab_ax:
     from rt_core.sources import ArxivSource, PapersNotFound
 
@@ -211,19 +228,11 @@ with tab_ax:
                 ui.show_error(exc)
             except RTError as exc:
                 ui.show_error(exc)
-    q = st.text_input("Or search arXiv", key="imp_arxiv_q", placeholder="graph neural networks galaxies")
-    if st.button("Search arXiv", key="imp_arxiv_search"):
-        try:
-            with st.spinner("Searching arXiv..."), ArxivSource(cache=store) as ax:
-                ss["arxiv_results"] = [p.to_dict() for p in ax.search(q, max_results=20)]
-        except RTError as exc:
-            ui.show_error(exc)
-    found = [Paper.from_dict(d) for d in ss.get("arxiv_results", [])]
-    if found:
-        pick = st.multiselect("Papers to import", options=range(len(found)), key="imp_arxiv_pick",
-                              format_func=lambda i: ui.short(f"{found[i].year} · {found[i].title}", 110))
-        if st.button("Import selected", key="imp_arxiv_import", disabled=not pick):
-            _import_papers([found[i] for i in pick], "arxiv")
+    def _search_arxiv(query: str) -> list[Paper]:
+        with ArxivSource(cache=store) as ax:
+            return ax.search(query, max_results=20)
+
+    _search_and_pick("arxiv", "Or search arXiv", "graph neural networks galaxies", _search_arxiv)
 
 with tab_s2:
     from rt_core.sources import AmbiguousAuthor, SemanticScholar
@@ -264,20 +273,11 @@ with tab_s2:
 with tab_oa:
     from rt_core.sources import OpenAlex
 
-    oq = st.text_input("Search OpenAlex works", key="imp_oa_q", placeholder="criminal networks policing")
-    if st.button("Search OpenAlex", key="imp_oa_search"):
-        try:
-            with st.spinner("Searching OpenAlex..."), \
-                    OpenAlex(mailto=os.environ.get("OPENALEX_MAILTO") or None, cache=store) as oa:
-                ss["oa_results"] = [p.to_dict() for p in oa.search_works(oq, limit=20)]
-        except RTError as exc:
-            ui.show_error(exc)
-    oa_found = [Paper.from_dict(d) for d in ss.get("oa_results", [])]
-    if oa_found:
-        opick = st.multiselect("Works to import", options=range(len(oa_found)), key="imp_oa_pick",
-                               format_func=lambda i: ui.short(f"{oa_found[i].year} · {oa_found[i].title}", 110))
-        if st.button("Import selected", key="imp_oa_import", disabled=not opick):
-            _import_papers([oa_found[i] for i in opick], "openalex")
+    def _search_openalex(query: str) -> list[Paper]:
+        with OpenAlex(mailto=os.environ.get("OPENALEX_MAILTO") or None, cache=store) as oa:
+            return oa.search_works(query, limit=20)
+
+    _search_and_pick("openalex", "Search OpenAlex works", "criminal networks policing", _search_openalex)
 
 with tab_up:
     from rt_core.sources import parse_upload

@@ -51,15 +51,21 @@ def _strip_title_prefix(rest: str) -> str:
     return rest.strip("*_` ")
 
 
-def _from_json(text: str) -> dict[str, str] | None:
-    m = re.search(r"\{.*\}", text, re.S)
+def json_object(text: str) -> dict | None:
+    """The outermost {...} in a reply (models wrap JSON in prose or code fences), or None."""
+    m = re.search(r"\{.*\}", text or "", re.S)
     if not m:
         return None
     try:
         data = json.loads(m.group(0))
     except json.JSONDecodeError:
         return None
-    if not isinstance(data, dict):
+    return data if isinstance(data, dict) else None
+
+
+def _from_json(text: str) -> dict[str, str] | None:
+    data = json_object(text)
+    if data is None:
         return None
     out = {}
     for i, key in enumerate(QUESTION_KEYS, 1):
@@ -145,14 +151,8 @@ def parse_review(text: str) -> tuple[dict[str, object], list[str]]:
 
 
 def _review_from_json(text: str) -> dict | None:
-    m = re.search(r"\{.*\}", text, re.S)
-    if not m:
-        return None
-    try:
-        obj = json.loads(m.group(0))
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(obj, dict) or not ({"strengths", "weaknesses"} & set(obj)):
+    obj = json_object(text)
+    if obj is None or not ({"strengths", "weaknesses"} & set(obj)):
         return None
 
     def as_text(v):
@@ -201,11 +201,4 @@ def split_bullets(text: str) -> list[str]:
 
 
 def parse_judge(text: str) -> dict | None:
-    m = re.search(r"\{.*\}", text or "", re.S)
-    if not m:
-        return None
-    try:
-        obj = json.loads(m.group(0))
-    except json.JSONDecodeError:
-        return None
-    return obj if isinstance(obj, dict) else None
+    return json_object(text)

@@ -278,19 +278,8 @@ async def _stem_review(ctx: StageContext, reviewer_id: str, persona: str | None,
     stems = ctx.prompts.stems
     doc = ctx.prompts["review_header"].render(persona=_clip(persona or "an experienced scientist", 400),
                                               proposal=format_proposal(proposal, "stem"))["text"].rstrip()
-    parts: dict[str, str] = {}
-    missing = []
-    for key in ("strengths", "weaknesses"):
-        stem = stems[key]
-        label, _, lead = stem.partition(": ")
-        for attempt in range(ctx.max_reasks + 1):
-            out = (await ctx.line(doc + "\n" + stem, max_tokens=70, attempt=attempt)).strip()
-            if len(out.split()) >= 3:
-                parts[key] = f"- {lead} {out}"
-                doc += f"\n{label}: {lead} {out}"
-                break
-        else:
-            missing.append(key)
+    parts, missing, doc = await _stem_parts(ctx, doc, [(k, stems[k]) for k in ("strengths",
+                                                                                "weaknesses")])
     score = None
     for attempt in range(ctx.max_reasks + 1):
         out = await ctx.line(doc + "\n" + stems["score"], max_tokens=3, attempt=attempt,
@@ -301,6 +290,24 @@ async def _stem_review(ctx: StageContext, reviewer_id: str, persona: str | None,
     if score is None:
         missing.append("score")
     return Review(reviewer_id, parts.get("strengths", ""), parts.get("weaknesses", ""), score, missing)
+
+
+async def _stem_parts(ctx: StageContext, doc: str, stems: list[tuple[str, str]]
+                      ) -> tuple[dict[str, str], list[str], str]:
+    """Complete one bullet per stem, each after the ones before; returns (parts, missing, doc)."""
+    parts: dict[str, str] = {}
+    missing = []
+    for key, stem in stems:
+        label, _, lead = stem.partition(": ")
+        for attempt in range(ctx.max_reasks + 1):
+            out = (await ctx.line(doc + "\n" + stem, max_tokens=70, attempt=attempt)).strip()
+            if len(out.split()) >= 3:
+                parts[key] = f"- {lead} {out}"
+                doc += f"\n{label}: {lead} {out}"
+                break
+        else:
+            missing.append(key)
+    return parts, missing, doc
 
 
 def _reviews_text(reviews: list[Review], style: str) -> str:
@@ -317,17 +324,8 @@ async def meta_review(ctx: StageContext, reviews: list[Review]) -> MetaReview:
     style = ctx.style
     if style == "stem":
         doc = ctx.prompts["meta_header"].render(reviews=_reviews_text(reviews, style))["text"].rstrip()
-        parts, missing = {}, []
-        for key, stem in (("strengths", "Strengths the reviewers agree on: The proposal"),
-                          ("weaknesses", "Weaknesses the reviewers agree on: The proposal")):
-            for attempt in range(ctx.max_reasks + 1):
-                out = (await ctx.line(doc + "\n" + stem, max_tokens=70, attempt=attempt)).strip()
-                if len(out.split()) >= 3:
-                    parts[key] = f"- The proposal {out}"
-                    doc += f"\n{stem} {out}"
-                    break
-            else:
-                missing.append(key)
+        parts, missing, _ = await _stem_parts(
+            ctx, doc, [(k, ctx.prompts.stems[f"meta_{k}"]) for k in ("strengths", "weaknesses")])
         return MetaReview(parts.get("strengths", ""), parts.get("weaknesses", ""), mean, missing)
     msgs = ctx.prompts["meta_review"].messages(reviews=_reviews_text(reviews, style))
     reply = await ctx.chat(msgs, max_tokens=900)

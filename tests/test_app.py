@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rt_core.types import Paper
+from tests.fakeservers import fake_server  # noqa: F401 - fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -376,47 +377,40 @@ def test_pasted_abstract_becomes_a_paper_in_the_neighbourhood():
     assert "the abstract is empty" in errors(at)
 
 
-def test_importers_offline_show_message_and_hint(monkeypatch):
-    from rt_core.errors import SourceError
-    from rt_core.sources import ArxivSource
+def test_arxiv_import_over_http_adds_the_paper_and_names_unknown_ids(monkeypatch, fake_server):
+    from tests.test_sources_arxiv import ATTENTION, feed
 
-    def offline(self, ids):
-        raise SourceError("arXiv could not be reached", "Check your internet connection.")
-
-    monkeypatch.setattr(ArxivSource, "fetch", offline)
+    monkeypatch.setenv("RT_ARXIV_URL", fake_server.url)
+    fake_server.route("/api/query", (200, {}, feed(ATTENTION)))
     at = new_app()
-    at.text_area(key="imp_arxiv_ids").input("2412.17767").run()
+    at.text_area(key="imp_arxiv_ids").input("1706.03762\n2401.99999").run()
     at.button(key="imp_arxiv_fetch").click().run()
-    assert "arXiv could not be reached" in errors(at)
-    assert "internet" in infos(at)
+    assert "arXiv has no paper with id 2401" in errors(at)  # the unknown id is named ...
+    assert "arxiv:1706.03762" in at.session_state["hood_p"]  # ... and the known one imported
+    assert store().get_paper("arxiv:1706.03762").abstract_source == "arxiv"
+    assert fake_server.hits("/api/query")[0].param("id_list") == "1706.03762,2401.99999"
 
 
-def test_ambiguous_author_offers_candidates(monkeypatch):
-    from rt_core.sources import AmbiguousAuthor, AuthorCandidate, SemanticScholar
-    from rt_core.types import Researcher
+def test_ambiguous_author_offers_candidates(monkeypatch, fake_server):
+    from tests.test_sources_s2 import G, GREEN_AI, S2_PAPER, SMITH_BIO, SMITH_NLP, search_body
 
-    cands = [AuthorCandidate(id="1", name="Jo Smith", affiliations=["A"], paper_count=3),
-             AuthorCandidate(id="2", name="Jo Smith", affiliations=["B"], paper_count=9)]
-
-    def resolve(self, name, known=None, aff=None):
-        raise AmbiguousAuthor(name, cands)
-
-    def with_papers(self, author_id, limit=50):
-        p = Paper(id=f"s2p:{author_id}", title=f"A paper by author {author_id} on galaxies")
-        return Researcher(id=f"s2:{author_id}", name="Jo Smith", publication_ids=[p.id]), [p]
-
-    monkeypatch.setattr(SemanticScholar, "resolve_author", resolve)
-    monkeypatch.setattr(SemanticScholar, "author_with_papers", with_papers)
+    monkeypatch.setenv("RT_S2_URL", fake_server.url + G)
+    fake_server.json(G + "/author/search", search_body(SMITH_NLP, SMITH_BIO))
+    fake_server.json(G + "/author/1741101", {"authorId": "1741101", "name": "Noah A. Smith",
+                                             "affiliations": ["University of Washington"],
+                                             "paperCount": 402})
+    fake_server.json(G + "/author/1741101/papers", {"offset": 0, "data": [S2_PAPER, GREEN_AI]})
     at = new_app()
-    at.text_input(key="imp_s2_name").input("Jo Smith").run()
+    at.text_input(key="imp_s2_name").input("Noah Smith").run()
     at.button(key="imp_s2_find").click().run()
     radio = at.radio(key="imp_s2_pick")
-    assert len(radio.options) == 2
-    radio.set_value(1).run()
+    assert len(radio.options) == 2  # never picked arbitrarily
+    radio.set_value(0).run()
     at.button(key="imp_s2_import").click().run()
     assert not at.exception
-    assert at.session_state["hood_r"] == ["s2:2"]
-    assert store().get_researcher("s2:2").publication_ids == ["s2p:2"]
+    assert "s2:1741101" in at.session_state["hood_r"]
+    assert set(store().get_researcher("s2:1741101").publication_ids) == {"arxiv:1706.03762",
+                                                                         "arxiv:1907.10597"}
 
 
 # -- share links and keys ------------------------------------------------------------------

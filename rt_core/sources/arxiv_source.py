@@ -8,6 +8,8 @@ with the standard library.
 """
 from __future__ import annotations
 
+import os
+
 import re
 import xml.etree.ElementTree as ET
 from typing import Callable, Iterable
@@ -40,10 +42,12 @@ class PapersNotFound(NotFoundError):
 class ArxivSource(SourceClient):
     """Fetch arXiv papers by id/URL and search arXiv by query."""
 
-    def __init__(self, base_url: str = DEFAULT_BASE_URL, *, http: HttpClient | None = None,
+    def __init__(self, base_url: str | None = None, *, http: HttpClient | None = None,
                  timeout: float = 30.0, max_retries: int = 3,
                  sleep: Callable[[float], None] | None = None, cache: Cache | None = None,
                  batch_size: int = 50, delay_seconds: float = 3.0):
+        # RT_ARXIV_URL points the sources at another server: a mirror, or a test server.
+        base_url = base_url or os.environ.get("RT_ARXIV_URL") or DEFAULT_BASE_URL
         kwargs = {"sleep": sleep} if sleep is not None else {}
         self.http = http or HttpClient("arXiv", base_url, timeout=timeout,
                                        max_retries=max_retries, cache=cache, **kwargs)

@@ -6,6 +6,8 @@ puts requests in OpenAlex's polite pool; it is sent but kept out of cache keys.
 """
 from __future__ import annotations
 
+import os
+
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -36,9 +38,11 @@ class OpenAlex(SourceClient):
     """Client for /works and /authors."""
 
     def __init__(self, mailto: str | None = None, *, api_key: str | None = None,
-                 base_url: str = DEFAULT_BASE_URL, http: HttpClient | None = None,
+                 base_url: str | None = None, http: HttpClient | None = None,
                  timeout: float = 20.0, max_retries: int = 3,
                  sleep: Callable[[float], None] | None = None, cache: Cache | None = None):
+        # RT_OPENALEX_URL points the sources at another server: a mirror, or a test server.
+        base_url = base_url or os.environ.get("RT_OPENALEX_URL") or DEFAULT_BASE_URL
         kwargs = {"sleep": sleep} if sleep is not None else {}
         secret = {"mailto": mailto or "", "api_key": api_key or ""}
         self.http = http or HttpClient("OpenAlex", base_url, timeout=timeout,

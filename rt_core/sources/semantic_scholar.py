@@ -7,6 +7,8 @@ with the candidates for the user to choose from. It never guesses.
 """
 from __future__ import annotations
 
+import os
+
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -58,9 +60,11 @@ class AmbiguousAuthor(InputError):
 class SemanticScholar(SourceClient):
     """Client for the Graph API endpoints the app needs."""
 
-    def __init__(self, api_key: str | None = None, *, base_url: str = DEFAULT_BASE_URL,
+    def __init__(self, api_key: str | None = None, *, base_url: str | None = None,
                  http: HttpClient | None = None, timeout: float = 20.0, max_retries: int = 3,
                  sleep: Callable[[float], None] | None = None, cache: Cache | None = None):
+        # RT_S2_URL points the sources at another server: a mirror, or a test server.
+        base_url = base_url or os.environ.get("RT_S2_URL") or DEFAULT_BASE_URL
         kwargs = {"sleep": sleep} if sleep is not None else {}
         self.http = http or HttpClient(
             "Semantic Scholar", base_url, timeout=timeout, max_retries=max_retries, cache=cache,
