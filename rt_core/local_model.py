@@ -9,6 +9,7 @@ prompts for it (prompts/stem.yaml) are written as document starts.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -106,6 +107,17 @@ def _grammar(text: str | None):
 
 _engines: dict[str, _Engine] = {}
 _engines_lock = threading.Lock()
+
+
+@atexit.register
+def _close_engines() -> None:
+    """Free models before interpreter shutdown tears down what llama.cpp's finaliser needs."""
+    for eng in _engines.values():
+        try:
+            eng.llm.close()
+        except Exception:  # shutting down anyway
+            pass
+    _engines.clear()
 
 
 def engine(name: str) -> _Engine:
