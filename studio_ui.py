@@ -310,12 +310,13 @@ def show_text(text: Any, key: str | None = None) -> None:
 
 def show_error(exc: BaseException) -> None:
     """An RTError as message + hint; anything else with its type."""
+    # Messages can quote user or provider text (titles, server replies): escape them.
     if isinstance(exc, RTError):
-        st.error(str(exc), icon="⚠️")
+        st.error(md_escape(exc), icon="⚠️")
         if exc.hint:
-            st.info(exc.hint, icon="💡")
+            st.info(md_escape(exc.hint), icon="💡")
     else:
-        st.error(f"Unexpected error: {type(exc).__name__}: {exc}", icon="⚠️")
+        st.error(md_escape(f"Unexpected error: {type(exc).__name__}: {exc}"), icon="⚠️")
 
 
 def names_for(store, ids: Iterable[str]) -> dict[str, str]:

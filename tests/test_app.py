@@ -3,6 +3,7 @@ neighbourhood, a run with the scripted model, results, history, uploads and safe
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -75,12 +76,17 @@ def texts(at: AppTest) -> list[str]:
     return [t.value for t in at.text]
 
 
+def shown(markdown: str) -> str:
+    """What a reader sees of escaped Markdown: the backslash escapes removed."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def infos(at: AppTest) -> str:
-    return "\n".join(i.value for i in at.info)
+    return "\n".join(shown(i.value) for i in at.info)
 
 
 def errors(at: AppTest) -> str:
-    return "\n".join(e.value for e in at.error)
+    return "\n".join(shown(e.value) for e in at.error)
 
 
 def store():
@@ -449,6 +455,36 @@ def test_env_key_is_used_but_never_shown(monkeypatch):
     assert any("OPENAI_API_KEY" in c.value for c in at.caption)
     everything = [e.value for e in [*at.markdown, *at.caption, *at.text, *at.code]]
     assert not any("sk-env-secret" in str(v) for v in everything)
+
+
+def test_a_real_provider_with_a_typed_key_runs_and_the_key_is_never_stored(openai_server):
+    from rt_core.scripted import demo_responder
+
+    openai_server.responder = lambda messages: demo_responder(messages, {})
+    key = "sk-typed-in-the-page-42"
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    goto(at, "run")
+    at.selectbox(key="provider").select("Any OpenAI-compatible URL").run()
+    at.text_input(key="model").input("openai/served-model").run()
+    at.text_input(key="base_url").input(openai_server.base_url).run()
+    at.text_input(key="api_key").input(key).run()
+    at.session_state["num_reviewers"] = 1
+    at.run()
+    at.button(key="run_start").click().run()
+    assert not at.exception and not at.error, errors(at)
+    job = at.session_state["jobs"][at.session_state["current_run"]]
+    assert job.wait(timeout=300) and job.run.status == "done", job.run.errors
+    sent = openai_server.chat_requests()
+    assert sent and all(r["headers"]["authorization"] == f"Bearer {key}" for r in sent)
+    assert {r["body"]["model"] for r in sent} == {"served-model"}
+    s = store()
+    s.close()
+    for path in s.path.parent.glob(s.path.name + "*"):
+        assert key.encode() not in path.read_bytes()
+    from rt_core.export import run_json, run_markdown
+
+    assert key not in run_json(job.run) and key not in run_markdown(job.run)
 
 
 # -- safety ------------------------------------------------------------------------------
