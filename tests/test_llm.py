@@ -160,3 +160,16 @@ def test_remote_embeddings_are_normalised_and_cached(openai_server, store):
     n = len(openai_server.requests)
     emb.encode(["beta", "alpha"])
     assert len(openai_server.requests) == n  # all from the cache
+
+
+def test_voyage_embeddings_go_through_litellm_to_the_configured_server(openai_server, store):
+    from rt_core.embed import Embedder
+
+    emb = Embedder("voyage/voyage-3", store=store, api_key=SECRET,
+                   base_url=openai_server.base_url + "/embeddings")
+    vecs = emb.encode(["stars", "agents"])
+    assert vecs.shape == (2, 16)
+    req = openai_server.requests[-1]
+    assert req["path"] == "/v1/embeddings" and req["body"]["model"] == "voyage-3"
+    assert req["body"]["input"] == ["stars", "agents"]
+    assert req["headers"]["authorization"] == f"Bearer {SECRET}"
