@@ -59,10 +59,13 @@ def wait_healthy(url: str, proc: subprocess.Popen, deadline_s: float = 90.0) -> 
     raise TimeoutError(f"{url} was not healthy within {deadline_s} s")
 
 
-def start_server(data_dir: Path, log_path: Path) -> tuple[subprocess.Popen, str]:
+def start_server(data_dir: Path, log_path: Path, scripted: bool = True) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {**os.environ, "RT_SCRIPTED": "demo", "RT_DATA_DIR": str(data_dir)}
+    env = {**os.environ, "RT_DATA_DIR": str(data_dir)}
     env.pop("RT_DB", None)
+    env.pop("RT_SCRIPTED", None)
+    if scripted:
+        env["RT_SCRIPTED"] = "demo"
     log = open(log_path, "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -109,7 +112,7 @@ def publish_screenshots() -> None:
     dest = ROOT / "docs" / "screenshots"
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("neighbourhood", "run-progress", "run-done", "results", "history", "settings",
-                 "xss-literal"):
+                 "xss-literal", "results-embedded"):
         src = ARTIFACTS / f"{name}.png"
         if src.exists():
             shutil.copyfile(src, dest / f"{name}.png")
@@ -218,3 +221,29 @@ def test_hostile_title_is_shown_literally_and_never_runs(server, page):
         "() => Array.from(document.scripts).some(s => s.textContent.includes('alert(1)'))")
     assert not injected
     assert page.dialogs == []
+
+
+@pytest.mark.slow
+def test_newcomer_runs_the_case_study_on_the_embedded_model(tmp_path, browser):
+    """What the README promises: no key, no scripted model, the default settings."""
+    proc, url = start_server(tmp_path / "data", ARTIFACTS / "streamlit-embedded.log", scripted=False)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        open_app(page, url)
+        page.get_by_role("button", name=PRESET_NAME, exact=True).click()
+        expect(page.get_by_text("6 researchers · 7 papers")).to_be_visible(timeout=30_000)
+        go(page, "Run")
+        expect(page.get_by_text("tiny offline demo model")).to_be_visible()
+        page.get_by_role("button", name="Start", exact=True).click()
+        expect(page.get_by_text("The proposal, reviews and scores are on the Results page")) \
+            .to_be_visible(timeout=600_000)
+        page.get_by_role("button", name="Open results").click()
+        expect(page.get_by_text("Q1. What is the problem?", exact=True).first).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("Review by").first).to_be_visible()
+        shot(page, "results-embedded")
+    finally:
+        context.close()
+        stop_server(proc)
+        if os.environ.get("RT_UPDATE_SCREENSHOTS") == "1":
+            publish_screenshots()
