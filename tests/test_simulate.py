@@ -184,3 +184,21 @@ def test_background_job_rejects_bad_input_up_front(community, demo):
 
     with pytest.raises(InputError):
         jobs.start(RunConfig(), ModelSettings(model="scripted/demo"), community)
+
+
+def test_concurrent_jobs_in_separate_threads_both_finish(community, demo):
+    """Browser sessions run simulations at the same time, each in its own thread and loop."""
+    from rt_core import jobs
+
+    started = [jobs.start(RunConfig(researcher_ids=[r], paper_ids=[p], num_reviewers=1,
+                                    model="scripted/demo", temperature=t),
+                          ModelSettings(model="scripted/demo", max_retries=0), community)
+               for r, p, t in (("r-ada", "p-gaia", 0.0), ("r-nia", "p-llm", 0.1),
+                               ("r-cole", "p-crime", 0.2))]
+    for job in started:
+        assert job.wait(timeout=120)
+    assert [j.run.status for j in started] == ["done"] * 3, [j.run.errors for j in started]
+    assert all(j.error is None and not j.unexpected for j in started)
+    assert len({j.run_id for j in started}) == 3
+    for job in started:
+        assert community.load_run(job.run_id).status == "done"
