@@ -21,7 +21,7 @@ import streamlit as st
 
 from rt_core import config as rt_config
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL, ModelSettings, env_key_for
-from rt_core.errors import RTError
+from rt_core.errors import NotFoundError, RTError
 from rt_core.types import Paper, Researcher, Run, RunConfig
 
 PAPER_URL = "https://arxiv.org/abs/2412.17767"
@@ -81,7 +81,18 @@ def _store_at(path: str):
 
     store = open_store(path)
     community.ensure_loaded(store)
+    store.mark_interrupted()  # runs a previous server process left 'running'
     return store
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def _paper_choices(path: str, version: int) -> dict[str, str]:
+    return _store_at(path).paper_choices()
+
+
+def paper_choices(store) -> dict[str, str]:
+    """id -> title of the store's papers, for pickers (one query, cached briefly)."""
+    return _paper_choices(str(store.path), store.counts()["papers"])
 
 
 def get_store():
@@ -196,7 +207,7 @@ def apply_query_params() -> None:
     rids = [i for i in _split(qp.get("r", "")) if store.researcher_exists(i)]
     pids = [i for i in _split(qp.get("p", "")) if store.paper_exists(i)]
     set_hood(rids, pids)
-    if qp.get("model"):
+    if qp.get("model") and _shareable_model(qp["model"]):
         ss["model"] = qp["model"][:200]
         ss["provider"] = _provider_for_model(ss["model"])
     if qp.get("mode") in MODE_HELP:
@@ -208,6 +219,18 @@ def apply_query_params() -> None:
         ss["reviewer_choice"] = "Named reviewers"
         ss["reviewer_ids"] = [r for r in reviewers if r not in rids]
     ss["_qp_restored"] = f"{len(rids)} researchers and {len(pids)} papers"
+
+
+def _shareable_model(model: str) -> bool:
+    """A link may name a hosted model or the bundled one, never a file on this server."""
+    if model.startswith("local/"):
+        return model == LOCAL_MODEL
+    return not model.startswith("scripted/") or "scripted" in _registered_providers()
+
+
+def _registered_providers() -> set[str]:
+    llm = sys.modules.get("rt_core.llm")  # only if something already imported litellm
+    return set(getattr(llm, "_providers", {}) or {}) if llm else set()
 
 
 def _provider_for_model(model: str) -> str:
@@ -237,10 +260,15 @@ def secret_key_for(model: str) -> str:
         return ""
 
 
-def key_source(model: str) -> tuple[str, str]:
-    """(key, where it came from): typed in this session, the environment, or secrets."""
-    typed = st.session_state.get("api_key", "")
-    if typed:
+def key_source(model: str, base_url: str | None = None) -> tuple[str, str]:
+    """(key, where it came from): typed in this session, the environment, or secrets.
+    A typed key belongs to the model and base URL it was typed for; another run's
+    settings (e.g. a stored run from another session) never get it."""
+    ss = st.session_state
+    typed = ss.get("api_key", "")
+    same_target = model == ss.get("model", "").strip() and (
+        base_url is None or (base_url or "").strip() == (ss.get("base_url") or "").strip())
+    if typed and same_target:
         return typed, "typed in this browser session"
     env = env_key_for(model)
     if env:
@@ -394,9 +422,16 @@ def field_names(store) -> dict[str, str]:
 def get_run(store, run_id: str) -> Run:
     """A run of this session (live, from its job) or from the store (no model call)."""
     job = st.session_state["jobs"].get(run_id)
-    if job is not None:
+    if job is not None and job.done:
         return job.run
-    return store.load_run(run_id)
+    # A live run changes in another thread; read its last saved state instead.
+    try:
+        return store.load_run(run_id)
+    except NotFoundError:
+        if job is None:
+            raise
+        return Run(id=run_id, config=job.run.config, status="running",
+                   created_at=job.run.created_at)
 
 
 def run_label(row: dict) -> str:

@@ -36,7 +36,7 @@ else:
             if st.button(ui.md_escape(pr["name"]), key=f"preset_{pr['id']}", help=pr.get("description"),
                          width="stretch"):
                 ui.set_hood(pr["researcher_ids"], pr["paper_ids"])
-                st.toast(f"Loaded {pr['name']}")
+                st.toast(f"Loaded {ui.md_escape(pr['name'])}")
                 ss["_preset_msg"] = pr["name"]
     if ss.get("_preset_msg"):
         st.success(f"Loaded case study: {ui.md_escape(ss.pop('_preset_msg'))}. "
@@ -169,7 +169,11 @@ st.caption("arXiv, Semantic Scholar and OpenAlex need an internet connection. Im
 
 
 def _import_papers(papers: list[Paper], origin: str) -> None:
-    summary = store.upsert_papers(papers, origin=origin)
+    try:
+        summary = store.upsert_papers(papers, origin=origin)
+    except Exception as exc:  # e.g. a record with no title: a message, never a traceback
+        ui.show_error(exc)
+        return
     ids = [summary.merged.get(p.id, p.id) for p in papers]
     ui.add_to_hood("paper", ids)
     ui.flash("success", f"{summary.message}; {len(ids)} added to your neighbourhood.", "import")
@@ -177,10 +181,14 @@ def _import_papers(papers: list[Paper], origin: str) -> None:
 
 
 def _import_author(researcher, papers: list[Paper], origin: str) -> None:
-    with store.transaction():
-        summary = store.upsert_papers(papers, origin=origin)
-        researcher.publication_ids = [summary.merged.get(i, i) for i in researcher.publication_ids]
-        store.upsert_researchers([researcher], origin=origin)
+    try:
+        with store.transaction():
+            summary = store.upsert_papers(papers, origin=origin)
+            researcher.publication_ids = [summary.merged.get(i, i) for i in researcher.publication_ids]
+            store.upsert_researchers([researcher], origin=origin)
+    except Exception as exc:  # nothing was written (one transaction)
+        ui.show_error(exc)
+        return
     ui.add_to_hood("researcher", [researcher.id])
     ui.flash("success", f"Imported {ui.md_escape(researcher.name)} with {len(papers)} papers and "
              "added them to your neighbourhood.", "import")
@@ -265,8 +273,8 @@ with tab_s2:
                 with st.spinner("Fetching their papers..."), \
                         SemanticScholar(api_key=s2_key, cache=store) as s2:
                     researcher, papers = s2.author_with_papers(cands[idx]["id"])
-                    _import_author(researcher, papers, "semantic_scholar")
-                ss.pop("s2_candidates", None)
+                ss.pop("s2_candidates", None)  # before the import, which reruns the page
+                _import_author(researcher, papers, "semantic_scholar")
             except RTError as exc:
                 ui.show_error(exc)
 
@@ -304,8 +312,8 @@ with tab_up:
                         for r in result.researchers:
                             r.publication_ids = [summary.merged.get(i, i) for i in r.publication_ids]
                         store.upsert_researchers(result.researchers, origin="upload")
-                except RTError as exc:
-                    ui.flash("error", ui.md_escape(f"{exc} {exc.hint}"), "import")
+                except Exception as exc:  # one transaction: nothing half-written
+                    ui.flash("error", ui.md_escape(f"{exc} {getattr(exc, 'hint', '')}"), "import")
                 else:
                     ui.add_to_hood("paper", [summary.merged.get(p.id, p.id) for p in result.papers])
                     ui.add_to_hood("researcher", [r.id for r in result.researchers])

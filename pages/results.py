@@ -176,8 +176,7 @@ if run.similarity:
 else:
     st.caption("No reference was set for this run.")
 if run.proposal is not None and (job is None or job.done):
-    papers = store.search_papers("", limit=2000)
-    ptitles = {p.id: p.title for p in papers}
+    ptitles = ui.paper_choices(store)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     with c1:
         ref = st.selectbox("Compare with a paper", list(ptitles), key=f"sim_ref_{run.id}",
@@ -186,7 +185,7 @@ if run.proposal is not None and (job is None or job.done):
     with c2:
         go_sim = st.button("Compute similarity", key=f"sim_go_{run.id}", disabled=ref is None)
     if go_sim and ref:
-        key, _ = ui.key_source(run.config.model)
+        key, _ = ui.key_source(run.config.model, run.config.base_url)
         settings = ModelSettings(model=run.config.model, api_key=key, base_url=run.config.base_url,
                                  temperature=run.config.temperature)
         try:
@@ -197,7 +196,7 @@ if run.proposal is not None and (job is None or job.done):
                                  embedder=ui.embedder_for(store) if ss["embedder"] == run.config.embedder
                                  else None)
             st.rerun()
-        except RTError as exc:
+        except Exception as exc:  # shown as a message, never a traceback
             ui.show_error(exc)
 
 # -- graph --------------------------------------------------------------------------------

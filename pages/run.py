@@ -29,6 +29,7 @@ def _on_provider() -> None:
     d = ui.provider_defaults(ss["provider"])
     ss["model"] = d["model"]
     ss["base_url"] = d["base_url"]
+    ss["api_key"] = ""  # a key typed for one provider is never sent to another
 
 
 # -- model settings ---------------------------------------------------------------------
@@ -105,8 +106,7 @@ with st.container(border=True):
                     help="Profiles read only papers up to this year (to mask the future).")
         if ss["use_cutoff"]:
             st.number_input("Read papers up to year", 1900, 2100, step=1, key="cutoff_year")
-        all_papers = [p for p in store.search_papers("", limit=2000)]
-        titles = {p.id: p.title for p in all_papers}
+        titles = ui.paper_choices(store)
         if ss["reference_id"] and ss["reference_id"] not in titles:
             ss["reference_id"] = ""
         st.selectbox("Reference paper (optional)", [""] + list(titles), key="reference_id",
@@ -120,10 +120,7 @@ def _start() -> None:
     cfg = ui.run_config()
     try:
         job = jobs.start(cfg, ui.model_settings(), store, embedder=ui.embedder_for(store))
-    except RTError as exc:
-        ss["_start_error"] = exc
-        return
-    except Exception as exc:  # shown, never a blank page
+    except Exception as exc:  # RTError as message + hint; anything else still shown
         ss["_start_error"] = exc
         return
     ss["jobs"][job.run_id] = job

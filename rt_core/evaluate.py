@@ -73,9 +73,9 @@ async def judge(ctx: StageContext, reference: Proposal, generated: Proposal) -> 
     msgs = prompts.load("chat")["judge"].messages(reference=format_proposal(reference, "chat"),
                                                   generated=format_proposal(generated, "chat"))
     data = None
-    for _ in range(ctx.max_reasks + 1):
-        reply = await ctx.chat(msgs, max_tokens=500, extra={"response_format": {"type": "json_object"}}
-                               if ctx.style == "chat" else None)
+    for attempt in range(ctx.max_reasks + 1):
+        reply = await ctx.chat(msgs, max_tokens=500, extra={"seed": attempt, "response_format":
+                                                             {"type": "json_object"}})
         data = parse.parse_judge(reply)
         if data:
             break

@@ -102,7 +102,8 @@ def interdisciplinarity(fields: Iterable[str], domains: dict[str, str]) -> dict:
     The ResearchTown paper saw mixing four or more distant fields produce
     buzzword soup, while two or three fields work; the warning says so.
     """
-    fs = sorted(set(f for f in fields if f))
+    # Only fields the store knows count: free-form keywords from an upload are not fields.
+    fs = sorted(set(f for f in fields if f in domains))
     pairs = list(combinations(fs, 2))
     dists = [field_distance(a, b, domains) for a, b in pairs]
     n_domains = len({domains.get(f, f) for f in fs})

@@ -25,7 +25,8 @@ from typing import Any, Callable
 
 from . import config
 from .config import ModelSettings
-from .errors import (AuthError, ConfigError, ProviderError, ProviderTimeout, RateLimitError)
+from .errors import (AuthError, CancelledRun, ConfigError, ProviderError, ProviderTimeout,
+                     RateLimitError)
 from .types import Usage
 
 log = logging.getLogger(__name__)
@@ -156,14 +157,25 @@ class LLMClient:
     """Calls one configured model for one run, with cache, retries and usage."""
 
     def __init__(self, settings: ModelSettings, store=None, usage: Usage | None = None,
-                 concurrency: int = 4, sleep: Callable[[float], Any] | None = None):
+                 concurrency: int = 4, sleep: Callable[[float], Any] | None = None,
+                 cancel: threading.Event | None = None):
         self.settings = settings
         self.store = store
         self.usage = usage if usage is not None else Usage()
         # The in-process model runs one request at a time anyway.
         limit = 1 if settings.style == "stem" else max(1, concurrency)
         self.semaphore = asyncio.Semaphore(limit)
-        self._sleep = sleep or asyncio.sleep
+        self.cancel = cancel
+        self._sleep = sleep or self._sleep_unless_cancelled
+
+    async def _sleep_unless_cancelled(self, delay: float) -> None:
+        """Back-off that a Cancel cuts short."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + delay
+        while (left := end - loop.time()) > 0:
+            if self.cancel is not None and self.cancel.is_set():
+                raise CancelledRun("the run was cancelled while waiting to retry")
+            await asyncio.sleep(min(0.25, left))
 
     async def complete(self, messages: list[dict], *, max_tokens: int = 800,
                        stop: list[str] | None = None, temperature: float | None = None,
@@ -223,6 +235,10 @@ class LLMClient:
             if attempt > s.max_retries:
                 raise self._translate(err) from None
             delay = self._retry_after(err)
+            if delay is not None and delay > s.backoff_cap:
+                # A provider asking us to wait an hour: say so now rather than hang the run.
+                raise RateLimitError(f"model '{s.model}' asks to wait {delay:.0f}s before retrying",
+                                     RateLimitError.hint) from None
             if delay is None:
                 delay = min(s.backoff_cap, s.backoff_base * (2 ** (attempt - 1)))
             log.info("retrying %s after %s (attempt %d): %.1fs", s.model, type(err).__name__,
@@ -252,6 +268,8 @@ class LLMClient:
         model = self.settings.model
         where = f"model '{model}'" + (f" at {self.settings.base_url}" if self.settings.base_url else "")
         detail = _short(exc)
+        if self.settings.api_key:  # some providers echo the key (e.g. in a URL) in errors
+            detail = detail.replace(self.settings.api_key, "***")
         status = getattr(exc, "status_code", None)
         if isinstance(exc, (lm.AuthenticationError, lm.PermissionDeniedError)) or status in (401, 403):
             return AuthError(f"{where} rejected the API key", AuthError.hint)
@@ -275,8 +293,6 @@ class LLMClient:
                                  "Check the base URL and that the server is running.")
         if isinstance(exc, (lm.InternalServerError, lm.ServiceUnavailableError, lm.APIError)):
             return ProviderError(f"{where} failed: {detail}", "The provider had an error; try again.")
-        if isinstance(exc, ConfigError | ProviderError):
-            return exc
         return ProviderError(f"{where}: unexpected {type(exc).__name__}: {detail}",
                              "See the log for details.")
 

@@ -129,10 +129,18 @@ _SECTION = re.compile(
     re.IGNORECASE)
 
 
+_RANGE = re.compile(r"\(?\b1\s*(?:-|–|to)\s*10\b\)?|\bout\s+of\s+10\b|\bscale\b", re.I)
+
+
 def parse_score(text: str) -> int | None:
-    """First number 1-10 in the text ('7', '7/10', 'Score: 6.5' -> 7 rounding half up)."""
-    for m in re.finditer(r"(?<![\d.\-])(\d{1,2}(?:\.\d+)?)(?:\s*/\s*10)?", text or ""):
-        value = float(m.group(1))
+    """The 1-10 score in a line such as '7', '7/10', 'Score: 6.5' (-> 7, half up) or
+    'Overall score (1-10): 8' (a restated scale is not the score)."""
+    text = text or ""
+    m = re.search(r"(?<![\d.\-])(\d{1,2}(?:\.\d+)?)\s*/\s*10\b", text)
+    candidates = [m.group(1)] if m else []
+    candidates += re.findall(r"(?<![\d.\-])(\d{1,2}(?:\.\d+)?)", _RANGE.sub(" ", text))
+    for c in candidates:
+        value = float(c)
         if 1 <= value <= 10:
             return int(value + 0.5)
     return None

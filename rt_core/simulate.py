@@ -7,6 +7,7 @@ keeps what it finished and a re-run resumes from the cache without new calls.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as _dt
 import threading
 import time
@@ -21,7 +22,8 @@ from .evaluate import proposal_similarity
 from .llm import LLMClient, run_async
 from .stages import StageContext
 from .store import Store
-from .types import MODES, Paper, ProgressEvent, Profile, Proposal, Run, RunConfig, StageError
+from .types import (MODES, QUESTION_KEYS, Paper, ProgressEvent, Profile, Proposal, Run,
+                    RunConfig, StageError)
 
 MAX_REVIEWERS = 10
 
@@ -59,19 +61,21 @@ class Simulation:
                  embedder: Embedder | None = None,
                  on_progress: Callable[[ProgressEvent], None] | None = None,
                  cancel: threading.Event | None = None, run_id: str | None = None):
-        settings.temperature = config.temperature
-        if config.base_url and not settings.base_url:
-            settings.base_url = config.base_url
-        config.model = settings.model
+        # Work on copies: the caller's settings and config stay as they were.
+        settings = dataclasses.replace(settings, temperature=config.temperature,
+                                       base_url=settings.base_url or config.base_url)
+        config = dataclasses.replace(config, model=settings.model)
         self.config = config
         self.store = store
         self.embedder = embedder or Embedder(config.embedder, store=store)
         self.run = Run(id=run_id or uuid.uuid4().hex[:12], config=config,
                        created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        cancel = cancel or threading.Event()
         self.client = LLMClient(settings, store=store, usage=self.run.usage,
-                                concurrency=config.concurrency)
-        self.ctx = StageContext(self.client, on_progress or (lambda e: None),
-                                cancel or threading.Event())
+                                concurrency=config.concurrency, cancel=cancel)
+        self.ctx = StageContext(self.client, on_progress or (lambda e: None), cancel)
+        self._drafts: dict[str, Proposal] = {}
+        self._created = False
 
     # -- helpers ---------------------------------------------------------------------
     def _emit(self, stage: str, agent: str, done: int, total: int, status: str = "done",
@@ -87,12 +91,17 @@ class Simulation:
         self.run.errors.append(StageError(stage, agent, kind, str(exc), hint))
 
     def _save(self) -> None:
-        self.store.save_run(self.run)
+        # The first save creates the row; later saves only update it, so a run deleted
+        # from History while it is still going does not come back.
+        self.store.save_run(self.run, create=not self._created)
+        self._created = True
 
     async def _gather(self, stage: str, jobs: list[tuple[str, Callable[[], Awaitable]]],
-                      describe: Callable[[object], str] = lambda r: "") -> dict[str, object]:
-        """Run agent jobs concurrently; a failed agent is recorded, the others go on."""
-        results: dict[str, object] = {}
+                      keep: Callable[[str, object], None],
+                      describe: Callable[[object], str] = lambda r: "") -> None:
+        """Run agent jobs concurrently; each result is kept (on the run) the moment it
+        arrives, so a cancel or a failing sibling loses nothing finished. A failed agent
+        is recorded and the others go on."""
         total = len(jobs)
         counter = {"done": 0}
 
@@ -107,7 +116,7 @@ class Simulation:
                 counter["done"] += 1
                 self._emit(stage, agent, counter["done"], total, "failed", str(exc))
                 return
-            results[agent] = value
+            keep(agent, value)
             counter["done"] += 1
             self._emit(stage, agent, counter["done"], total, "done", describe(value))
 
@@ -118,7 +127,6 @@ class Simulation:
                 await one(a, j)
         else:
             await asyncio.gather(*(one(a, j) for a, j in jobs))
-        return results
 
     # -- stages ----------------------------------------------------------------------
     def _publications(self, researcher_id: str) -> list[Paper]:
@@ -130,8 +138,10 @@ class Simulation:
     async def _profile(self, researcher_id: str) -> Profile:
         r = self.store.get_researcher(researcher_id)
         pubs = self._publications(researcher_id)
-        model = self.client.settings.model
-        key = stages.papers_key([p.id for p in pubs])
+        settings = self.client.settings
+        model = settings.model
+        # Same papers, same model name, but another server or prompt style is another profile.
+        key = stages.papers_key([p.id for p in pubs] + [settings.base_url.rstrip("/"), settings.style])
         cached = self.store.profile_get(researcher_id, model, key)
         if cached:
             return Profile(researcher_id, cached, model, [p.id for p in pubs])
@@ -148,8 +158,7 @@ class Simulation:
     async def read(self, researcher_ids: list[str]) -> None:
         todo = [rid for rid in researcher_ids if rid not in self.run.profiles]
         jobs = [(rid, (lambda rid=rid: self._profile(rid))) for rid in todo]
-        got = await self._gather("read", jobs, lambda p: p.text)
-        self.run.profiles.update(got)  # type: ignore[arg-type]
+        await self._gather("read", jobs, self.run.profiles.__setitem__, lambda p: p.text)
 
     def _writing_papers(self) -> list[Paper]:
         ids = [p for p in self.config.paper_ids if p != self.config.reference_paper_id]
@@ -164,8 +173,16 @@ class Simulation:
             authors = [rid for rid in self.config.researcher_ids if rid in self.run.profiles]
             jobs = [(rid, (lambda rid=rid: stages.write_draft(
                 self.ctx, self.run.profiles[rid].text, papers, rid))) for rid in authors]
-        drafts = await self._gather("write", jobs, lambda d: d.q1)
-        ordered = [drafts[a] for a, _ in jobs if a in drafts]
+        order = [a for a, _ in jobs]
+
+        def keep(agent: str, draft) -> None:
+            # Until the merge succeeds, the run's proposal holds the drafts alone.
+            self._drafts[agent] = draft
+            self.run.proposal = Proposal(missing=list(QUESTION_KEYS),
+                                         drafts=[self._drafts[a] for a in order if a in self._drafts])
+
+        await self._gather("write", jobs, keep, lambda d: d.q1)
+        ordered = [self._drafts[a] for a in order if a in self._drafts]
         if not ordered:
             raise RTError("no author produced a draft", "See the errors above for each author.")
         self._emit("write", "aggregator", 0, 1, "started")
@@ -216,7 +233,9 @@ class Simulation:
             reviewer_ids = ["reviewer"] if self.config.num_reviewers or self.config.reviewer_ids else []
             personas = {"reviewer": None}
         else:
-            reviewer_ids = self.choose_reviewers(proposal)
+            tokens = self.embedder.tokens
+            reviewer_ids = await asyncio.to_thread(self.choose_reviewers, proposal)
+            self.run.usage.prompt_tokens += self.embedder.tokens - tokens
             await self.read(reviewer_ids)
             reviewer_ids = [r for r in reviewer_ids if r in self.run.profiles]
             personas = {r: self.run.profiles[r].text for r in reviewer_ids}
@@ -225,8 +244,8 @@ class Simulation:
         done = {r.reviewer_id for r in self.run.reviews}
         jobs = [(rid, (lambda rid=rid: stages.review(self.ctx, rid, personas[rid], proposal, papers)))
                 for rid in reviewer_ids if rid not in done]
-        got = await self._gather("review", jobs, lambda r: f"score {r.score}")
-        self.run.reviews += [got[r] for r in reviewer_ids if r in got]  # type: ignore[misc]
+        await self._gather("review", jobs, lambda _agent, rev: self.run.reviews.append(rev),
+                           lambda r: f"score {r.score}")
         if self.run.reviews:
             self._emit("review", "meta-reviewer", 0, 1, "started")
             self.run.meta_review = await stages.meta_review(self.ctx, self.run.reviews)
@@ -239,8 +258,10 @@ class Simulation:
             return
         self._emit("evaluate", "reference", 0, 1, "started")
         ref = await stages.reference_to_5q(self.ctx, self.store.get_paper(ref_id))
+        tokens = self.embedder.tokens
         self.run.similarity = await asyncio.to_thread(
             proposal_similarity, self.embedder, self.run.proposal, ref)
+        self.run.usage.prompt_tokens += self.embedder.tokens - tokens
         self._emit("evaluate", "reference", 1, 1, "done", f"similarity {self.run.similarity.mean:.3f}")
 
     # -- the whole run ------------------------------------------------------------------
@@ -289,10 +310,11 @@ def evaluate_against(run: Run, reference_paper_id: str, settings: ModelSettings,
     """Compare a finished run's proposal with a reference paper afterwards; saves the run."""
     if run.proposal is None:
         raise InputError("this run has no proposal to compare", "Run the simulation first.")
-    run.config.reference_paper_id = reference_paper_id
-    sim = Simulation(run.config, settings, store, embedder=embedder, run_id=run.id)
-    sim.run = run
-    sim.client.usage = run.usage
-    run_async(sim.evaluate())
+    config = dataclasses.replace(run.config, reference_paper_id=reference_paper_id)
+    sim = Simulation(config, settings, store, embedder=embedder, run_id=run.id)
+    sim.run = dataclasses.replace(run, config=config, usage=dataclasses.replace(run.usage))
+    sim.client.usage = sim.run.usage
+    run_async(sim.evaluate())  # raises before anything changes if it fails
+    run.config, run.similarity, run.usage = config, sim.run.similarity, sim.run.usage
     store.save_run(run)
     return run

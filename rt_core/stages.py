@@ -159,9 +159,10 @@ async def _chat_five_questions(ctx: StageContext, msgs: list[dict]) -> Proposal:
         n = QUESTION_KEYS.index(key) + 1
         ask = prompts.load("chat")["ask_missing"].messages(
             part=f"the answer to Question {n} ({QUESTION_TITLES[key]})")
-        for _ in range(ctx.max_reasks):
+        for attempt in range(1, ctx.max_reasks + 1):
+            # The seed makes each re-ask a new request (and a new cache entry).
             extra = await ctx.chat(msgs + [{"role": "assistant", "content": reply}] + ask,
-                                   max_tokens=400)
+                                   max_tokens=400, extra={"seed": attempt})
             extra = _strip_heading(extra)
             if extra:
                 answers[key] = extra
@@ -261,9 +262,9 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
                 "weaknesses": "the Weaknesses part (bullet points)",
                 "score": "the Score: one whole number from 1 to 10"}[part]
         ask = prompts.load("chat")["ask_missing"].messages(part=what)
-        for _ in range(ctx.max_reasks):
+        for attempt in range(1, ctx.max_reasks + 1):
             extra = (await ctx.chat(msgs + [{"role": "assistant", "content": reply}] + ask,
-                                    max_tokens=400)).strip()
+                                    max_tokens=400, extra={"seed": attempt})).strip()
             value = parse.parse_score(extra) if part == "score" else extra
             if value:
                 data[part] = value

@@ -218,6 +218,11 @@ class Store:
     def get_paper(self, pid: str) -> Paper:
         return self.get_papers([pid])[0]
 
+    def paper_choices(self, limit: int = 5000) -> dict[str, str]:
+        """id -> title, newest first, in one query (for pickers)."""
+        return {r[0]: r[1] for r in self.conn.execute(
+            "SELECT id, title FROM papers ORDER BY year DESC, title LIMIT ?", (limit,))}
+
     def paper_exists(self, pid: str) -> bool:
         return self.conn.execute("SELECT 1 FROM papers WHERE id=?", (pid,)).fetchone() is not None
 
@@ -335,13 +340,15 @@ class Store:
                          f"pf.field_id IN ({', '.join('?' * len(fields))}))")
         q = self._fts_query(text)
         if q:
-            # Rank at most FTS_WINDOW matches (the newest): ranking every match of a very
-            # common word in a large store costs ~100 ms; this keeps queries under 50 ms.
-            sql = ("WITH hits AS (SELECT rowid, rank FROM papers_fts WHERE papers_fts MATCH ? "
-                   "ORDER BY rowid DESC LIMIT ?) "
-                   f"SELECT p.* FROM hits JOIN papers p ON p.rowid=hits.rowid WHERE 1=1{field_sql} "
+            # Rank at most FTS_WINDOW matches (the most recently added that pass the field
+            # filter): ranking every match of a very common word in a large store costs
+            # ~100 ms; this keeps queries under 50 ms.
+            sql = ("WITH hits AS (SELECT f.rowid AS rid, f.rank AS rank FROM papers_fts f "
+                   f"JOIN papers p ON p.rowid=f.rowid WHERE papers_fts MATCH ?{field_sql} "
+                   "ORDER BY f.rowid DESC LIMIT ?) "
+                   "SELECT p.* FROM hits JOIN papers p ON p.rowid=hits.rid "
                    "ORDER BY hits.rank LIMIT ? OFFSET ?")
-            params = [q, FTS_WINDOW, *fields, limit, offset]
+            params = [q, *fields, FTS_WINDOW, limit, offset]
         else:
             sql = (f"SELECT p.* FROM papers p WHERE 1=1{field_sql} "
                    "ORDER BY p.year DESC, p.title LIMIT ? OFFSET ?")
@@ -437,19 +444,36 @@ class Store:
                           (researcher_id, model, papers_key, text, json.dumps(paper_ids)))
 
     # -- runs ------------------------------------------------------------------
-    def save_run(self, run: Run, title: str = "") -> None:
+    def save_run(self, run: Run, title: str = "", create: bool = True) -> bool:
+        """Insert or update a run; with create=False only an existing row is updated
+        (a run deleted meanwhile stays deleted). Returns whether a row was written."""
         data = run.to_dict()
         sim = run.similarity.mean if run.similarity else None
         score = run.meta_review.score if run.meta_review else None
         if not title:
             title = (run.proposal.q1[:160] if run.proposal and run.proposal.q1 else "")
+        values = (run.status, title, score, sim, json.dumps(data["config"]), json.dumps(data))
+        if not create:
+            return self.conn.execute(
+                "UPDATE runs SET status=?, title=?, mean_score=?, similarity=?, config_json=?, "
+                "result_json=? WHERE id=?", (*values, run.id)).rowcount > 0
         self.conn.execute(
-            "INSERT INTO runs(id, created_at, status, title, model, mode, mean_score, similarity, "
+            "INSERT INTO runs(id, created_at, model, mode, status, title, mean_score, similarity, "
             "config_json, result_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO "
             "UPDATE SET status=excluded.status, title=excluded.title, mean_score=excluded.mean_score,"
-            " similarity=excluded.similarity, result_json=excluded.result_json",
-            (run.id, run.created_at, run.status, title, run.config.model, run.config.mode, score, sim,
-             json.dumps(data["config"]), json.dumps(data)))
+            " similarity=excluded.similarity, config_json=excluded.config_json, "
+            "result_json=excluded.result_json",
+            (run.id, run.created_at, run.config.model, run.config.mode, *values))
+        return True
+
+    def mark_interrupted(self) -> int:
+        """Runs left 'running' by a process that ended: call once when a process starts."""
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM runs WHERE status='running'")]
+        for rid in ids:
+            run = self.load_run(rid)
+            run.status = "interrupted"
+            self.save_run(run, create=False)
+        return len(ids)
 
     def load_run(self, run_id: str) -> Run:
         row = self.conn.execute("SELECT result_json FROM runs WHERE id=?", (run_id,)).fetchone()
@@ -462,8 +486,9 @@ class Store:
                "WHERE 1=1")
         params: list[object] = []
         if text:
-            sql += " AND (title LIKE ? OR model LIKE ?)"
-            params += [f"%{text}%", f"%{text}%"]
+            like = "%" + re.sub(r"([\\%_])", r"\\\1", text) + "%"
+            sql += " AND (title LIKE ? ESCAPE '\\' OR model LIKE ? ESCAPE '\\')"
+            params += [like, like]
         if status:
             sql += " AND status=?"
             params.append(status)

@@ -62,17 +62,21 @@ def test_similarity_missing_file():
     assert out.returncode == 2 and "no such file" in out.stderr
 
 
-def test_run_writes_json_and_markdown_and_reports_progress(tmp_path, scripted, capsys):
+def test_run_writes_json_and_markdown_and_reports_progress(tmp_path, scripted, capsys, monkeypatch):
     scripted.responder = demo_responder
+    monkeypatch.setenv("RT_TEST_KEY", "sk-cli-secret-77")
     db = tmp_path / "cli.sqlite3"
-    code = main(["--db", str(db), "run", "--model", "scripted/demo", "--researchers",
+    code = main(["--db", str(db), "run", "--model", "scripted/demo", "--api-key-env", "RT_TEST_KEY",
+                 "--researchers",
                  "r-neubig-graham,r-ivezic-zeljko", "--papers", "arxiv:2307.13854",
                  "--reviewers", "1", "--out-json", str(tmp_path / "run.json"),
                  "--out-md", str(tmp_path / "run.md")])
     assert code == 0
     run = json.loads((tmp_path / "run.json").read_text())
     assert run["status"] == "done" and run["proposal"]["q1"]
-    assert "api_key" not in json.dumps(run)
+    assert scripted.history[0]["model"]  # the run did call the model with the key ...
+    for path in [tmp_path / "run.json", tmp_path / "run.md", *tmp_path.glob("cli.sqlite3*")]:
+        assert b"sk-cli-secret-77" not in path.read_bytes()  # ... and wrote it nowhere
     md = (tmp_path / "run.md").read_text()
     assert "[Question 1]" in md and "Review by" in md
     assert "[write] aggregator done" in capsys.readouterr().err

@@ -173,3 +173,35 @@ def test_voyage_embeddings_go_through_litellm_to_the_configured_server(openai_se
     assert req["path"] == "/v1/embeddings" and req["body"]["model"] == "voyage-3"
     assert req["body"]["input"] == ["stars", "agents"]
     assert req["headers"]["authorization"] == f"Bearer {SECRET}"
+
+
+def test_a_retry_after_longer_than_the_cap_fails_fast_instead_of_hanging(openai_server):
+    openai_server.enqueue((429, {"Retry-After": "3600"}, {"error": {"message": "come back later"}}))
+    sleeps = Sleeps()
+    with pytest.raises(RateLimitError, match="3600"):
+        call(remote(openai_server, sleeps=sleeps))
+    assert sleeps.waits == []
+
+
+def test_a_key_echoed_in_a_provider_error_is_redacted(openai_server):
+    openai_server.enqueue((400, {}, {"error": {"message": f"bad request for key {SECRET}",
+                                               "type": "invalid_request_error"}}))
+    with pytest.raises(ProviderError) as info:
+        call(remote(openai_server))
+    assert SECRET not in str(info.value) and "***" in str(info.value)
+
+
+def test_cancel_cuts_a_back_off_short(openai_server):
+    import threading
+
+    from rt_core.errors import CancelledRun
+
+    cancel = threading.Event()
+    openai_server.enqueue((500, {}, {"error": {"message": "boom"}}), "never needed")
+    settings = ModelSettings(model="openai/test-model", api_key=SECRET, base_url=openai_server.base_url,
+                             backoff_base=30.0)
+    client = LLMClient(settings, cancel=cancel)
+    cancel.set()
+    with pytest.raises(CancelledRun):
+        call(client)
+    assert len(openai_server.chat_requests()) == 1

@@ -62,7 +62,9 @@ def test_nothing_recognisable_means_all_missing():
     assert missing == list(QUESTION_KEYS)
 
 
-@given(st.integers(1, 10), st.sampled_from(["Score: {}", "Overall score: {}/10", "**Rating**: {}", "score - {}"]))
+@given(st.integers(1, 10), st.sampled_from(["Score: {}", "Overall score: {}/10", "**Rating**: {}", "score - {}",
+                                            "Score (1-10): {}", "Overall score on a 1 to 10 scale: {}",
+                                            "Rating: {} (out of 10)"]))
 def test_review_scores_in_any_style(n, fmt):
     data, missing = parse_review(f"Strengths:\n- good\nWeaknesses:\n- bad\n{fmt.format(n)}")
     assert data["score"] == n and missing == []

@@ -133,3 +133,13 @@ def test_no_schema_is_sent_to_models_without_support(scripted):
     scripted.enqueue(FULL)
     run(stages.write_draft(ctx_for(), None, PAPERS))
     assert "response_format" not in scripted.history[0]["params"]
+
+
+def test_re_asks_are_new_requests_even_with_the_cache(scripted, store):
+    partial = "\n".join(f"[Question {i}] {TITLES[i-1]}\nAnswer {i}." for i in (1, 2, 3, 4))
+    scripted.enqueue(partial, "", "The fifth answer.")
+    client = LLMClient(ModelSettings(model="scripted/x"), store=store)
+    draft = run(stages.write_draft(stages.StageContext(client, max_reasks=2), None, PAPERS))
+    assert draft.q5 == "The fifth answer." and draft.missing == []
+    assert len(scripted.history) == 3 and client.usage.cache_hits == 0
+    assert [h["params"].get("seed") for h in scripted.history] == [None, 1, 2]
