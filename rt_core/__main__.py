@@ -110,19 +110,62 @@ def cmd_similarity(args) -> int:
                              "Use headings such as '[Question 1]', 'Q1' or '1.' for the five questions.")
         sides[label] = Proposal(**answers, missing=missing)
     key = os.environ.get(args.api_key_env, "") if args.api_key_env else ""
-    embedder = Embedder(args.embedder, store=open_store(args.db), api_key=key)
+    store = open_store(args.db)
+    embedder = Embedder(args.embedder, store=store, api_key=key if not args.judge else "")
     sim = proposal_similarity(embedder, sides["generated"], sides["reference"])
+    judged = _judge(args, store, sides) if args.judge else None
     if args.json:
         print(json.dumps({"per_question": sim.per_question, "mean": sim.mean,
-                          "embedder": sim.embedder,
+                          "embedder": sim.embedder, "judge": judged,
                           "missing": {k: v.missing for k, v in sides.items()}}, indent=2))
     else:
         for k, v in sim.per_question.items():
             print(f"{k}\t{v:.4f}")
         print(f"mean\t{sim.mean:.4f}")
+        for k, v in (judged or {}).items():
+            print(f"judge {k}\t{v}")
         for label, side in sides.items():
             if side.missing:
                 print(f"note: the {label} proposal lacks {', '.join(side.missing)}", file=sys.stderr)
+    return 0
+
+
+def _judge(args, store, sides) -> dict:
+    """LLM-judge scores; needs an instruction-following model (not the tiny base model)."""
+    from .evaluate import judge  # noqa: PLC0415
+    from .llm import LLMClient, run_async  # noqa: PLC0415
+    from .stages import StageContext  # noqa: PLC0415
+
+    settings = _settings(args)
+    if settings.style != "chat":
+        raise InputError("the LLM judge needs an instruction-following model",
+                         "Pass --model with a hosted or Ollama model, e.g. --model gpt-4o-mini.")
+    ctx = StageContext(LLMClient(settings, store=store))
+    return run_async(judge(ctx, sides["reference"], sides["generated"]))
+
+
+def cmd_review_similarity(args) -> int:
+    """Bullet recall of strengths and weaknesses, and Delta S, between two reviews."""
+    from .embed import Embedder  # noqa: PLC0415
+    from .evaluate import review_similarity  # noqa: PLC0415
+    from .llm import run_async  # noqa: PLC0415
+    from .parse import parse_review  # noqa: PLC0415
+    from .store import open_store  # noqa: PLC0415
+
+    sides = {}
+    for label, arg in (("reference", args.ref), ("generated", args.gen)):
+        data, missing = parse_review(_read_text(arg))
+        if "strengths" in missing and "weaknesses" in missing:
+            raise InputError(f"the {label} review ({arg}) has no Strengths or Weaknesses part",
+                             "Label the parts 'Strengths:' and 'Weaknesses:' (and 'Score:').")
+        sides[label] = data
+    embedder = Embedder(args.embedder, store=open_store(args.db))
+    out = run_async(review_similarity(None, embedder, sides["generated"], sides["reference"]))
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        for k, v in out.items():
+            print(f"{k}\t{'-' if v is None else f'{v:.4f}'}")
     return 0
 
 
@@ -175,7 +218,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--embedder", default=LOCAL_EMBEDDER)
     s.add_argument("--api-key-env")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--judge", action="store_true",
+                   help="also ask an LLM judge for consistency, novelty and feasibility (1-10)")
+    s.add_argument("--model", default=LOCAL_MODEL, help="judge model (litellm string)")
+    s.add_argument("--base-url", help="judge model base URL")
+    s.add_argument("--temperature", type=float, default=0.0)
+    s.add_argument("--timeout", type=float, default=120.0)
     s.set_defaults(fn=cmd_similarity)
+
+    rv = sub.add_parser("review-similarity",
+                        help="strength/weakness bullet recall and Delta S of two reviews")
+    rv.add_argument("ref", help="reference review (Strengths:/Weaknesses:/Score:), file or -")
+    rv.add_argument("gen", help="generated review, file or -")
+    rv.add_argument("--embedder", default=LOCAL_EMBEDDER)
+    rv.add_argument("--json", action="store_true")
+    rv.set_defaults(fn=cmd_review_similarity)
 
     q = sub.add_parser("search", help="search the store")
     q.add_argument("query", nargs="?", default="")

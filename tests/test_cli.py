@@ -102,3 +102,50 @@ def test_run_with_unknown_id_is_a_clear_error(tmp_path, capsys, scripted):
     assert code == 2
     assert "Unknown researcher id(s): r-nobody" in capsys.readouterr().err
     assert scripted.history == []
+
+
+def test_review_similarity_reports_recall_and_delta_s(tmp_path):
+    (tmp_path / "ref.txt").write_text("Strengths:\n- Clear question about star maps.\n- Good data.\n"
+                                      "Weaknesses:\n- No baseline.\nScore: 6")
+    (tmp_path / "gen.txt").write_text("**Strengths**\n- The star-map question is clear.\n"
+                                      "**Weaknesses**\n- Baselines are missing.\n- Small sample.\n"
+                                      "Overall score (1-10): 4")
+    out = cli("review-similarity", str(tmp_path / "ref.txt"), str(tmp_path / "gen.txt"), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["delta_s"] == 2.0
+    assert 0.3 < data["strengths"] <= 1 and 0.3 < data["weaknesses"] <= 1
+
+
+def test_review_similarity_without_parts_is_a_clear_error(tmp_path):
+    (tmp_path / "a.txt").write_text("Strengths:\n- fine\nScore: 5")
+    out = cli("review-similarity", str(tmp_path / "a.txt"), "-", stdin="no structure at all")
+    assert out.returncode == 2 and "no Strengths or Weaknesses" in out.stderr
+
+
+def test_similarity_with_an_llm_judge(tmp_path, openai_server):
+    openai_server.enqueue('{"topic": 8, "method": 7, "factual": 6, "claim": 6, '
+                          '"application_context": 7, "overall": 7, "novelty_reference": 6, '
+                          '"feasibility_reference": 8, "novelty_generated": 7, '
+                          '"feasibility_generated": 6, "rationale": "close"}')
+    (tmp_path / "ref.md").write_text(REF)
+    (tmp_path / "gen.md").write_text(GEN)
+    env_key = "RT_JUDGE_KEY"
+    os.environ[env_key] = "sk-judge"
+    try:
+        out = cli("similarity", str(tmp_path / "ref.md"), str(tmp_path / "gen.md"), "--json",
+                  "--judge", "--model", "openai/judge", "--base-url", openai_server.base_url,
+                  "--api-key-env", env_key)
+    finally:
+        os.environ.pop(env_key)
+    assert out.returncode == 0, out.stderr
+    judged = json.loads(out.stdout)["judge"]
+    assert judged["topic"] == 8 and judged["feasibility_generated"] == 6
+    prompt = openai_server.chat_requests()[0]["body"]["messages"][-1]["content"]
+    assert "How can we map the stars" in prompt and "chart stars in the Milky Way" in prompt
+
+
+def test_judge_refuses_the_tiny_base_model(tmp_path):
+    (tmp_path / "ref.md").write_text(REF)
+    out = cli("similarity", str(tmp_path / "ref.md"), "-", "--judge", stdin=GEN)
+    assert out.returncode == 2 and "instruction-following" in out.stderr
