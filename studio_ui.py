@@ -347,14 +347,6 @@ def show_error(exc: BaseException) -> None:
         st.error(md_escape(f"Unexpected error: {type(exc).__name__}: {exc}"), icon="⚠️")
 
 
-def names_for(store, ids: Iterable[str]) -> dict[str, str]:
-    return store.researcher_names(ids)
-
-
-def paper_titles(store, ids: Iterable[str]) -> dict[str, str]:
-    return store.paper_titles(ids)
-
-
 def short(text: str, n: int = 90) -> str:
     s = " ".join(str(text or "").split())
     return s if len(s) <= n else s[: n - 1] + "…"

@@ -56,7 +56,7 @@ if job is not None and not job.done:
     if st.button("Refresh", key="results_refresh"):
         st.rerun()
 
-names = ui.names_for(store, [*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews)])
+names = store.researcher_names([*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews)])
 
 # -- header ---------------------------------------------------------------------------------
 h1, h2, h3, h4 = st.columns(4)
@@ -149,7 +149,7 @@ if run.similarity:
     import plotly.graph_objects as go
 
     sim = run.similarity
-    ref_title = ui.paper_titles(store, [run.config.reference_paper_id]).get(
+    ref_title = store.paper_titles([run.config.reference_paper_id]).get(
         run.config.reference_paper_id, run.config.reference_paper_id)
     st.caption("Reference: " + ui.md_escape(ref_title) + f" · embedder {ui.md_escape(sim.embedder)}")
     st.metric("Mean similarity over Q1-Q5", f"{sim.mean:.3f}")

@@ -96,7 +96,7 @@ with st.container(border=True):
             hood = set(ss["hood_r"])
             candidates = [i for i in store.all_researcher_ids() if i not in hood]
             ss["reviewer_ids"] = [i for i in ss["reviewer_ids"] if i in candidates]
-            rnames = ui.names_for(store, candidates)
+            rnames = store.researcher_names(candidates)
             st.multiselect("Named reviewers (not in the neighbourhood)", candidates, key="reviewer_ids",
                            format_func=lambda i: rnames.get(i, i))
         else:
@@ -163,7 +163,7 @@ def _progress(run_id: str) -> None:
         by_stage.setdefault(e.stage, {})[e.agent] = e
         totals[e.stage] = max(totals.get(e.stage, 0), e.total)
     agent_ids = {a for s in by_stage.values() for a in s}
-    names = ui.names_for(store, agent_ids)
+    names = store.researcher_names(agent_ids)
 
     fractions = []
     for stage in plan:

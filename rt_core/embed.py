@@ -70,13 +70,14 @@ class Embedder:
         texts = [t if isinstance(t, str) else str(t) for t in texts]
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        cached = self.store.embeddings_get(self.name, texts) if self.store is not None else {}
+        cache_name = f"{self.name}@{self.base_url}" if self.base_url else self.name
+        cached = self.store.embeddings_get(cache_name, texts) if self.store is not None else {}
         todo = list(dict.fromkeys(t for t in texts if t not in cached))
         if todo:
             fresh = self._compute(todo)
             new = {t: fresh[i] for i, t in enumerate(todo)}
             if self.store is not None:
-                self.store.embeddings_put(self.name, new)
+                self.store.embeddings_put(cache_name, new)
             cached.update(new)
         return _normalise(np.stack([cached[t] for t in texts]))
 

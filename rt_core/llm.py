@@ -206,23 +206,32 @@ class LLMClient:
                                      result.completion_tokens)
         return result
 
+    def _litellm_kwargs(self, **kwargs: Any) -> dict[str, Any]:
+        s = self.settings
+        kwargs.update(model=s.model, timeout=s.timeout, num_retries=0)
+        if s.api_key:
+            kwargs["api_key"] = s.api_key
+        if s.base_url:
+            kwargs["api_base"] = s.base_url
+        return kwargs
+
     async def _call_with_retries(self, messages: list[dict], params: dict) -> Completion:
+        _ensure_zero_price(self.settings.model)
+        response = await self.with_retries(
+            lambda: litellm().acompletion(**self._litellm_kwargs(messages=messages, **params)))
+        return self._to_completion(response)
+
+    async def with_retries(self, call: Callable[[], Any]) -> Any:
+        """Await call() with bounded retries on litellm's transient errors (honouring a
+        Retry-After up to the cap); everything else becomes an rt_core error at once."""
         lm = litellm()
         s = self.settings
-        _ensure_zero_price(s.model)
         transient = (lm.RateLimitError, lm.Timeout, lm.APIConnectionError, lm.InternalServerError,
                      lm.ServiceUnavailableError, lm.BadGatewayError)
         attempt = 0
         while True:
             try:
-                kwargs: dict[str, Any] = dict(model=s.model, messages=messages, timeout=s.timeout,
-                                              num_retries=0, **params)
-                if s.api_key:
-                    kwargs["api_key"] = s.api_key
-                if s.base_url:
-                    kwargs["api_base"] = s.base_url
-                response = await asyncio.wait_for(lm.acompletion(**kwargs), timeout=s.timeout + 5)
-                return self._to_completion(response)
+                return await asyncio.wait_for(call(), timeout=s.timeout + 5)
             except asyncio.TimeoutError as exc:
                 err: Exception = lm.Timeout(message="no answer in time", model=s.model,
                                             llm_provider=config.provider_of(s.model))
@@ -322,36 +331,16 @@ async def embed_remote(model: str, texts: list[str], api_key: str = "", base_url
                        sleep: Callable[[float], Any] | None = None) -> tuple[list[list[float]], int]:
     """Embeddings from a hosted model (OpenAI, Voyage, ... any litellm embedding model).
 
-    Returns (vectors, tokens used). Same retry and error translation as chat calls.
+    Returns (vectors, tokens used). Same retries and error translation as chat calls.
     """
     client = LLMClient(ModelSettings(model=model, api_key=api_key, base_url=base_url,
                                      timeout=timeout, max_retries=max_retries), sleep=sleep)
-    lm = litellm()
-    transient = (lm.RateLimitError, lm.Timeout, lm.APIConnectionError, lm.InternalServerError,
-                 lm.ServiceUnavailableError)
-    attempt = 0
-    while True:
-        try:
-            kwargs: dict[str, Any] = dict(model=model, input=texts, timeout=timeout, num_retries=0)
-            if api_key:
-                kwargs["api_key"] = api_key
-            if base_url:
-                kwargs["api_base"] = base_url
-            response = await lm.aembedding(**kwargs)
-            data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
-            vectors = [d["embedding"] if isinstance(d, dict) else d.embedding for d in data]
-            if len(vectors) != len(texts):
-                raise ProviderError(f"embedding model '{model}' returned {len(vectors)} vectors "
-                                    f"for {len(texts)} texts")
-            tokens = int(getattr(getattr(response, "usage", None), "total_tokens", 0) or 0)
-            return vectors, tokens
-        except transient as exc:
-            attempt += 1
-            if attempt > max_retries:
-                raise client._translate(exc) from None
-            delay = client._retry_after(exc)
-            await client._sleep(delay if delay is not None else min(60.0, 2 ** (attempt - 1)))
-        except ProviderError:
-            raise
-        except Exception as exc:
-            raise client._translate(exc) from None
+    response = await client.with_retries(
+        lambda: litellm().aembedding(**client._litellm_kwargs(input=texts)))
+    data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
+    vectors = [d["embedding"] if isinstance(d, dict) else d.embedding for d in data]
+    if len(vectors) != len(texts):
+        raise ProviderError(f"embedding model '{model}' returned {len(vectors)} vectors "
+                            f"for {len(texts)} texts")
+    tokens = int(getattr(getattr(response, "usage", None), "total_tokens", 0) or 0)
+    return vectors, tokens

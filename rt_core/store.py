@@ -250,9 +250,11 @@ class Store:
                                "COALESCE(NULLIF(?, ''), openalex_id) WHERE id=?",
                                (r.name.strip(), r.affiliation, r.s2_id, r.openalex_id, r.id))
                     summary.merged[r.id] = r.id
+                row = db.execute("SELECT name, affiliation FROM researchers WHERE rowid=?",
+                                 (rowid,)).fetchone()  # what the table now holds
                 db.execute("DELETE FROM researchers_fts WHERE rowid=?", (rowid,))
                 db.execute("INSERT INTO researchers_fts(rowid, name, affiliation) VALUES (?, ?, ?)",
-                           (rowid, r.name, r.affiliation))
+                           (rowid, row[0], row[1]))
                 for f in r.fields:
                     db.execute("INSERT OR IGNORE INTO researcher_fields VALUES (?, ?)", (r.id, f))
                 for pid in r.publication_ids:
@@ -424,12 +426,16 @@ class Store:
                            (model, self.text_hash(t), int(v.shape[0]), v.tobytes()))
 
     # -- HTTP cache (for paper sources) ---------------------------------------
+    HTTP_CACHE_DAYS = 7  # papers change rarely; a week keeps repeated imports offline-fast
+
     def get(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT body FROM http_cache WHERE key=?", (key,)).fetchone()
+        row = self.conn.execute("SELECT body FROM http_cache WHERE key=? AND created_at >= "
+                                "datetime('now', ?)", (key, f"-{self.HTTP_CACHE_DAYS} days")).fetchone()
         return row[0] if row else None
 
     def set(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO http_cache(key, body) VALUES (?, ?)", (key, value))
+        self.conn.execute("INSERT OR REPLACE INTO http_cache(key, body, created_at) VALUES "
+                          "(?, ?, datetime('now'))", (key, value))
 
     # -- profiles --------------------------------------------------------------
     def profile_get(self, researcher_id: str, model: str, papers_key: str) -> str | None:

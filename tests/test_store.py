@@ -101,3 +101,19 @@ def test_caches_can_be_cleared(store):
     assert store.cache_sizes()["llm_cache"] == 1
     store.clear_caches()
     assert store.cache_sizes() == {"llm_cache": 0, "embedding_cache": 0, "http_cache": 0, "profiles": 0}
+
+
+def test_http_cache_entries_expire(store):
+    store.set("k", "body")
+    assert store.get("k") == "body"
+    store.conn.execute("UPDATE http_cache SET created_at=datetime('now', '-8 days')")
+    assert store.get("k") is None
+
+
+def test_researcher_search_follows_updates(store):
+    store.upsert_researchers([Researcher(id="r", name="Ada Lovelace", affiliation="Old Place")])
+    store.upsert_researchers([Researcher(id="r", name="Ada Lovelace", affiliation="")])  # keeps Old Place
+    assert [r.id for r in store.search_researchers("Old Place")] == ["r"]
+    store.upsert_researchers([Researcher(id="r", name="Ada Lovelace", affiliation="New Lab")])
+    assert store.search_researchers("Old Place") == []
+    assert [r.id for r in store.search_researchers("New Lab")] == ["r"]
