@@ -60,7 +60,7 @@ def _load_input_file(store, path: str) -> tuple[list[str], list[str]]:
 
 
 def _progress(event: ProgressEvent) -> None:
-    if event.status in ("done", "failed"):
+    if event.status in ("done", "cached", "failed"):
         tail = f": {event.partial[:90]}" if event.partial else ""
         print(f"[{event.stage}] {event.agent} {event.status} ({event.done}/{event.total}){tail}",
               file=sys.stderr)

@@ -16,6 +16,7 @@ API keys are passed per call and never stored, cached, logged or hashed.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import json
 import logging
@@ -130,6 +131,12 @@ async def _stop_logging_worker() -> None:
         log.debug("could not stop litellm's logging worker", exc_info=True)
 
 
+# Model calls made by the current agent (set per agent task by the simulation), so a
+# progress event can say whether an agent's output came from the cache alone.
+agent_calls: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("agent_calls",
+                                                                               default=None)
+
+
 @dataclass
 class Completion:
     text: str
@@ -198,6 +205,9 @@ class LLMClient:
         async with self.semaphore:
             result = await self._call_with_retries(messages, params)
         self.usage.calls += 1
+        counter = agent_calls.get()
+        if counter is not None:
+            counter[0] += 1
         self.usage.prompt_tokens += result.prompt_tokens
         self.usage.completion_tokens += result.completion_tokens
         self.usage.cost += result.cost

@@ -19,7 +19,7 @@ from .config import ModelSettings
 from .embed import Embedder
 from .errors import CancelledRun, InputError, RTError
 from .evaluate import proposal_similarity
-from .llm import LLMClient, run_async
+from .llm import LLMClient, agent_calls, run_async
 from .stages import StageContext
 from .store import Store
 from .types import (MODES, QUESTION_KEYS, Paper, ProgressEvent, Profile, Proposal, Run,
@@ -107,6 +107,8 @@ class Simulation:
 
         async def one(agent: str, job):
             self._emit(stage, agent, counter["done"], total, "started")
+            calls = [0]
+            token = agent_calls.set(calls)
             try:
                 value = await job()
             except CancelledRun:
@@ -116,9 +118,13 @@ class Simulation:
                 counter["done"] += 1
                 self._emit(stage, agent, counter["done"], total, "failed", str(exc))
                 return
+            finally:
+                agent_calls.reset(token)
             keep(agent, value)
             counter["done"] += 1
-            self._emit(stage, agent, counter["done"], total, "done", describe(value))
+            # "cached": finished without a single model call (cache or stored profile)
+            self._emit(stage, agent, counter["done"], total, "done" if calls[0] else "cached",
+                       describe(value))
 
         if self.client.settings.style == "stem":
             # One in-process model: run agents one after another so each agent's

@@ -147,8 +147,14 @@ def test_a_failed_stage_keeps_finished_work_and_a_rerun_resumes_from_the_cache(c
     assert resumed.usage.cache_hits >= 2
 
     calls = len(demo.history)
-    again = simulate(community, **cfg).run_sync()
+    events = []
+    warm = simulate(community, **cfg)
+    warm.ctx.on_progress = events.append
+    again = warm.run_sync()
     assert len(demo.history) == calls and again.usage.calls == 0  # a warm re-run is free
+    finished = {(e.stage, e.agent): e.status for e in events if e.status != "started"
+                and e.agent not in ("aggregator", "meta-reviewer", "reference")}
+    assert finished and set(finished.values()) == {"cached"}  # and says so, agent by agent
 
 
 def test_cancel_stops_the_run_and_keeps_finished_work(community, demo):
