@@ -41,7 +41,7 @@ labels = {r["id"]: ui.run_label(r) for r in rows}
 
 # -- reopen / delete -----------------------------------------------------------------------------
 st.subheader("Open or delete a run")
-pick = st.selectbox("Run", ids, key="hist_pick", format_func=lambda i: labels.get(i, i))
+pick = st.selectbox("Run", ids, key="hist_pick", format_func=lambda i, labels=labels: labels.get(i, i))
 c1, c2, _ = st.columns([1, 1, 3])
 if c1.button("Open in Results", key="hist_open", type="primary"):
     ss["results_run"] = pick
@@ -75,8 +75,8 @@ if len(ids) < 2:
     st.info("Two runs are needed for a comparison.")
     st.stop()
 a_col, b_col = st.columns(2)
-a_id = a_col.selectbox("Left", ids, index=0, key="hist_cmp_a", format_func=lambda i: labels.get(i, i))
-b_id = b_col.selectbox("Right", ids, index=1, key="hist_cmp_b", format_func=lambda i: labels.get(i, i))
+a_id = a_col.selectbox("Left", ids, index=0, key="hist_cmp_a", format_func=lambda i, labels=labels: labels.get(i, i))
+b_id = b_col.selectbox("Right", ids, index=1, key="hist_cmp_b", format_func=lambda i, labels=labels: labels.get(i, i))
 try:
     runs = [store.load_run(a_id), store.load_run(b_id)]
 except RTError as exc:

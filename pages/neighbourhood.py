@@ -78,7 +78,7 @@ with left:
                              placeholder="e.g. galaxy, language model, networks")
     with s2:
         fields = st.multiselect("Fields", options=list(fnames), key="search_fields",
-                                format_func=lambda f: fnames.get(f, f), placeholder="All fields")
+                                format_func=lambda f, fnames=fnames: fnames.get(f, f), placeholder="All fields")
     researchers = store.search_researchers(text, fields, limit=RESULT_LIMIT)
     papers = store.search_papers(text, fields, limit=RESULT_LIMIT)
     more_r = "+" if len(researchers) == RESULT_LIMIT else ""
@@ -267,7 +267,7 @@ with tab_s2:
         st.warning("Several Semantic Scholar authors could be this person; pick the right one.",
                    icon="👥")
         idx = st.radio("Candidates", options=range(len(cands)), key="imp_s2_pick",
-                       format_func=lambda i: ui.md_escape(ui.short(cands[i]["text"], 200)))
+                       format_func=lambda i, cands=cands: ui.md_escape(ui.short(cands[i]["text"], 200)))
         if st.button("Import this author", key="imp_s2_import"):
             try:
                 with st.spinner("Fetching their papers..."), \
@@ -335,7 +335,7 @@ with tab_paste:
     pauth = c1.text_input("Authors (comma separated, optional)", key="imp_paste_authors")
     pyear = c2.text_input("Year", key="imp_paste_year")
     pfield = c3.selectbox("Field", options=[""] + list(fnames), key="imp_paste_field",
-                          format_func=lambda f: fnames.get(f, f) if f else "(none)")
+                          format_func=lambda f, fnames=fnames: fnames.get(f, f) if f else "(none)")
     if st.button("Add paper", key="imp_paste_go"):
         try:
             paper = paper_from_text(pt, pa, [a.strip() for a in pauth.split(",") if a.strip()],

@@ -41,7 +41,7 @@ def _label(run_id: str) -> str:
 
 
 labels = {i: _label(i) for i in options}  # format_func must not touch session state
-run_id = st.selectbox("Run", options, key="results_pick", format_func=lambda i: labels.get(i, i),
+run_id = st.selectbox("Run", options, key="results_pick", format_func=lambda i, labels=labels: labels.get(i, i),
                       help="Runs of this session first, then the stored history.")
 ss["_results_last"] = run_id
 try:
@@ -144,6 +144,52 @@ else:
             ui.show_text(m.weaknesses or "(missing)")
 
 # -- similarity -------------------------------------------------------------------------------
+JUDGE_LABELS = {"topic": "Topic", "method": "Method", "factual": "Facts", "claim": "Claims",
+                "application_context": "Application", "overall": "Overall"}
+
+
+def _judge_section() -> None:
+    """Consistency, novelty and feasibility scores from an LLM judge (1-10)."""
+    import plotly.graph_objects as go
+
+    st.subheader("LLM judge")
+    if run.judge:
+        j = run.judge
+        keys = [k for k in JUDGE_LABELS if j.get(k) is not None]
+        fig = go.Figure(go.Bar(x=[JUDGE_LABELS[k] for k in keys], y=[j[k] for k in keys],
+                               marker_color="#B279A2", text=[j[k] for k in keys],
+                               textposition="outside"))
+        fig.update_layout(height=260, yaxis={"range": [0, 10.5], "title": "consistency (1-10)"},
+                          margin={"l": 10, "r": 10, "t": 20, "b": 10})
+        st.plotly_chart(fig, key=f"judge_{run.id}")
+        c1, c2 = st.columns(2)
+        c1.metric("Novelty: reference / generated",
+                  f"{j.get('novelty_reference') or '-'} / {j.get('novelty_generated') or '-'}")
+        c2.metric("Feasibility: reference / generated",
+                  f"{j.get('feasibility_reference') or '-'} / {j.get('feasibility_generated') or '-'}")
+        if j.get("rationale"):
+            ui.show_text(j["rationale"])
+        return
+    model, base_url = ss["model"].strip(), ss.get("base_url", "")
+    local = model.startswith("local/")
+    st.caption("Ask the model chosen on the Run page to score how consistent the proposal is with "
+               "the reference (topic, method, facts, claims, application), and the novelty and "
+               "feasibility of each." + (" The embedded demo model cannot do this: pick a hosted "
+                                         "or Ollama model on the Run page." if local else ""))
+    if st.button("Ask the LLM judge", key=f"judge_go_{run.id}", disabled=local or
+                 (job is not None and not job.done)):
+        key, _ = ui.key_source(model, base_url)
+        settings = ModelSettings(model=model, api_key=key, base_url=base_url)
+        try:
+            from rt_core.simulate import judge_run
+
+            with st.spinner("The judge is reading both proposals..."):
+                judge_run(run, settings, store)
+            st.rerun()
+        except Exception as exc:  # shown as a message, never a traceback
+            ui.show_error(exc)
+
+
 st.header("Similarity to a reference paper")
 if run.similarity:
     import plotly.graph_objects as go
@@ -173,6 +219,7 @@ if run.similarity:
                 with c2:
                     st.caption("Generated")
                     ui.show_text(getattr(run.proposal, k) or "(missing)")
+    _judge_section()
 else:
     st.caption("No reference was set for this run.")
 if run.proposal is not None and (job is None or job.done):
@@ -180,7 +227,7 @@ if run.proposal is not None and (job is None or job.done):
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     with c1:
         ref = st.selectbox("Compare with a paper", list(ptitles), key=f"sim_ref_{run.id}",
-                           format_func=lambda i: ui.short(ptitles[i], 100), index=None,
+                           format_func=lambda i, ptitles=ptitles: ui.short(ptitles[i], 100), index=None,
                            placeholder="Choose a paper from the store")
     with c2:
         go_sim = st.button("Compute similarity", key=f"sim_go_{run.id}", disabled=ref is None)

@@ -98,7 +98,7 @@ with st.container(border=True):
             ss["reviewer_ids"] = [i for i in ss["reviewer_ids"] if i in candidates]
             rnames = store.researcher_names(candidates)
             st.multiselect("Named reviewers (not in the neighbourhood)", candidates, key="reviewer_ids",
-                           format_func=lambda i: rnames.get(i, i))
+                           format_func=lambda i, rnames=rnames: rnames.get(i, i))
         else:
             st.number_input("Number of reviewers", 0, 10, step=1, key="num_reviewers",
                             help="Chosen by how close their work is to the proposal.")
@@ -110,7 +110,7 @@ with st.container(border=True):
         if ss["reference_id"] and ss["reference_id"] not in titles:
             ss["reference_id"] = ""
         st.selectbox("Reference paper (optional)", [""] + list(titles), key="reference_id",
-                     format_func=lambda i: ui.short(titles[i], 100) if i else "(none)",
+                     format_func=lambda i, titles=titles: ui.short(titles[i], 100) if i else "(none)",
                      help="Compare the proposal with a real paper (node masking). If it is also in "
                           "the neighbourhood, the writers do not see it.")
 

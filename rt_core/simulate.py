@@ -324,3 +324,20 @@ def evaluate_against(run: Run, reference_paper_id: str, settings: ModelSettings,
     run.config, run.similarity, run.usage = config, sim.run.similarity, sim.run.usage
     store.save_run(run)
     return run
+
+
+def judge_run(run: Run, settings: ModelSettings, store: Store) -> Run:
+    """Ask an LLM judge to compare the run's proposal with its reference; saves the run.
+    Needs an instruction-following model (the tiny base model cannot answer in JSON)."""
+    from .evaluate import judge  # noqa: PLC0415
+
+    if run.proposal is None or run.similarity is None or run.similarity.reference is None:
+        raise InputError("the run has no reference to judge against",
+                         "Compute the similarity to a reference paper first.")
+    if settings.style != "chat":
+        raise InputError("the LLM judge needs an instruction-following model",
+                         "Pick a hosted or Ollama model on the Run page.")
+    client = LLMClient(settings, store=store, usage=run.usage)
+    run.judge = run_async(judge(StageContext(client), run.similarity.reference, run.proposal))
+    store.save_run(run)
+    return run

@@ -183,6 +183,7 @@ class Run(_Record):
     reviews: list[Review] = field(default_factory=list)
     meta_review: MetaReview | None = None
     similarity: Similarity | None = None
+    judge: dict | None = None  # LLM-judge scores against the reference (evaluate.judge)
     timings: dict[str, float] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     errors: list[StageError] = field(default_factory=list)

@@ -346,6 +346,23 @@ def test_similarity_after_the_fact(finished, model):
     assert any(m.label == "Mean similarity over Q1-Q5" for m in at.metric)
 
 
+def test_llm_judge_scores_the_proposal_against_its_reference(finished, model):
+    _, job = finished
+    at = new_app()
+    at.session_state["results_run"] = job.run_id
+    goto(at, "results")
+    assert at.button(key=f"judge_go_{job.run_id}").disabled  # the tiny local model cannot judge
+    at.session_state["model"] = "scripted/demo"
+    at.run()
+    calls = len(model.history)
+    at.button(key=f"judge_go_{job.run_id}").click().run()
+    assert not at.exception and not at.error, errors(at)
+    assert "Rate from 1 to 10" in model.history[calls]["messages"][-1]["content"]
+    judged = store().load_run(job.run_id).judge
+    assert judged["topic"] == 7 and judged["overall"] == 6
+    assert any(m.label.startswith("Novelty") for m in at.metric)
+
+
 # -- imports ------------------------------------------------------------------------------
 
 def test_malformed_upload_names_the_line_and_imports_the_rest():
