@@ -143,6 +143,29 @@ else:
             st.markdown("**Weaknesses**")
             ui.show_text(m.weaknesses or "(missing)")
 
+if run.reviews and (job is None or job.done):
+    with st.expander("Compare with a real review", expanded=bool(run.review_similarity)):
+        st.caption("Paste a real review of the reference paper with 'Strengths:', 'Weaknesses:' "
+                   "and 'Score:' parts. For each of its points, the closest point of the "
+                   "generated reviews counts (a recall); Delta S is the score difference.")
+        real = st.text_area("Real review", key=f"real_review_{run.id}", height=160)
+        if st.button("Compare reviews", key=f"review_sim_go_{run.id}", disabled=not real.strip()):
+            try:
+                from rt_core.simulate import compare_reviews
+
+                with st.spinner("Embedding both reviews' points..."):
+                    compare_reviews(run, real, store)
+                st.rerun()
+            except Exception as exc:  # shown as a message, never a traceback
+                ui.show_error(exc)
+        rs = run.review_similarity
+        if rs:
+            c1, c2, c3 = st.columns(3)
+            fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+            c1.metric("Strengths recall", fmt(rs.get("strengths")))
+            c2.metric("Weaknesses recall", fmt(rs.get("weaknesses")))
+            c3.metric("Delta S (score difference)", fmt(rs.get("delta_s")))
+
 # -- similarity -------------------------------------------------------------------------------
 JUDGE_LABELS = {"topic": "Topic", "method": "Method", "factual": "Facts", "claim": "Claims",
                 "application_context": "Application", "overall": "Overall"}

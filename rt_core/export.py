@@ -29,6 +29,14 @@ def run_markdown(run: Run) -> str:
         s = run.similarity
         lines += [f"## Similarity to the reference ({s.embedder})", "",
                   *[f"- {k}: {v:.3f}" for k, v in s.per_question.items()], f"- mean: {s.mean:.3f}", ""]
+    if run.review_similarity:
+        rs = run.review_similarity
+        lines += ["## Reviews compared with a real review", "",
+                  *[f"- {k}: {'-' if v is None else f'{v:.3f}'}" for k, v in rs.items()], ""]
+    if run.judge:
+        lines += ["## LLM judge (1-10)", "",
+                  *[f"- {k}: {v}" for k, v in run.judge.items() if k != "rationale"],
+                  "", run.judge.get("rationale") or "", ""]
     for e in run.errors:
         lines.append(f"- error in {e.stage} ({e.agent}): {e.message}. {e.hint}")
     u = run.usage

@@ -341,3 +341,28 @@ def judge_run(run: Run, settings: ModelSettings, store: Store) -> Run:
     run.judge = run_async(judge(StageContext(client), run.similarity.reference, run.proposal))
     store.save_run(run)
     return run
+
+
+def compare_reviews(run: Run, real_review_text: str, store: Store,
+                    embedder: Embedder | None = None) -> Run:
+    """Compare the run's reviews with a real review of the reference paper (text with
+    Strengths/Weaknesses/Score parts): bullet recall per part and Delta S; saves the run.
+
+    The generated side is all reviewers' points together and their mean score.
+    """
+    from .evaluate import review_similarity  # noqa: PLC0415
+    from .parse import parse_review  # noqa: PLC0415
+
+    if not run.reviews:
+        raise InputError("this run has no reviews to compare", "Run with at least one reviewer.")
+    real, missing = parse_review(real_review_text)
+    if "strengths" in missing and "weaknesses" in missing:
+        raise InputError("the real review has no Strengths or Weaknesses part",
+                         "Label the parts 'Strengths:' and 'Weaknesses:' (and 'Score:').")
+    generated = {"strengths": "\n".join(r.strengths for r in run.reviews),
+                 "weaknesses": "\n".join(r.weaknesses for r in run.reviews),
+                 "score": run.meta_review.score if run.meta_review else None}
+    embedder = embedder or Embedder(run.config.embedder, store=store)
+    run.review_similarity = run_async(review_similarity(None, embedder, generated, real))
+    store.save_run(run)
+    return run

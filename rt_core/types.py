@@ -184,6 +184,7 @@ class Run(_Record):
     meta_review: MetaReview | None = None
     similarity: Similarity | None = None
     judge: dict | None = None  # LLM-judge scores against the reference (evaluate.judge)
+    review_similarity: dict | None = None  # against real reviews (evaluate.review_similarity)
     timings: dict[str, float] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     errors: list[StageError] = field(default_factory=list)

@@ -363,6 +363,31 @@ def test_llm_judge_scores_the_proposal_against_its_reference(finished, model):
     assert any(m.label.startswith("Novelty") for m in at.metric)
 
 
+def test_reviews_compared_with_a_real_review(finished):
+    _, job = finished
+    at = new_app()
+    at.session_state["results_run"] = job.run_id
+    goto(at, "results")
+    at.text_area(key=f"real_review_{job.run_id}").input("Strengths:\n- clear question\n"
+                                                        "Weaknesses:\n- vague data plan\nScore: 4").run()
+    at.button(key=f"review_sim_go_{job.run_id}").click().run()
+    assert not at.exception and not at.error, errors(at)
+    rs = store().load_run(job.run_id).review_similarity
+    assert rs["delta_s"] == abs(job.run.meta_review.score - 4)
+    assert 0 < rs["weaknesses"] <= 1  # "The data plan is vague" is among the generated points
+    assert any(m.label == "Weaknesses recall" for m in at.metric)
+
+
+def test_a_real_review_without_parts_is_a_clear_error(finished):
+    _, job = finished
+    at = new_app()
+    at.session_state["results_run"] = job.run_id
+    goto(at, "results")
+    at.text_area(key=f"real_review_{job.run_id}").input("I liked it.").run()
+    at.button(key=f"review_sim_go_{job.run_id}").click().run()
+    assert "no Strengths or Weaknesses part" in errors(at)
+
+
 # -- imports ------------------------------------------------------------------------------
 
 def test_malformed_upload_names_the_line_and_imports_the_rest():

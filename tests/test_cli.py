@@ -149,3 +149,18 @@ def test_judge_refuses_the_tiny_base_model(tmp_path):
     (tmp_path / "ref.md").write_text(REF)
     out = cli("similarity", str(tmp_path / "ref.md"), "-", "--judge", stdin=GEN)
     assert out.returncode == 2 and "instruction-following" in out.stderr
+
+
+def test_markdown_export_includes_every_evaluation():
+    from rt_core.export import run_markdown
+    from rt_core.types import MetaReview, Proposal, Review, Run, RunConfig, Similarity
+
+    run = Run(id="r1", config=RunConfig(), status="done", proposal=Proposal(q1="How can we?"),
+              reviews=[Review("rev", "- good", "- thin", 6)], meta_review=MetaReview("s", "w", 6.0),
+              similarity=Similarity({"q1": 0.5}, 0.5, "local/x"),
+              judge={"topic": 7, "rationale": "close enough"},
+              review_similarity={"strengths": 0.61, "weaknesses": None, "delta_s": 1.0})
+    md = run_markdown(run)
+    for expected in ("How can we?", "Review by rev (score 6)", "mean: 0.500", "topic: 7",
+                     "close enough", "strengths: 0.610", "weaknesses: -", "delta_s: 1.000"):
+        assert expected in md, expected
