@@ -336,6 +336,18 @@ def show_text(text: Any, key: str | None = None) -> None:
     st.text(str(text if text is not None else ""))
 
 
+def act(spinner: str, action) -> None:
+    """Run a page action under a spinner; on success rerun the page to show its result,
+    on failure show the error as a message (never a traceback)."""
+    try:
+        with st.spinner(spinner):
+            action()
+    except Exception as exc:
+        show_error(exc)
+        return
+    st.rerun()
+
+
 def show_error(exc: BaseException) -> None:
     """An RTError as message + hint; anything else with its type."""
     # Messages can quote user or provider text (titles, server replies): escape them.

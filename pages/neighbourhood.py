@@ -67,6 +67,16 @@ def _row(kind: str, item_id: str, title: str, caption: str, key_prefix: str,
                       type="primary")
 
 
+def _hits(items: list, more: str, empty: str, show) -> None:
+    """One tab of search results: a count, an empty-state hint, a scrolling list."""
+    st.caption(f"Found: {len(items)}{more}")
+    if not items:
+        st.info(empty, icon="🔎")
+    with st.container(height=480, border=False) if len(items) > 5 else st.container():
+        for item in items:
+            show(item)
+
+
 left, right = st.columns([3, 2], gap="large")
 
 # -- search ---------------------------------------------------------------------------
@@ -86,23 +96,13 @@ with left:
     # Stable labels (counts go inside), so a new search does not reset the chosen tab.
     t_r, t_p = st.tabs(["Researchers", "Papers"], key="search_tab")
     with t_r:
-        st.caption(f"Found: {len(researchers)}{more_r}")
-        box_r = st.container(height=480, border=False) if len(researchers) > 5 else st.container()
-        if not researchers:
-            st.info("No researcher matches. Try fewer words or clear the field filter, or import "
-                    "an author from Semantic Scholar below.", icon="🔎")
-        with box_r:
-            for r in researchers:
-                _row("researcher", r.id, r.name, ui.researcher_caption(r, fnames), "sr")
+        _hits(researchers, more_r, "No researcher matches. Try fewer words or clear the field "
+              "filter, or import an author from Semantic Scholar below.",
+              lambda r: _row("researcher", r.id, r.name, ui.researcher_caption(r, fnames), "sr"))
     with t_p:
-        st.caption(f"Found: {len(papers)}{more_p}")
-        box_p = st.container(height=480, border=False) if len(papers) > 5 else st.container()
-        if not papers:
-            st.info("No paper matches. Try fewer words or clear the field filter, or import papers "
-                    "from arXiv, OpenAlex or a file below.", icon="🔎")
-        with box_p:
-            for p in papers:
-                _row("paper", p.id, p.title, ui.paper_caption(p, fnames), "sp")
+        _hits(papers, more_p, "No paper matches. Try fewer words or clear the field filter, or "
+              "import papers from arXiv, OpenAlex or a file below.",
+              lambda p: _row("paper", p.id, p.title, ui.paper_caption(p, fnames), "sp"))
 
 # -- the neighbourhood ---------------------------------------------------------------
 hood_r = store.get_researchers([i for i in ss["hood_r"] if store.researcher_exists(i)])

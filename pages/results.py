@@ -8,6 +8,7 @@ from rt_core import export
 from rt_core.config import ModelSettings
 from rt_core.errors import RTError
 from rt_core.graph import add_proposal, build_graph
+from rt_core.simulate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import QUESTION_KEYS, QUESTION_TITLES, Proposal, Run
 
 store = ui.get_store()
@@ -150,14 +151,7 @@ if run.reviews and (job is None or job.done):
                    "generated reviews counts (a recall); Delta S is the score difference.")
         real = st.text_area("Real review", key=f"real_review_{run.id}", height=160)
         if st.button("Compare reviews", key=f"review_sim_go_{run.id}", disabled=not real.strip()):
-            try:
-                from rt_core.simulate import compare_reviews
-
-                with st.spinner("Embedding both reviews' points..."):
-                    compare_reviews(run, real, store)
-                st.rerun()
-            except Exception as exc:  # shown as a message, never a traceback
-                ui.show_error(exc)
+            ui.act("Embedding both reviews' points...", lambda: compare_reviews(run, real, store))
         rs = run.review_similarity
         if rs:
             c1, c2, c3 = st.columns(3)
@@ -203,14 +197,7 @@ def _judge_section() -> None:
                  (job is not None and not job.done)):
         key, _ = ui.key_source(model, base_url)
         settings = ModelSettings(model=model, api_key=key, base_url=base_url)
-        try:
-            from rt_core.simulate import judge_run
-
-            with st.spinner("The judge is reading both proposals..."):
-                judge_run(run, settings, store)
-            st.rerun()
-        except Exception as exc:  # shown as a message, never a traceback
-            ui.show_error(exc)
+        ui.act("The judge is reading both proposals...", lambda: judge_run(run, settings, store))
 
 
 st.header("Similarity to a reference paper")
@@ -258,16 +245,9 @@ if run.proposal is not None and (job is None or job.done):
         key, _ = ui.key_source(run.config.model, run.config.base_url)
         settings = ModelSettings(model=run.config.model, api_key=key, base_url=run.config.base_url,
                                  temperature=run.config.temperature)
-        try:
-            from rt_core.simulate import evaluate_against
-
-            with st.spinner("Writing the reference as five questions and embedding both..."):
-                evaluate_against(run, ref, settings, store,
-                                 embedder=ui.embedder_for(store) if ss["embedder"] == run.config.embedder
-                                 else None)
-            st.rerun()
-        except Exception as exc:  # shown as a message, never a traceback
-            ui.show_error(exc)
+        embedder = ui.embedder_for(store) if ss["embedder"] == run.config.embedder else None
+        ui.act("Writing the reference as five questions and embedding both...",
+               lambda: evaluate_against(run, ref, settings, store, embedder=embedder))
 
 # -- graph --------------------------------------------------------------------------------
 st.header("Community graph with the new paper")

@@ -212,23 +212,24 @@ class Simulation:
             return []
         authors = set(self.config.researcher_ids)
         # Only researchers with something to read can become reviewer agents.
-        candidates = [rid for rid in self.store.all_researcher_ids()
-                      if rid not in authors and self._publications(rid)]
+        pubs = {rid: self._publications(rid) for rid in self.store.all_researcher_ids()
+                if rid not in authors}
+        candidates = [rid for rid, papers in pubs.items() if papers]
         if not candidates:
             return []
-        texts = [self._candidate_text(rid) for rid in candidates]
+        texts = [self._candidate_text(pubs[rid]) for rid in candidates]
         query = "\n".join(proposal.answers().values())
         vecs = self.embedder.encode([query] + texts)
         scores = vecs[1:] @ vecs[0]
         ranked = sorted(zip(candidates, scores.tolist()), key=lambda x: -x[1])
         return [rid for rid, _ in ranked[:k]]
 
-    def _candidate_text(self, rid: str) -> str:
+    @staticmethod
+    def _candidate_text(pubs: list[Paper]) -> str:
         """What a candidate's profile would be read from: their papers. (Not the profile
         itself: only some candidates have one cached, and ranking on a mix would change
         the choice between runs and defeat the cache.)"""
-        pubs = self._publications(rid)[:10]
-        return "\n".join(f"{p.title}. {stages._first_sentence(p.abstract)}" for p in pubs) or rid
+        return "\n".join(f"{p.title}. {stages._first_sentence(p.abstract)}" for p in pubs[:10])
 
     async def review(self) -> None:
         proposal = self.run.proposal

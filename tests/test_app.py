@@ -205,13 +205,19 @@ def test_empty_selection_gives_a_clear_error(model):
     assert len(model.history) == calls
 
 
-def test_data_mode_without_papers_is_refused_before_any_call(model):
+def run_page(mode: str) -> AppTest:
+    """The Run page with one researcher, the scripted model and the given mode."""
     at = new_app()
     at.session_state["hood_r"] = ["r-neubig-graham"]
     goto(at, "run")
     at.selectbox(key="provider").select(SCRIPTED_PRESET).run()
-    at.session_state["mode"] = "data"
+    at.session_state["mode"] = mode
     at.run()
+    return at
+
+
+def test_data_mode_without_papers_is_refused_before_any_call(model):
+    at = run_page("data")
     at.button(key="run_start").click().run()
     assert "mode 'data' needs at least one paper" in errors(at)
 
@@ -581,12 +587,7 @@ def test_cancel_keeps_finished_work(model):
         gate.wait(timeout=120)
         return demo_responder(messages, params)
 
-    at = new_app()
-    at.session_state["hood_r"] = ["r-neubig-graham"]
-    goto(at, "run")
-    at.selectbox(key="provider").select(SCRIPTED_PRESET).run()
-    at.session_state["mode"] = "self"
-    at.run()
+    at = run_page("self")
     model.responder = blocking
     try:
         at.button(key="run_start").click().run()
