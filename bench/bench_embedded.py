@@ -66,7 +66,8 @@ def main() -> None:
         cpus.append(time.process_time() - c)
         runs.append(run)
         print(f"  run {i}: {walls[-1]:.1f}s wall, {cpus[-1]:.1f}s CPU, load {load:.1f}, "
-              f"llama threads {engine(BUNDLED_NAME).threads}; status={run.status} calls={run.usage.calls} "
+              f"llama ms/token by threads {engine(BUNDLED_NAME).chooser.ms_per_token}; "
+              f"status={run.status} calls={run.usage.calls} "
               f"tokens={run.usage.prompt_tokens}+{run.usage.completion_tokens} "
               f"stages={run.timings} missing={run.proposal.missing if run.proposal else '-'}")
     med = statistics.median(walls)

@@ -10,7 +10,7 @@ import pytest
 
 from rt_core import community as starter
 from rt_core.models.client import LLMClient, ModelSettings
-from rt_core.models.local import ModelQueue, threads_for_load
+from rt_core.models.local import ModelQueue, ThreadChooser, threads_for_load
 from rt_core.run import context, grounding, stem
 from rt_core.run.simulation import Simulation
 from rt_core.types import Paper, Proposal, Review, RunConfig, RunRequest
@@ -107,7 +107,7 @@ def test_candidates_have_their_own_seeds_and_a_warm_rerun_makes_no_calls(communi
     seeds = [h["params"]["seed"] for h in scripted.history
              if h["messages"][-1]["content"].splitlines()[-1].startswith("1. Research question:")
              and "merged from the team's drafts" in h["messages"][-1]["content"]]
-    assert len(seeds) == stem.MERGE_CANDIDATES and len(set(seeds)) == len(seeds)
+    assert len(seeds) == stem.MERGE_CANDIDATES["q1"] and len(set(seeds)) == len(seeds)
     assert {h["params"]["temperature"] for h in scripted.history} == {0.4}
     scripted.history.clear()
     again = Simulation(req, community).run_sync()
@@ -127,23 +127,15 @@ def test_the_score_prefers_answers_covering_every_field_without_filler():
 
 # -- honest profiles ---------------------------------------------------------------------------
 
-def test_a_profile_is_the_record_and_never_an_invented_biography(community, scripted):
+def test_a_profile_is_the_record_and_asks_the_model_nothing(community, scripted):
     scripted.enqueue(" spent her life working on the Earth's environment, and this is my first article.")
     papers = community.corpus.publications("r-ada")
     prof = run(stem.read_profile(stem_ctx(), "r-ada", "Ada Astro", papers))
     assert not prof.missing
-    assert "life" not in prof.text and "first article" not in prof.text
     assert prof.text.startswith("Ada Astro publishes in Astronomy.")
     assert "stellar" in prof.text.lower()
-    assert len(scripted.history) == 1  # the model is asked for one line at most
-
-
-def test_a_profile_keeps_one_model_line_that_stays_on_the_record(community, scripted):
-    scripted.enqueue(" how stellar kinematics trace the structure of the galactic disk. More words")
-    prof = run(stem.read_profile(stem_ctx(), "r-ada", "Ada Astro",
-                                 community.corpus.publications("r-ada")))
-    assert prof.text.endswith("In one line: Ada Astro studies how stellar kinematics trace the "
-                              "structure of the galactic disk.")
+    assert scripted.history == []  # nothing a base model could invent
+    assert prof.paper_ids == [p.id for p in papers]
 
 
 # -- reviews and the meta-review -------------------------------------------------------------
@@ -259,6 +251,43 @@ def test_llama_threads_drop_to_one_when_the_machine_is_busy(monkeypatch):
     assert threads_for_load(cores=2, load=6.0) == 1
     monkeypatch.setenv("RT_LLAMA_THREADS", "3")
     assert threads_for_load(cores=2, load=6.0) == 3
+
+
+def _chooser(load: float = 0.5) -> ThreadChooser:
+    return ThreadChooser(cores=2, probe_every=4, loadavg=lambda: (load, load, load))
+
+
+def test_the_thread_count_follows_measured_speed_and_probes_the_other_again(monkeypatch):
+    monkeypatch.delenv("RT_LLAMA_THREADS", raising=False)
+    ch = _chooser()
+    assert ch.choose() == 2
+    ch.record(2, decode_ms=2600, tokens=10)  # contended: 260 ms a token on two threads
+    assert ch.choose() == 1
+    ch.record(1, decode_ms=450, tokens=10)
+    picks = []
+    for _ in range(8):
+        n = ch.choose()
+        picks.append(n)
+        ch.record(n, decode_ms=450 if n == 1 else 2600, tokens=10)
+    assert picks.count(1) >= 6 and 2 in picks  # mostly the faster, the other tried again
+    # The other process ends: two threads measure faster when next probed, and win.
+    picks = []
+    for _ in range(12):
+        n = ch.choose()
+        picks.append(n)
+        ch.record(n, decode_ms=450 if n == 1 else 260, tokens=10)
+    assert picks[-6:].count(2) >= 4 and picks[-6:].count(1) >= 1, picks
+
+
+def test_short_calls_do_not_count_and_a_busy_machine_or_a_setting_decides_first(monkeypatch):
+    monkeypatch.delenv("RT_LLAMA_THREADS", raising=False)
+    ch = _chooser()
+    ch.record(2, decode_ms=900, tokens=2)  # a two-token score says nothing about speed
+    assert ch.ms_per_token == {}
+    assert {_chooser(load=6.0).choose() for _ in range(5)} == {1}
+    monkeypatch.setenv("RT_LLAMA_THREADS", "2")
+    busy = _chooser(load=6.0)
+    assert {busy.choose() for _ in range(5)} == {2}
 
 
 # -- a server that is not there, a key that is not set -----------------------------------------

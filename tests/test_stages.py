@@ -101,7 +101,18 @@ def test_stem_style_completes_one_line_per_question_keeping_earlier_answers(scri
     assert len(prompts) == 5
     assert prompts[0].endswith("1. Research question: How can")
     assert "How can we align star maps with agents?" in prompts[1]  # earlier answer kept
-    assert all(h["params"]["stop"] == ["\n"] for h in scripted.history)
+    # Each line also stops where it would run on into the next numbered point.
+    assert [h["params"]["stop"] for h in scripted.history] == [
+        ["\n", " 2. "], ["\n", " 3. "], ["\n", " 4. "], ["\n", " 5. "], ["\n"]]
+
+
+def test_two_words_finish_a_stem_but_a_bare_mark_or_number_does_not(scripted):
+    scripted.enqueue(" data collection?", ".", " 2", " it joins two fields.", " the data differ a lot.",
+                     " nobody tried it yet.", " build a benchmark and test it.")
+    draft = run(stem.write_draft(ctx_for("stem"), "I study stars.", PAPERS))
+    assert draft.q1 == "How can data collection?"
+    assert draft.q2.endswith(" it joins two fields.")  # "." and "2" were asked again
+    assert len(scripted.history) == 5 + 2
 
 
 def test_stem_style_cuts_run_on_lines_and_retries_empty_ones(scripted):

@@ -68,19 +68,27 @@ class _Engine:
                          n_batch=512, verbose=False, seed=0)
         self.lock = threading.Lock()
         self.threads = cores
+        self.chooser = ThreadChooser(cores)
+
+    def _ctx(self):
+        return getattr(getattr(self.llm, "_ctx", None), "ctx", None)
 
     def _set_threads(self) -> None:
-        """All cores on a quiet machine, one on a busy one. llama.cpp's threads wait for
-        each other at every step; when other work holds a core, two threads ran 6-8x
-        slower than one here (docs/PERFORMANCE.md)."""
-        n = threads_for_load()
-        if n != self.threads:
-            ctx = getattr(getattr(self.llm, "_ctx", None), "ctx", None)
-            if ctx is not None:
-                from llama_cpp import llama_set_n_threads  # noqa: PLC0415
+        """The thread count the chooser picks for this call (see ThreadChooser)."""
+        n = self.chooser.choose()
+        ctx = self._ctx()
+        if n != self.threads and ctx is not None:
+            from llama_cpp import llama_set_n_threads  # noqa: PLC0415
 
-                llama_set_n_threads(ctx, n, n)
-                self.threads = n
+            llama_set_n_threads(ctx, n, n)
+            self.threads = n
+
+    def _decode_ms(self) -> tuple[float, int]:
+        """llama.cpp's own timing of the tokens generated since the last reset."""
+        import llama_cpp  # noqa: PLC0415
+
+        data = llama_cpp.llama_perf_context(self._ctx())
+        return float(data.t_eval_ms), int(data.n_eval)
 
     def fit_prompt(self, prompt: str, max_tokens: int) -> str:
         """Cut the middle of an over-long prompt: its start frames the document and its
@@ -98,6 +106,11 @@ class _Engine:
         with self.lock:
             self._set_threads()
             prompt = self.fit_prompt(prompt, max_tokens)
+            measured = self._ctx() is not None
+            if measured:
+                import llama_cpp  # noqa: PLC0415
+
+                llama_cpp.llama_perf_context_reset(self._ctx())
             out = self.llm.create_completion(
                 prompt, max_tokens=max_tokens,
                 temperature=float(params.get("temperature", 0.0) or 0.0),
@@ -108,11 +121,13 @@ class _Engine:
                 presence_penalty=float(params.get("presence_penalty", 0.0) or 0.0),
                 seed=int(params.get("seed", 0) or 0),
                 grammar=_grammar(params.get("grammar")))
+            if measured:
+                self.chooser.record(self.threads, *self._decode_ms())
         return out
 
 
 def threads_for_load(cores: int | None = None, load: float | None = None) -> int:
-    """Threads for the next call: RT_LLAMA_THREADS if set; else every core while the
+    """Threads the load allows: RT_LLAMA_THREADS if set; else every core while the
     1-minute load average leaves them free (our own threads count towards it), else one."""
     forced = os.environ.get("RT_LLAMA_THREADS", "").strip()
     if forced.isdigit() and int(forced) > 0:
@@ -124,6 +139,63 @@ def threads_for_load(cores: int | None = None, load: float | None = None) -> int
         except OSError:  # not available on this platform
             return cores
     return cores if load <= cores + 0.5 else 1
+
+
+class ThreadChooser:
+    """Picks llama.cpp's thread count per call from measured speed, not only the load.
+
+    llama.cpp's threads wait for each other at every token. When another process holds a
+    core, all cores ran 6-10x slower than one thread here (docs/PERFORMANCE.md), and the
+    1-minute load average notices only after a minute. So each call's decode time per token
+    is recorded for its thread count, and the faster count is used; the other one is tried
+    again every `probe_every` calls, since the machine's load comes and goes. The load rule
+    still caps the choice at one thread on a visibly busy machine."""
+
+    def __init__(self, cores: int, probe_every: int = 8, loadavg=os.getloadavg):
+        self.cores = max(1, cores)
+        self.probe_every = probe_every
+        self._loadavg = loadavg
+        self.ms_per_token: dict[int, float] = {}  # smoothed, per thread count
+        self._calls = 0
+        self._last_tried: dict[int, int] = {}
+        self._last_recorded: dict[int, int] = {}
+
+    def choose(self) -> int:
+        forced = os.environ.get("RT_LLAMA_THREADS", "").strip()
+        if forced.isdigit() and int(forced) > 0:
+            return int(forced)
+        self._calls += 1
+        try:
+            allowed = threads_for_load(self.cores, self._loadavg()[0])
+        except OSError:
+            allowed = self.cores
+        options = sorted({1, allowed})
+        if len(options) == 1:
+            return options[0]
+        untried = [n for n in options if n not in self.ms_per_token]
+        if untried:
+            return self._try(untried[-1])
+        best = min(options, key=lambda n: self.ms_per_token[n])
+        other = next(n for n in options if n != best)
+        if self._calls - self._last_tried.get(other, 0) >= self.probe_every:
+            return self._try(other)
+        return self._try(best)
+
+    def _try(self, n: int) -> int:
+        self._last_tried[n] = self._calls
+        return n
+
+    def record(self, threads: int, decode_ms: float, tokens: int) -> None:
+        """One call's decode time; calls with too few tokens say too little to count. A
+        figure older than a probe interval is replaced (the load it saw has moved on);
+        a recent one is averaged with the new call."""
+        if tokens < 4 or decode_ms <= 0:
+            return
+        ms = decode_ms / tokens
+        old = self.ms_per_token.get(threads)
+        fresh = self._calls - self._last_recorded.get(threads, -self.probe_every) < self.probe_every
+        self.ms_per_token[threads] = 0.5 * old + 0.5 * ms if old is not None and fresh else ms
+        self._last_recorded[threads] = self._calls
 
 
 _grammars: dict[str, object] = {}

@@ -279,11 +279,11 @@ class Simulation:
         papers' ids *and* text, the server, the prompt style and template, the temperature
         and the number of re-asks. Change any of them and the profile is written anew."""
         settings = self.client.settings
-        template = self.ctx.prompts["profile"]
+        template = self.ctx.prompts.templates.get("profile")  # base-model profiles use none
         return papers_key([p.id for p in pubs] + [
             papers_key([f"{p.title}\n{p.abstract}" for p in pubs]),
             settings.base_url.rstrip("/"), settings.style,
-            json.dumps(template.parts, sort_keys=True), repr(float(settings.temperature)),
+            json.dumps(template.parts if template else {}, sort_keys=True), repr(float(settings.temperature)),
             str(self.ctx.max_reasks), getattr(self.stages, "PROFILE_VERSION", "")])
 
     async def _profile(self, researcher_id: str) -> Profile:

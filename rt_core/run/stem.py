@@ -9,8 +9,8 @@ part, each with its own seed, and the one that covers the chosen fields best, re
 earlier answers least and says least generic filler is kept. Every call is cached, so a
 warm re-run makes none.
 
-Profiles are built from the record (fields, recurring topics, methods named in the
-papers) with the model adding one line at most; reviews never leave a section empty
+Profiles are the record (fields, recurring topics, methods named in the papers), with
+no model call; reviews never leave a section empty
 (re-asked, else labelled automatic checks of the proposal); the meta-review is drawn
 from the reviews by clustering their points, so it cannot contradict them.
 The functions match `run.chat`, so the simulation does not care which style it runs.
@@ -31,19 +31,17 @@ from .context import NO_PAPERS, StageContext, clip, first_sentence
 from .grounding import Grounding, researcher_record, words, wordset
 
 # Bump when profiles are built differently, so stored profiles from older rules are not reused.
-PROFILE_VERSION = "record-2"
+PROFILE_VERSION = "record-3"
 # Sampling that keeps a tiny model from looping on one phrase.
 SAMPLING = {"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}
 SCORE_GRAMMAR = 'root ::= " "? ([1-9] | "10")'
-# Sampled continuations per part: drafts are many and cheap, the merged proposal is the one
-# people read, reviews need something to say.
-DRAFT_CANDIDATES = 1
-MERGE_CANDIDATES = 2
+# Sampled continuations per part: drafts are many and cheap; in the merged proposal, the
+# one people read, the drafts' own answers compete too, and Q1 (which must name every
+# field) gets a second fresh continuation; reviews need something to say.
+DRAFT_CANDIDATES = {"default": 1}
+MERGE_CANDIDATES = {"q1": 2, "default": 1}
 REVIEW_CANDIDATES = 1
 AUTO_CHECK = "Automatic check:"
-# What a one-line profile addition must not contain: a biography, links, numbers.
-_INVENTED = re.compile(r"\b(I|my|me|born|life|married|children|career|award\w*|professor|"
-                       r"university|published|http\S*|www\.\S*)\b|\d", re.I)
 # A base model sometimes runs on into the next numbered point on the same line.
 _RUN_ON = re.compile(r"(?:^|\s)(?:\d\.|\(\d\))\s+[A-Z][\w ]{2,40}:|\s\d\.\s+(?:Research question|Why)\b")
 # Words that fit any proposal in any field: a candidate made of them says nothing.
@@ -62,16 +60,24 @@ _DATA = re.compile(r"\b(data|dataset\w*|catalog\w*|catalogue\w*|survey\w*|corpus
 
 
 async def line(ctx: StageContext, document: str, max_tokens: int = 60, attempt: int = 0,
-               grammar: str | None = None) -> str:
+               grammar: str | None = None, stop: tuple[str, ...] = ()) -> str:
     """Complete one line of a document at the run's temperature. Each attempt (retry or
-    sampled candidate) has its own seed, so candidates differ and each is cached alone."""
+    sampled candidate) has its own seed, so candidates differ and each is cached alone.
+    `stop`: more places to stop than the line's end."""
     ctx.check_cancel()
     extra: dict = dict(SAMPLING, seed=attempt)
     if grammar:
         extra["grammar"] = grammar
     res = await ctx.client.complete([{"role": "user", "content": document}],
-                                    max_tokens=max_tokens, stop=["\n"], extra=extra)
+                                    max_tokens=max_tokens, stop=["\n", *stop], extra=extra)
     return clean_line(res.text)
+
+
+def next_point(q: fiveq.Question) -> tuple[str, ...]:
+    """Where an answer to q has run on into the next numbered point on its own line
+    ("... survey design? 2. Research hypothesis: ..."): stopping there, rather than
+    cutting afterwards, saves the tokens a run-on costs (up to the whole budget)."""
+    return (f" {q.number + 1}. ",) if q.number < len(fiveq.QUESTIONS) else ()
 
 
 def clean_line(text: str) -> str:
@@ -164,21 +170,26 @@ def score_candidate(text: str, g: Grounding, earlier: list[str], material: str =
 
 # -- writing -------------------------------------------------------------------------------
 
-async def five_questions(ctx: StageContext, header: str, g: Grounding, candidates: int,
+async def five_questions(ctx: StageContext, header: str, g: Grounding, candidates: dict[str, int],
                          offset: int = 0,
                          per_question: Callable[[str], tuple[str, list[str]]] | None = None
                          ) -> Proposal:
     """One line per question from seeded stems; `per_question(key)` may add context lines
-    and ready-made answers (drafts' answers) that compete with the sampled ones."""
+    and ready-made answers (drafts' answers) that compete with the sampled ones.
+    `candidates`: sampled continuations per question key ("default" for the rest).
+
+    The document only grows (header, then each question's context and answer in turn), so
+    llama.cpp reuses the evaluated prefix from one call to the next."""
     answers: dict[str, str] = {}
     missing = []
-    done_lines: list[str] = []
+    document = header.rstrip() + "\n"
     pairs = concept_pairs(g, offset)
     for qi, q in enumerate(fiveq.QUESTIONS):
         label = q.stem.partition(": ")[0]
         extra_ctx, ready = per_question(q.key) if per_question else ("", [])
-        prefix = header.rstrip() + "\n" + extra_ctx + "\n".join(done_lines + [""])
-        stems = _seeded_stems(ctx, q, pairs, qi, candidates)
+        document += extra_ctx
+        prefix = document
+        stems = _seeded_stems(ctx, q, pairs, qi, candidates.get(q.key, candidates["default"]))
         earlier = list(answers.values())
         material = header + extra_ctx
 
@@ -191,7 +202,7 @@ async def five_questions(ctx: StageContext, header: str, g: Grounding, candidate
             # tries the plain stem, in case a seeded one leads the model nowhere.
             tries = stems + [q.stem_lead] if attempt == ctx.max_reasks and pairs else stems
             got = await _best_of(ctx, prefix + f"{label}: ", tries, score,
-                                 first_seed=attempt * len(stems))
+                                 first_seed=attempt * len(stems), stop=next_point(q))
             options = [(score(r), r) for r in ready if r]
             if got:
                 options.append((score(got), got))
@@ -200,20 +211,22 @@ async def five_questions(ctx: StageContext, header: str, g: Grounding, candidate
                 break
         if answer:
             answers[q.key] = answer
-            done_lines.append(f"{label}: {answer}")
+            document += f"{label}: {answer}\n"
         else:
             missing.append(q.key)
     return Proposal(**answers, missing=missing)
 
 
 async def _best_of(ctx: StageContext, prefix: str, stems: list[str],
-                   score: Callable[[str], float], first_seed: int = 0) -> str | None:
+                   score: Callable[[str], float], first_seed: int = 0,
+                   stop: tuple[str, ...] = ()) -> str | None:
     """One continuation per stem, each with its own seed; the best scoring answer (stem
-    included), or None when every continuation was empty."""
+    included), or None when every continuation was empty. The stem already says most of
+    an answer, so two words finish one ("... Gaia astrometry data collection?")."""
     best: tuple[float, str] | None = None
     for i, stem in enumerate(stems):
-        out = (await line(ctx, prefix + stem, max_tokens=56, attempt=first_seed + i)).strip()
-        if len(out.split()) < 3:
+        out = (await line(ctx, prefix + stem, max_tokens=56, attempt=first_seed + i, stop=stop)).strip()
+        if len(re.findall(r"[^\W\d_]{2,}", out)) < 2:
             continue
         full = f"{stem} {out}"
         s = score(full)
@@ -287,20 +300,16 @@ def record_profile(name: str, g: Grounding, papers: list[Paper]) -> tuple[str, o
 
 async def read_profile(ctx: StageContext, researcher_id: str, name: str,
                        papers: list[Paper]) -> Profile:
-    """A profile built from the record; the model adds one line at most, and only when that
-    line stays on the record's topics (a base model otherwise invents a biography)."""
+    """A profile that is the record and nothing else, with no model call.
+
+    The model used to add one line. A 270M base model's line was kept (on the record, no
+    biography) for 4 of 9 researchers of the default run, said little ("studies the
+    effect of multiple layers on language models"), and fell past the 300-character
+    persona clip in every prompt that uses a profile, while costing 9 of the run's 65
+    calls (docs/PERFORMANCE.md). The record cannot invent a biography."""
     if not papers:
         return Profile(researcher_id, "", ctx.client.settings.model, [], missing=True)
-    g = _grounding(ctx, papers)
-    text, rec = record_profile(name, g, papers)
-    doc = ctx.prompts["profile"].render(
-        name=name, fields=", ".join(g.name(f) for f in rec.fields) or "-",
-        topics="; ".join(rec.topics) or "-", methods="; ".join(rec.methods) or "-")["text"].rstrip()
-    out = first_sentence(await line(ctx, doc, max_tokens=32), 200).rstrip(".!?")
-    on_record = words(" ".join(rec.topics + rec.methods + [p.title for p in papers]))
-    if (4 <= len(out.split()) <= 30 and words(out) & on_record
-            and not _INVENTED.search(out)):
-        text += f" In one line: {name} studies {out}."
+    text, _ = record_profile(name, _grounding(ctx, papers), papers)
     return Profile(researcher_id, text, ctx.client.settings.model, [p.id for p in papers])
 
 
