@@ -11,11 +11,25 @@ import os
 import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
 from . import config
+from .community import ensure_loaded
 from .config import LOCAL_EMBEDDER, LOCAL_MODEL
 from .errors import InputError, RTError
 from .export import run_markdown
-from .types import MODES, Paper, ProgressEvent, Researcher, RunConfig, RunRequest
+from .models.client import LLMClient, ModelSettings, run_async
+from .models.embed import Embedder
+from .models.scripted import maybe_install_from_env
+from .run import bench
+from .run.context import StageContext
+from .run.evaluate import judge, proposal_similarity, review_similarity
+from .run.parse import parse_five_questions, parse_review
+from .run.replay import Replay, import_target
+from .run.simulation import Simulation
+from .sources import SemanticScholar
+from .store import open_store
+from .types import MODES, Paper, ProgressEvent, Proposal, Researcher, RunConfig, RunRequest
 
 
 def _ids(text: str | None) -> list[str]:
@@ -32,8 +46,6 @@ def _read_text(arg: str) -> str:
 
 
 def _store(args):
-    from .community import ensure_loaded  # noqa: PLC0415
-    from .store import open_store  # noqa: PLC0415
 
     store = open_store(args.db)
     ensure_loaded(store)
@@ -50,7 +62,6 @@ def _api_key(args) -> str:
 
 def _settings(args):
     """Model settings for commands that call a model without a run (the judge)."""
-    from .models.client import ModelSettings  # noqa: PLC0415
 
     return ModelSettings(model=args.model, api_key=_api_key(args), base_url=args.base_url or "",
                          temperature=args.temperature, timeout=args.timeout)
@@ -75,7 +86,6 @@ def _progress(event: ProgressEvent) -> None:
 
 
 def cmd_run(args) -> int:
-    from .run.simulation import Simulation  # noqa: PLC0415
 
     store = _store(args)
     researchers, papers = _ids(args.researchers), _ids(args.papers)
@@ -96,7 +106,6 @@ def cmd_run(args) -> int:
 def cmd_resume(args) -> int:
     """Re-run a stored run (interrupted, failed or cancelled) with its own settings under
     its own id; every model call that had succeeded comes from the cache."""
-    from .run.simulation import Simulation  # noqa: PLC0415
 
     store = _store(args)
     old = store.runs.load(args.run_id)
@@ -125,11 +134,6 @@ def _finish(run, args) -> int:
 
 
 def cmd_similarity(args) -> int:
-    from .models.embed import Embedder  # noqa: PLC0415
-    from .run.evaluate import proposal_similarity  # noqa: PLC0415
-    from .run.parse import parse_five_questions  # noqa: PLC0415
-    from .store import open_store  # noqa: PLC0415
-    from .types import Proposal  # noqa: PLC0415
 
     if args.ref == "-" and args.gen == "-":
         raise InputError("only one of REF and GEN can be read from standard input")
@@ -163,9 +167,6 @@ def cmd_similarity(args) -> int:
 
 def _judge(args, store, sides) -> dict:
     """LLM-judge scores; needs an instruction-following model (not the tiny base model)."""
-    from .models.client import LLMClient, run_async  # noqa: PLC0415
-    from .run.context import StageContext  # noqa: PLC0415
-    from .run.evaluate import judge  # noqa: PLC0415
 
     ctx = StageContext(LLMClient(_settings(args), store=store))
     return run_async(judge(ctx, sides["reference"], sides["generated"]))
@@ -173,11 +174,6 @@ def _judge(args, store, sides) -> dict:
 
 def cmd_review_similarity(args) -> int:
     """Bullet recall of strengths and weaknesses, and Delta S, between two reviews."""
-    from .models.client import run_async  # noqa: PLC0415
-    from .models.embed import Embedder  # noqa: PLC0415
-    from .run.evaluate import review_similarity  # noqa: PLC0415
-    from .run.parse import parse_review  # noqa: PLC0415
-    from .store import open_store  # noqa: PLC0415
 
     sides = {}
     for label, arg in (("reference", args.ref), ("generated", args.gen)):
@@ -224,14 +220,11 @@ def _fmt(v) -> str:
 
 def cmd_replay(args) -> int:
     """Hide a paper, let its neighbourhood write in each mode, compare with the paper."""
-    from .run.replay import Replay  # noqa: PLC0415
 
     store = _store(args)
     pasted = _read_text(args.reference_text) if args.reference_text else ""
     paper_id = args.paper_id
     if args.import_paper:
-        from .run.replay import import_target  # noqa: PLC0415
-        from .sources import SemanticScholar  # noqa: PLC0415
 
         with SemanticScholar(api_key=os.environ.get("S2_API_KEY") or None,
                              cache=store.http_cache) as s2:
@@ -261,10 +254,7 @@ def cmd_replay(args) -> int:
 
 def cmd_bench(args) -> int:
     """Replay every task of a JSON-lines file; per-mode similarity with bootstrap intervals."""
-    from tqdm import tqdm  # noqa: PLC0415
 
-    from .models.client import run_async  # noqa: PLC0415
-    from .run import bench  # noqa: PLC0415
 
     store = _store(args)
     tasks = bench.load_tasks(args.tasks)
@@ -419,7 +409,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .models.scripted import maybe_install_from_env  # noqa: PLC0415
 
     maybe_install_from_env()
     try:
