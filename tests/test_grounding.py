@@ -125,6 +125,16 @@ def test_the_score_prefers_answers_covering_every_field_without_filler():
     assert stem.score_candidate(both, g, [both]) < stem.score_candidate(both, g, [])
 
 
+def test_the_score_prefers_the_field_earlier_answers_left_out():
+    g = grounding.Grounding([], _concepts={"astronomy": ["stellar spectra"], "nlp": ["language agents"],
+                                           "criminology": ["police records"]})
+    earlier = ["How can language agents classify stellar spectra?"]
+    new_field = "This matters because police records hold biased labels for every study."
+    old_field = "This matters because stellar spectra hold biased labels for every study."
+    assert stem.score_candidate(new_field, g, earlier) > stem.score_candidate(old_field, g, earlier)
+    assert stem.score_candidate(new_field, g, []) == stem.score_candidate(old_field, g, [])
+
+
 # -- honest profiles ---------------------------------------------------------------------------
 
 def test_a_profile_is_the_record_and_asks_the_model_nothing(community, scripted):

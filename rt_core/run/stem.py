@@ -148,14 +148,18 @@ def _offset(text: str) -> int:
 # -- scoring sampled candidates ------------------------------------------------------------
 
 def score_candidate(text: str, g: Grounding, earlier: list[str], material: str = "") -> float:
-    """Higher is better: covers every chosen field, says something new, little filler,
-    and is not a copy of a line it was shown (a base model likes to copy)."""
+    """Higher is better: covers every chosen field, and above all the fields the earlier
+    answers left out (with three or four fields one answer rarely names them all, but the
+    proposal should), says something new, little filler, and is not a copy of a line it
+    was shown (a base model likes to copy)."""
     ws = words(text)
     if len(ws) < 3:
         return -10.0
-    spec = g.specific_words()
-    covered = sum(1 for f, fw in spec.items() if fw and ws & fw)
-    coverage = covered / max(1, sum(1 for fw in spec.values() if fw))
+    spec = {f: fw for f, fw in g.specific_words().items() if fw}
+    mine = {f for f, fw in spec.items() if ws & fw}
+    before = {f for f, fw in spec.items() if any(words(e) & fw for e in earlier if e)}
+    coverage = len(mine) / max(1, len(spec))
+    coverage += len(mine - before) / max(1, len(spec))
     repeats = max((len(ws & words(e)) / len(ws) for e in earlier if e), default=0.0)
     generic = len(ws & GENERIC) / len(ws)
     copied = 0.0
