@@ -2,12 +2,16 @@
 
 No network, no key. Slow (tens of seconds on 2 cores), so kept to one small run.
 """
+import re
+
 import pytest
 
 from rt_core import community
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.fiveq import QUESTION_KEYS
 from rt_core.models.client import ModelSettings
+from rt_core.run import stem
+from rt_core.run.grounding import Grounding, words
 from rt_core.run.simulation import Simulation
 from rt_core.types import RunConfig, RunRequest
 
@@ -16,7 +20,9 @@ from rt_core.types import RunConfig, RunRequest
 def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
     community.ensure_loaded(store)
     preset = community.preset("nlp-astronomy")
-    cfg = dict(researcher_ids=preset["researcher_ids"][:2], paper_ids=preset["paper_ids"][:4],
+    # One researcher and two papers from each field of the case study (NLP, then astronomy).
+    cfg = dict(researcher_ids=[preset["researcher_ids"][0], preset["researcher_ids"][4]],
+               paper_ids=preset["paper_ids"][:2] + preset["paper_ids"][4:6],
                # a 2025 replay target: its shipped summary is the reference, and the authors'
                # papers (up to 2024) are all readable before it
                num_reviewers=1, reference_paper_id="arxiv:2412.17767", model=LOCAL_MODEL,
@@ -30,6 +36,18 @@ def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
     assert run.reviews and (run.reviews[0].score is None or 1 <= run.reviews[0].score <= 10)
     assert -1.0 <= run.similarity.mean <= 1.0
     assert run.usage.calls > 10 and run.usage.prompt_tokens > 0 and run.usage.cost == 0.0
+    # What a newcomer should read: Q1 names a concept of each chosen field...
+    concepts = Grounding.for_store(store, store.corpus.get_papers(cfg["paper_ids"])).specific_words()
+    assert {"astronomy", "nlp"} <= set(concepts)
+    for field_id in ("astronomy", "nlp"):
+        assert words(run.proposal.q1) & concepts[field_id], (field_id, run.proposal.q1, concepts)
+    # ...reviews with something in every section, and a meta-review made of their points.
+    for review in run.reviews:
+        assert not stem.section_empty(review.strengths) and not stem.section_empty(review.weaknesses)
+    said = " ".join(r.strengths + " " + r.weaknesses for r in run.reviews)
+    for line in (run.meta_review.strengths + "\n" + run.meta_review.weaknesses).splitlines():
+        point = re.sub(r"\s*\(\d+ of \d+ reviewers?\)$", "", line.lstrip("- "))
+        assert point and point.lower()[:40] in said.lower(), (point, said)
 
     again = Simulation(RunRequest(RunConfig(**cfg)), store).run_sync()
     assert again.usage.calls == 0
