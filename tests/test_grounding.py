@@ -125,6 +125,25 @@ def test_the_score_prefers_answers_covering_every_field_without_filler():
     assert stem.score_candidate(both, g, [both]) < stem.score_candidate(both, g, [])
 
 
+def test_with_three_fields_every_q1_stem_names_a_concept_of_each(scripted):
+    concepts = {"astronomy": ["stellar spectra", "galaxy surveys"], "nlp": ["language agents"],
+                "criminology": ["police records", "parole hearings"]}
+    g = grounding.Grounding([], _concepts=concepts)
+    scripted.responder = lambda m, p: " in practice?"
+    ctx = stem_ctx()
+    ctx.grounding = g
+    draft = run(stem.write_draft(ctx, "a scientist", [], "r-x"))
+    q1_stems = [h["messages"][-1]["content"].splitlines()[-1] for h in scripted.history
+                if h["messages"][-1]["content"].splitlines()[-1].startswith("1. ")]
+    assert q1_stems
+    for line in q1_stems + [draft.q1]:
+        for field, cs in concepts.items():
+            assert any(c in line for c in cs), (field, line)
+    # Two fields: the pairs are the plain ones.
+    two = grounding.Grounding([], _concepts={k: concepts[k] for k in ("astronomy", "nlp")})
+    assert stem.every_field_pairs(two, 3) == stem.concept_pairs(two, 3)
+
+
 def test_the_score_prefers_the_field_earlier_answers_left_out():
     g = grounding.Grounding([], _concepts={"astronomy": ["stellar spectra"], "nlp": ["language agents"],
                                            "criminology": ["police records"]})

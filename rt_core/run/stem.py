@@ -141,6 +141,23 @@ def concept_pairs(g: Grounding, offset: int = 0) -> list[tuple[str, str]]:
     return out
 
 
+def every_field_pairs(g: Grounding, offset: int = 0) -> list[tuple[str, str]]:
+    """Like concept_pairs, but the second slot names a concept of every other field
+    ("stellar spectra and police records"), so a question seeded with it names them all.
+    Used for Q1 when three or more fields are chosen: one pair cannot name them all."""
+    fields = [f for f, cs in g.concepts.items() if cs]
+    if len(fields) < 3:
+        return concept_pairs(g, offset)
+    out = []
+    for i in range(12):
+        k = (offset + i) % len(fields)
+        order = fields[k:] + fields[:k]
+        picks = [g.concepts[f][(offset + i) % len(g.concepts[f])] for f in order]
+        rest = picks[1:]
+        out.append((picks[0], ", ".join(rest[:-1]) + " and " + rest[-1]))
+    return out
+
+
 def _offset(text: str) -> int:
     return int(hashlib.sha256(text.encode()).hexdigest()[:6], 16)
 
@@ -188,12 +205,14 @@ async def five_questions(ctx: StageContext, header: str, g: Grounding, candidate
     missing = []
     document = header.rstrip() + "\n"
     pairs = concept_pairs(g, offset)
+    wide = every_field_pairs(g, offset)
     for qi, q in enumerate(fiveq.QUESTIONS):
         label = q.stem.partition(": ")[0]
         extra_ctx, ready = per_question(q.key) if per_question else ("", [])
         document += extra_ctx
         prefix = document
-        stems = _seeded_stems(ctx, q, pairs, qi, candidates.get(q.key, candidates["default"]))
+        stems = _seeded_stems(ctx, q, wide if q.key == "q1" else pairs, qi,
+                              candidates.get(q.key, candidates["default"]))
         earlier = list(answers.values())
         material = header + extra_ctx
 
