@@ -439,3 +439,5 @@ def test_a_continuation_that_jumps_to_the_next_point_is_dropped():
     """Seen on the embedded model: 'How can X help with Y' + '2. Main results: ...'."""
     assert stem.clean_line("2. Main results: Recombination improves galaxy clustering.") == ""
     assert stem.clean_line(" to map stars? 2. Why it matters: because.") == "to map stars?"
+    assert stem.clean_line("alpine flora . 2a: What are the advantages? b- what") == "alpine flora."
+    assert stem.clean_line("data from 2 surveys: Gaia and SDSS.") == "data from 2 surveys: Gaia and SDSS."

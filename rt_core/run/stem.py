@@ -43,7 +43,8 @@ MERGE_CANDIDATES = {"q1": 2, "default": 1}
 REVIEW_CANDIDATES = 1
 AUTO_CHECK = "Automatic check:"
 # A base model sometimes runs on into the next numbered point on the same line.
-_RUN_ON = re.compile(r"(?:^|\s)(?:\d\.|\(\d\))\s+[A-Z][\w ]{2,40}:|\s\d\.\s+(?:Research question|Why)\b")
+_RUN_ON = re.compile(r"(?:^|\s)(?:\d\.|\(\d\))\s+[A-Z][\w ]{2,40}:|\s\d\.\s+(?:Research question|Why)\b"
+                     r"|\s\d[a-z]?:\s")  # ("... alpine flora . 2a: What are ...")
 # Words that fit any proposal in any field: a candidate made of them says nothing.
 GENERIC = wordset("""important research problem problems question questions understand
 understanding better new way ways things thing people many different field fields study
@@ -88,7 +89,7 @@ def clean_line(text: str) -> str:
         text = text[:m.start()].strip()
     if text and text[-1] not in ".?!" and re.search(r"[.?!]", text):
         text = text[:max(text.rfind("."), text.rfind("?"), text.rfind("!")) + 1]
-    return text
+    return re.sub(r"\s+([.?!])$", r"\1", text)
 
 
 def format_papers(papers: list[Paper]) -> str:
