@@ -18,34 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.reliability.browserhelp import LONG, OPENAI_URL, SHORT, TYPED, field, fill, open_with_preset
 from tests.reliability.test_kills import FAKE_KEY, CountingServer, cli, db_state
-from tests.test_browser import CHROMIUM, LAUNCH_ARGS, PRESET_NAME, choose, go, start_server, stop_server
+from tests.test_browser import CHROMIUM, LAUNCH_ARGS, choose, expect, go, start_server, stop_server, sync_api
 
 pytestmark = [pytest.mark.reliability, pytest.mark.browser]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-expect = sync_api.expect
 
-OPENAI_URL = "Any OpenAI-compatible URL"
-TYPED = "Using the API key from: typed in this browser session"
 CALLS_PER_RUN = 18  # the case study's 6 authors and 2 reviewers (checked after each resume)
-LONG = 300_000  # ms: a whole simulation on a loaded 2-core machine
-
-
-def field(page, label: str):
-    return page.locator(f'input[aria-label="{label}"]')
-
-
-def fill(page, label: str, value: str) -> None:
-    box = field(page, label)
-    box.fill(value)
-    box.press("Enter")
-    expect(box).to_have_value(value)
-
-
-def open_with_preset(page, url: str) -> None:
-    page.goto(url)
-    page.get_by_role("button", name=PRESET_NAME, exact=True).click(timeout=LONG)
-    expect(page.get_by_text("6 researchers · 7 papers")).to_be_visible(timeout=60_000)
 
 
 def set_model(page, model: str, base_url: str, key: str, fresh: bool, reviewers: int = 2) -> None:
@@ -54,11 +33,11 @@ def set_model(page, model: str, base_url: str, key: str, fresh: bool, reviewers:
     go(page, "Run")
     if fresh:
         choose(page, "Provider", OPENAI_URL)
-        expect(field(page, "Model")).to_have_value("openai/my-model")
+        expect(field(page, "Model")).to_have_value("openai/my-model", timeout=SHORT)
     fill(page, "Model", model)
     fill(page, "Base URL (optional)", base_url)
     fill(page, "API key", key)
-    expect(page.get_by_text(TYPED)).to_be_visible()
+    expect(page.get_by_text(TYPED)).to_be_visible(timeout=SHORT)
     fill(page, "Number of reviewers", str(reviewers))
 
 
@@ -69,7 +48,7 @@ def resume_in_history(page, run_id: str, model: str) -> None:
     expect(page.get_by_test_id("stDataFrame")).to_be_visible(timeout=60_000)
     box.click()
     option = page.get_by_role("option", name=f"· interrupted · {model} ·")
-    expect(option).to_be_visible()
+    expect(option).to_be_visible(timeout=SHORT)
     option.click()
     page.get_by_role("button", name="Resume", exact=True).click()
     expect(page.get_by_text(f"Run {run_id} finished")).to_be_visible(timeout=LONG)
@@ -174,7 +153,7 @@ def check(r: dict) -> None:
 
 
 def test_twenty_app_server_kills_are_survived(tmp_path):
-    results, wall = run_app_kills(tmp_path, int(os.environ.get("RT_APP_KILLS", "20")), seed=23)
+    results, wall = run_app_kills(tmp_path, 20, seed=23)
     out = os.environ.get("RT_RELIABILITY_OUT")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)

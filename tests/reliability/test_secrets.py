@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 
 from rt_core.export import run_json, run_markdown
-from rt_core.models.scripted import demo_responder
-from tests.openai_server import OpenAIServer
 from tests.reliability.apphelp import (
     DataDir,
     everything_rendered,
@@ -21,6 +19,7 @@ from tests.reliability.apphelp import (
     openai_run_page,
     start_and_wait,
 )
+from tests.reliability.leaks import demo_server, sightings_in_files, sightings_in_requests
 
 ENV_KEY = "sk-ENVFAKE-3141592653-secret"
 SECRETS_KEY = "sk-SECRETSFAKE-2718281828-secret"
@@ -34,20 +33,6 @@ def page(app, base_url: str, temperature: float):
     at.session_state["temperature"] = temperature
     at.run()
     return at
-
-
-def demo_server() -> OpenAIServer:
-    return OpenAIServer(responder=lambda messages: demo_responder(messages, {}))
-
-
-def sightings_in_requests(server: OpenAIServer, keys=KEYS) -> int:
-    return sum(k in json.dumps(r["headers"]) or k in json.dumps(r["body"]) for r in server.requests for k in keys)
-
-
-def sightings_in_files(folder: Path, keys=KEYS) -> tuple[int, int]:
-    files = [p for p in folder.rglob("*") if p.is_file()]
-    hits = sum(k.encode() in p.read_bytes() for p in files for k in keys)
-    return hits, len(files)
 
 
 @pytest.fixture
@@ -116,7 +101,7 @@ def test_no_key_sighting_anywhere(tmp_path, monkeypatch, logs):
     from rt_core.store import open_store
 
     open_store(data / "studio.sqlite3").db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-    file_hits, files = sightings_in_files(data)
+    file_hits, files = sightings_in_files(data, KEYS)
     log_hits = sum(k in logs.read_text(errors="replace") for k in KEYS)
     page_hits = sum(k in p for p in pages for k in KEYS)
     foreign_server_keys = sightings_in_requests(foreign, (ENV_KEY, SECRETS_KEY))
