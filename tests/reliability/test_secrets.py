@@ -19,7 +19,7 @@ from tests.reliability.apphelp import (
     openai_run_page,
     start_and_wait,
 )
-from tests.reliability.leaks import demo_server, sightings_in_files, sightings_in_requests
+from tests.reliability.leaks import demo_server, sightings_in_files, sightings_in_requests, sightings_outside_auth
 
 ENV_KEY = "sk-ENVFAKE-3141592653-secret"
 SECRETS_KEY = "sk-SECRETSFAKE-2718281828-secret"
@@ -109,7 +109,16 @@ def test_no_key_sighting_anywhere(tmp_path, monkeypatch, logs):
                "pages_scanned": len(pages), "page_sightings": page_hits,
                "requests_to_foreign_url": len(foreign.requests),
                "server_key_sightings_at_foreign_url": foreign_server_keys,
-               "requests_to_allowed_url": len(allowed.requests)}
+               "requests_to_allowed_url": len(allowed.requests),
+               "key_sightings_outside_auth_header_at_allowed_url": sightings_outside_auth(allowed, KEYS)}
+    def route(key: str) -> dict:  # where one route's key was seen
+        return {"files": sightings_in_files(data, (key,))[0], "logs": int(key in logs.read_text(errors="replace")),
+                "pages": sum(key in p for p in pages),
+                "requests_where_not_allowed": 0 if key == PAGE_KEY else sightings_in_requests(foreign, (key,)),
+                "outside_auth_header": sum(sightings_outside_auth(s, (key,)) for s in (allowed, foreign))}
+
+    summary["by_route"] = {"environment": route(ENV_KEY), "secrets (AppTest at.secrets)": route(SECRETS_KEY),
+                           "typed in the page": route(PAGE_KEY)}
     out = os.environ.get("RT_RELIABILITY_OUT")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
@@ -118,6 +127,8 @@ def test_no_key_sighting_anywhere(tmp_path, monkeypatch, logs):
     foreign.close()
     assert files >= 2 and len(foreign.requests) > 0
     assert (file_hits, log_hits, page_hits, foreign_server_keys) == (0, 0, 0, 0), summary
+    assert summary["key_sightings_outside_auth_header_at_allowed_url"] == 0, summary
+    assert sightings_outside_auth(foreign, KEYS) == 0, summary
     # and the keys did reach the servers they were meant for (the test can fail)
     assert any(ENV_KEY in r["headers"].get("authorization", "") for r in allowed.requests)
     assert any(SECRETS_KEY in r["headers"].get("authorization", "") for r in allowed.requests)

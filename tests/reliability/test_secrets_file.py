@@ -109,7 +109,7 @@ def test_a_key_in_a_secrets_file_goes_only_to_the_allowed_server(tmp_path):
                "log_bytes_scanned": (logs / "server.log").stat().st_size, "log_sightings": log_hits,
                "pages_scanned": len(pages), "page_sightings": sum(k in p for p in pages for k in keys),
                "requests_to_allowed_url": len(allowed.requests),
-               "file_key_outside_auth_header_at_allowed_url": sightings_outside_auth(allowed, keys),
+               "keys_outside_auth_header": sum(sightings_outside_auth(s, keys) for s in (allowed, foreign)),
                "requests_to_typed_url": len(foreign.requests),
                "file_key_sightings_at_typed_url": sightings_in_requests(foreign, (FILE_KEY,))}
     out = os.environ.get("RT_RELIABILITY_OUT")
@@ -118,7 +118,7 @@ def test_a_key_in_a_secrets_file_goes_only_to_the_allowed_server(tmp_path):
         Path(out, "secrets_file.json").write_text(json.dumps(summary, indent=1))
     assert len(list(downloads.iterdir())) == 2 and len(foreign.requests) > 0
     assert (summary["file_sightings"], log_hits, summary["page_sightings"],
-            summary["file_key_outside_auth_header_at_allowed_url"],
+            summary["keys_outside_auth_header"],
             summary["file_key_sightings_at_typed_url"]) == (0, 0, 0, 0, 0), summary
     # ...and the keys did reach the servers they were meant for (so the test can fail)
     assert any(FILE_KEY in r["headers"].get("authorization", "") for r in allowed.requests)
