@@ -95,7 +95,7 @@ def test_a_key_in_a_secrets_file_goes_only_to_the_allowed_server(tmp_path):
                     pages.append(without_password_values(page.content(), page))
             finally:
                 browser.close()
-        wal_hits, _ = sightings_in_files(data, (FILE_KEY, PAGE_KEY))  # while the server runs (WAL open)
+        wal_hits, live_files = sightings_in_files(data, (FILE_KEY, PAGE_KEY))  # while the server runs (WAL open)
     finally:
         stop_server(proc)
         allowed.close()
@@ -105,7 +105,8 @@ def test_a_key_in_a_secrets_file_goes_only_to_the_allowed_server(tmp_path):
                                               strict=True))
     log_hits, _ = sightings_in_files(logs, keys)
     summary = {"route": "secrets file (streamlit run --secrets.files, Chromium)", "page_said": said,
-               "files_scanned": files, "file_sightings": file_hits + wal_hits,
+               "files_scanned": files, "files_scanned_while_running": live_files,
+               "file_sightings": file_hits + wal_hits,
                "log_bytes_scanned": (logs / "server.log").stat().st_size, "log_sightings": log_hits,
                "pages_scanned": len(pages), "page_sightings": sum(k in p for p in pages for k in keys),
                "requests_to_allowed_url": len(allowed.requests),
