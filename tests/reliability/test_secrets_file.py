@@ -1,6 +1,6 @@
 """Secrets from a real secrets file: `streamlit run` reads a fake key from a secrets.toml on
 disk (Streamlit's `secrets.files` option), Chromium drives runs, and the key is then
-searched for in every file the app wrote (database, WAL, server log at debug level, the
+searched for in every file the app wrote (database, WAL, the server output with Streamlit logging at debug level, the
 exports the page downloaded), in every page the browser rendered, and in every request
 the loopback servers saw: it may appear only in the Authorization header of requests to
 the allowed base URL, never at a base URL the visitor typed.
