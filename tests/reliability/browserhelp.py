@@ -16,11 +16,20 @@ def field(page, label: str):
     return page.locator(f'input[aria-label="{label}"]')
 
 
+def settle(page) -> None:
+    """Wait until the page's script run has finished (Streamlit marks its root element with
+    the run state), so the next input is not overwritten by what an earlier run sends."""
+    expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning",
+                                                            timeout=SHORT)
+
+
 def fill(page, label: str, value: str) -> None:
-    """Type into a text or number input and commit it (Enter)."""
+    """Type into a text or number input, commit it (Enter) and wait for the rerun."""
+    settle(page)
     box = field(page, label)
     box.fill(value)
     box.press("Enter")
+    settle(page)
     expect(box).to_have_value(value, timeout=SHORT)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.browserhelp import LONG, OPENAI_URL, SHORT, TYPED, field, fill, open_with_preset
+from tests.reliability.browserhelp import LONG, OPENAI_URL, SHORT, TYPED, field, fill, open_with_preset, settle
 from tests.reliability.test_kills import FAKE_KEY, CountingServer, cli, db_state
 from tests.test_browser import CHROMIUM, LAUNCH_ARGS, choose, expect, go, start_server, stop_server, sync_api
 
@@ -33,6 +33,7 @@ def set_model(page, model: str, base_url: str, key: str, fresh: bool, reviewers:
     go(page, "Run")
     if fresh:
         choose(page, "Provider", OPENAI_URL)
+        settle(page)
         # the preset's callback has run once both its values are drawn; typing before then
         # could be overwritten by it
         expect(field(page, "Model")).to_have_value("openai/my-model", timeout=SHORT)
@@ -40,8 +41,11 @@ def set_model(page, model: str, base_url: str, key: str, fresh: bool, reviewers:
     fill(page, "Model", model)
     fill(page, "Base URL (optional)", base_url)
     fill(page, "API key", key)
-    expect(page.get_by_text(TYPED)).to_be_visible(timeout=SHORT)
     fill(page, "Number of reviewers", str(reviewers))
+    # what the server holds now: the sidebar names its model, the caption its key's source
+    expect(page.get_by_test_id("stSidebar").get_by_text(f"Model: {model}", exact=True)).to_be_visible(timeout=SHORT)
+    expect(page.get_by_text(TYPED)).to_be_visible(timeout=SHORT)
+    expect(field(page, "Base URL (optional)")).to_have_value(base_url, timeout=SHORT)
 
 
 def resume_in_history(page, run_id: str, model: str) -> None:
@@ -49,6 +53,7 @@ def resume_in_history(page, run_id: str, model: str) -> None:
     go(page, "History")
     box = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Run", exact=True)).first
     expect(page.get_by_test_id("stDataFrame")).to_be_visible(timeout=60_000)
+    settle(page)
     box.click()
     option = page.get_by_role("option", name=f"· interrupted · {model} ·")
     expect(option).to_be_visible(timeout=SHORT)

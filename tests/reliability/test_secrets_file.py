@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.browserhelp import DONE, LONG, OPENAI_URL, SHORT, TYPED, field, fill, open_with_preset
+from tests.reliability.browserhelp import DONE, LONG, OPENAI_URL, SHORT, TYPED, field, fill, open_with_preset, settle
 from tests.reliability.leaks import demo_server, sightings_in_files, sightings_in_requests, sightings_outside_auth
 from tests.test_browser import CHROMIUM, LAUNCH_ARGS, choose, expect, go, start_server, stop_server, sync_api
 
@@ -56,6 +56,7 @@ def test_a_key_in_a_secrets_file_goes_only_to_the_allowed_server(tmp_path):
                 # 1. the allowed base URL: the file's key is used, and said so
                 go(page, "Run")
                 choose(page, "Provider", OPENAI_URL)
+                settle(page)
                 expect(field(page, "Model")).to_have_value("openai/my-model", timeout=SHORT)
                 fill(page, "Model", "openai/from-secrets-file")
                 fill(page, "Base URL (optional)", allowed.base_url)
