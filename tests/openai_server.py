@@ -28,15 +28,20 @@ def fake_vector(text: str, dim: int = 16) -> list[float]:
 
 
 class _PostHandler(QuietHandler):
-    def do_POST(self) -> None:
+    def read_request(self) -> tuple[dict, dict]:
+        """The JSON body ({} when it is not JSON) and the headers, names in lower case."""
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             body = {}
+        return body, {k.lower(): v for k, v in self.headers.items()}
+
+    def do_POST(self) -> None:
+        body, headers = self.read_request()
         server = self.owner
-        reply = server._next(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+        reply = server._next(self.path, body, headers)
         if reply is HANG:
             server.release.wait(timeout=60)
             return

@@ -60,19 +60,28 @@ def wait_healthy(url: str, proc: subprocess.Popen, deadline_s: float = 90.0) -> 
     raise TimeoutError(f"{url} was not healthy within {deadline_s} s")
 
 
-def start_server(data_dir: Path, log_path: Path, scripted: bool = True) -> tuple[subprocess.Popen, str]:
+def start_server(data_dir: Path, log_path: Path, scripted: bool = True, env: dict | None = None,
+                 args: tuple[str, ...] = (), own_group: bool = False) -> tuple[subprocess.Popen, str]:
+    """`streamlit run app.py` on a free port; env adds to (or, with None values, removes from)
+    this process's environment, args go to streamlit, own_group starts it in a process group
+    of its own (so a test can SIGKILL the whole group)."""
     port = free_port()
-    env = {**os.environ, "RT_DATA_DIR": str(data_dir)}
-    env.pop("RT_DB", None)
-    env.pop("RT_SCRIPTED", None)
+    full = {**os.environ, "RT_DATA_DIR": str(data_dir)}
+    full.pop("RT_DB", None)
+    full.pop("RT_SCRIPTED", None)
     if scripted:
-        env["RT_SCRIPTED"] = "demo"
+        full["RT_SCRIPTED"] = "demo"
+    for k, v in (env or {}).items():
+        if v is None:
+            full.pop(k, None)
+        else:
+            full[k] = v
     with open(log_path, "wb") as log:  # the server keeps its own copy of the descriptor
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],
+            cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT, start_new_session=own_group)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc)

@@ -39,14 +39,8 @@ def body_hash(body: dict) -> str:
 
 class _FaultyHandler(_PostHandler):
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = {}
+        body, headers = self.read_request()
         server: FaultyServer = self.owner
-        headers = {k.lower(): v for k, v in self.headers.items()}
         fault = server.draw(self.path, body, headers)
         if fault == "ok" or (fault == "unstructured" and not self.path.endswith("/chat/completions")):
             status, hdrs, payload = server._next(self.path, body, headers)

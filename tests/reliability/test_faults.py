@@ -25,9 +25,16 @@ TYPED = {name for name in dir(errors) if isinstance(getattr(errors, name), type)
 STAGES = {"read", "write", "review", "evaluate"}
 
 
+# The reference is newer than every paper the authors wrote: profiles read papers up to the
+# year before the reference, so all three authors have something to read and write from.
+REFERENCE = ("p-ref", "Language models that read sky surveys and court records", "nlp", 2024,
+             "We combine survey pipelines from astronomy with language models to study sentencing records.")
+
+
 def load_community(store: Store) -> None:
     store.corpus.upsert_fields([{"id": f, "name": f, "domain": "x"} for f in ("astronomy", "nlp", "criminology")])
-    store.corpus.upsert_papers([Paper(id=i, title=t, abstract=a, year=y, fields=[f]) for i, t, f, y, a in PAPERS])
+    store.corpus.upsert_papers([Paper(id=i, title=t, abstract=a, year=y, fields=[f])
+                                for i, t, f, y, a in [*PAPERS, REFERENCE]])
     store.corpus.upsert_researchers([Researcher(id=i, name=n, fields=[f], publication_ids=p)
                                      for i, n, f, p in RESEARCHERS])
 
@@ -49,7 +56,7 @@ def one_simulation(seed: int, folder: Path) -> dict:
         load_community(store)
         cfg = RunConfig(researcher_ids=["r-ada", "r-nia", "r-cole"], paper_ids=["p-gaia", "p-llm"],
                         model="openai/faulty", base_url=server.base_url, num_reviewers=2,
-                        reference_paper_id="p-crime", temperature=0.0)
+                        reference_paper_id=REFERENCE[0], temperature=0.0)
         request = RunRequest(cfg, api_key="k", timeout=1.5, max_retries=4)
         first = Simulation(request, store, sleep=Sleeps()).run_sync()
         stored = store.runs.load(first.id)
@@ -77,6 +84,7 @@ def check(result: dict) -> None:
     assert result["stored_matches"], "the store holds what the run finished"
     for e in result["errors"]:
         assert e["stage"] in STAGES and e["agent"] and e["kind"] in TYPED, e
+        assert e["kind"] != "InputError", f"the test's community left an author nothing to read: {e}"
     if result["status"] == "failed":
         assert result["errors"], "a failed run says which stage and agent failed"
     assert result["rerun_repeats_success"] == 0, "a re-run repeated a call that had succeeded"

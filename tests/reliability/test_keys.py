@@ -4,8 +4,6 @@ Driven through app.py (AppTest) against the loopback OpenAI-compatible server, w
 recorded headers and bodies are searched for the key."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from rt_core import keys
@@ -22,6 +20,7 @@ from tests.reliability.apphelp import (
     openai_run_page,
     start_and_wait,
 )
+from tests.reliability.leaks import sightings_in_requests
 
 OPERATOR_KEY = "sk-operator-FAKE-7f3c9e21-do-not-leak"
 TYPED_KEY = "sk-visitor-typed-1234"
@@ -49,8 +48,7 @@ def clean_env(monkeypatch):
 
 def sightings(server, secret: str) -> int:
     """How many recorded requests carry the secret anywhere (headers or body)."""
-    return sum(secret in json.dumps(r["headers"]) or secret in json.dumps(r["body"])
-               for r in server.requests)
+    return sightings_in_requests(server, (secret,))
 
 
 def test_env_key_never_goes_to_a_base_url_the_visitor_typed(server, monkeypatch):

@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 
 from rt_core.export import run_json, run_markdown
-from rt_core.models.scripted import demo_responder
-from tests.openai_server import OpenAIServer
 from tests.reliability.apphelp import (
     DataDir,
     everything_rendered,
@@ -21,6 +19,7 @@ from tests.reliability.apphelp import (
     openai_run_page,
     start_and_wait,
 )
+from tests.reliability.leaks import demo_server, sightings_in_files, sightings_in_requests, sightings_outside_auth
 
 ENV_KEY = "sk-ENVFAKE-3141592653-secret"
 SECRETS_KEY = "sk-SECRETSFAKE-2718281828-secret"
@@ -34,20 +33,6 @@ def page(app, base_url: str, temperature: float):
     at.session_state["temperature"] = temperature
     at.run()
     return at
-
-
-def demo_server() -> OpenAIServer:
-    return OpenAIServer(responder=lambda messages: demo_responder(messages, {}))
-
-
-def sightings_in_requests(server: OpenAIServer, keys=KEYS) -> int:
-    return sum(k in json.dumps(r["headers"]) or k in json.dumps(r["body"]) for r in server.requests for k in keys)
-
-
-def sightings_in_files(folder: Path, keys=KEYS) -> tuple[int, int]:
-    files = [p for p in folder.rglob("*") if p.is_file()]
-    hits = sum(k.encode() in p.read_bytes() for p in files for k in keys)
-    return hits, len(files)
 
 
 @pytest.fixture
@@ -116,7 +101,7 @@ def test_no_key_sighting_anywhere(tmp_path, monkeypatch, logs):
     from rt_core.store import open_store
 
     open_store(data / "studio.sqlite3").db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-    file_hits, files = sightings_in_files(data)
+    file_hits, files = sightings_in_files(data, KEYS)
     log_hits = sum(k in logs.read_text(errors="replace") for k in KEYS)
     page_hits = sum(k in p for p in pages for k in KEYS)
     foreign_server_keys = sightings_in_requests(foreign, (ENV_KEY, SECRETS_KEY))
@@ -124,7 +109,16 @@ def test_no_key_sighting_anywhere(tmp_path, monkeypatch, logs):
                "pages_scanned": len(pages), "page_sightings": page_hits,
                "requests_to_foreign_url": len(foreign.requests),
                "server_key_sightings_at_foreign_url": foreign_server_keys,
-               "requests_to_allowed_url": len(allowed.requests)}
+               "requests_to_allowed_url": len(allowed.requests),
+               "key_sightings_outside_auth_header_at_allowed_url": sightings_outside_auth(allowed, KEYS)}
+    def route(key: str) -> dict:  # where one route's key was seen
+        return {"files": sightings_in_files(data, (key,))[0], "logs": int(key in logs.read_text(errors="replace")),
+                "pages": sum(key in p for p in pages),
+                "requests_where_not_allowed": 0 if key == PAGE_KEY else sightings_in_requests(foreign, (key,)),
+                "outside_auth_header": sum(sightings_outside_auth(s, (key,)) for s in (allowed, foreign))}
+
+    summary["by_route"] = {"environment": route(ENV_KEY), "secrets (AppTest at.secrets)": route(SECRETS_KEY),
+                           "typed in the page": route(PAGE_KEY)}
     out = os.environ.get("RT_RELIABILITY_OUT")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
@@ -133,6 +127,8 @@ def test_no_key_sighting_anywhere(tmp_path, monkeypatch, logs):
     foreign.close()
     assert files >= 2 and len(foreign.requests) > 0
     assert (file_hits, log_hits, page_hits, foreign_server_keys) == (0, 0, 0, 0), summary
+    assert summary["key_sightings_outside_auth_header_at_allowed_url"] == 0, summary
+    assert sightings_outside_auth(foreign, KEYS) == 0, summary
     # and the keys did reach the servers they were meant for (the test can fail)
     assert any(ENV_KEY in r["headers"].get("authorization", "") for r in allowed.requests)
     assert any(SECRETS_KEY in r["headers"].get("authorization", "") for r in allowed.requests)
