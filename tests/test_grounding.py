@@ -99,6 +99,23 @@ def test_question_stems_carry_a_concept_from_each_field(community, scripted):
     assert q1.startswith("How can")  # the plain stem stays the start (similarity strips it)
 
 
+def test_the_self_baseline_gets_no_concepts_from_the_neighbourhood(community, scripted):
+    """`self` writes from nothing; seeding it with the authors' concepts would hand it what
+    the other modes have to read (and flatter it in a replay)."""
+    scripted.responder = _echo_responder
+    concepts = grounding.Grounding.for_store(community, community.corpus.get_papers(
+        ["p-gaia", "p-spectra", "p-llm", "p-agents"])).concepts
+    alone = Simulation(_stem_request(mode="self"), community).run_sync()
+    assert alone.status == "done", alone.errors
+    prompts = " ".join(h["messages"][-1]["content"] for h in scripted.history)
+    assert not [c for cs in concepts.values() for c in cs if c in prompts]
+    scripted.history.clear()
+    agents = Simulation(_stem_request(mode="agent"), community).run_sync()
+    assert agents.status == "done", agents.errors
+    prompts = " ".join(h["messages"][-1]["content"] for h in scripted.history)
+    assert [c for cs in concepts.values() for c in cs if c in prompts]  # from the authors' papers
+
+
 def test_candidates_have_their_own_seeds_and_a_warm_rerun_makes_no_calls(community, scripted):
     scripted.responder = _echo_responder
     req = _stem_request(temperature=0.4)

@@ -310,9 +310,12 @@ class Simulation:
         await self._gather("read", jobs, self.run.profiles.__setitem__, lambda p: p.text)
 
     def _grounding_papers(self) -> list[Paper]:
-        """The papers the proposal should build on: the chosen ones, else the authors'."""
+        """The papers the proposal should build on: what the mode reads. The chosen papers
+        when it reads papers, else the authors' (their profiles come from them), and none
+        for `self`, the baseline that writes from nothing: concepts from the neighbourhood
+        would hand it what the other modes have to read."""
         papers = self._writing_papers() if self.mode.reads_papers else []
-        if papers:
+        if papers or not self.mode.reads_profiles:
             return papers
         return [p for rid in self.config.researcher_ids for p in self._publications(rid)[:5]]
 
