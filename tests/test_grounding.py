@@ -458,3 +458,6 @@ def test_a_continuation_that_jumps_to_the_next_point_is_dropped():
     assert stem.clean_line(" to map stars? 2. Why it matters: because.") == "to map stars?"
     assert stem.clean_line("alpine flora . 2a: What are the advantages? b- what") == "alpine flora."
     assert stem.clean_line("data from 2 surveys: Gaia and SDSS.") == "data from 2 surveys: Gaia and SDSS."
+    assert stem.clean_line(" has not been studied by experts (e-mail address: x@y.com). It is new.") \
+        == "has not been studied by experts. It is new."
+    assert stem.clean_line(" is new, see www.example.org/a and mail me@lab.edu today.") == "is new, see and mail today."

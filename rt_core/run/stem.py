@@ -81,9 +81,15 @@ def next_point(q: fiveq.Question) -> tuple[str, ...]:
     return (f" {q.number + 1}. ",) if q.number < len(fiveq.QUESTIONS) else ()
 
 
+# Contact details a small model invents ("(e-mail address: someone@example.com)"): never
+# a point about the proposal, and misleading to a reader.
+_CONTACT = re.compile(r"\s*\([^()]*(?:@|https?://|www\.)[^()]*\)|\s*\S+@\S+\.\w+|\s*(?:https?://|www\.)\S+")
+
+
 def clean_line(text: str) -> str:
-    """Keep one answer: cut run-ons into the next point and trailing fragments."""
-    text = (text or "").strip()
+    """Keep one answer: cut run-ons into the next point, invented contact details and
+    trailing fragments."""
+    text = _CONTACT.sub("", (text or "")).strip()
     m = _RUN_ON.search(text)
     if m:
         text = text[:m.start()].strip()
@@ -252,7 +258,7 @@ async def _best_of(ctx: StageContext, prefix: str, stems: list[str],
         out = (await line(ctx, prefix + stem, max_tokens=56, attempt=first_seed + i, stop=stop)).strip()
         if len(re.findall(r"[^\W\d_]{2,}", out)) < 2:
             continue
-        full = f"{stem} {out}"
+        full = f"{stem}{'' if out[0] in ',.;:?!' else ' '}{out}"
         s = score(full)
         if best is None or s > best[0]:
             best = (s, full)
