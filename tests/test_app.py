@@ -2,18 +2,12 @@
 neighbourhood, a run with the scripted model, results, history, uploads and safety."""
 from __future__ import annotations
 
-import os
-import re
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from rt_core.types import Paper
+from tests.apphelp import APP, PRESET, DataDir, errors, goto, infos, new_app, texts
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-PRESET = "nlp-astronomy"
 # A 2025 replay target outside the preset: its shipped five-question summary is the
 # reference, and the authors' papers up to 2024 are all before it (nothing is masked away).
 REFERENCE = "arxiv:2412.17767"
@@ -21,25 +15,12 @@ XSS = "<script>alert(1)</script>"
 SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
 
 
-def _set_data_dir(path: Path) -> str | None:
-    old = os.environ.get("RT_DATA_DIR")
-    os.environ["RT_DATA_DIR"] = str(path)
-    return old
-
-
-def _restore_data_dir(old: str | None) -> None:
-    if old is None:
-        os.environ.pop("RT_DATA_DIR", None)
-    else:
-        os.environ["RT_DATA_DIR"] = old
-
-
 @pytest.fixture(scope="module", autouse=True)
 def module_data_dir(tmp_path_factory):
     """One store for this module (the app keys its cached store by path)."""
-    old = _set_data_dir(tmp_path_factory.mktemp("app-data"))
+    d = DataDir(tmp_path_factory.mktemp("app-data"))
     yield
-    _restore_data_dir(old)
+    d.restore()
 
 
 def delete_rows(s, table: str, ids) -> None:
@@ -78,9 +59,9 @@ def leaves_no_rows():
 
 @pytest.fixture
 def fresh_data_dir(tmp_path):
-    old = _set_data_dir(tmp_path / "fresh")
+    d = DataDir(tmp_path / "fresh")
     yield
-    _restore_data_dir(old)
+    d.restore()
 
 
 @pytest.fixture(scope="module")
@@ -92,36 +73,6 @@ def model():
     m.responder = demo_responder
     yield m
     m.reset()
-
-
-def new_app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"pages/{page}.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def texts(at: AppTest) -> list[str]:
-    return [t.value for t in at.text]
-
-
-def shown(markdown: str) -> str:
-    """What a reader sees of escaped Markdown: the backslash escapes removed."""
-    return re.sub(r"\\(.)", r"\1", markdown)
-
-
-def infos(at: AppTest) -> str:
-    return "\n".join(shown(i.value) for i in at.info)
-
-
-def errors(at: AppTest) -> str:
-    return "\n".join(shown(e.value) for e in at.error)
 
 
 def store():

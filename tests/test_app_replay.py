@@ -1,25 +1,19 @@
 """The Replay page through the app's entry file (AppTest), on the scripted model."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from tests.apphelp import DataDir, goto, new_app
+
 TARGET = "arxiv:2410.16179"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def data_dir(tmp_path_factory):
-    old = os.environ.get("RT_DATA_DIR")
-    os.environ["RT_DATA_DIR"] = str(tmp_path_factory.mktemp("replay-app"))
+    d = DataDir(tmp_path_factory.mktemp("replay-app"))
     yield
-    if old is None:
-        os.environ.pop("RT_DATA_DIR", None)
-    else:
-        os.environ["RT_DATA_DIR"] = old
+    d.restore()
 
 
 @pytest.fixture
@@ -34,10 +28,7 @@ def model():
 
 
 def replay_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.switch_page("pages/replay.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = goto(new_app(), "replay")
     return at
 
 

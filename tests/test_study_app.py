@@ -8,7 +8,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.test_app import APP, _restore_data_dir, _set_data_dir, errors, shown
+from tests.apphelp import APP, DataDir, errors, shown
 from tests.test_study import seed_runs
 
 XSS = "<script>alert('rater')</script>"
@@ -16,9 +16,9 @@ XSS = "<script>alert('rater')</script>"
 
 @pytest.fixture(scope="module", autouse=True)
 def module_data_dir(tmp_path_factory):
-    old = _set_data_dir(tmp_path_factory.mktemp("study-app-data"))
+    d = DataDir(tmp_path_factory.mktemp("study-app-data"))
     yield
-    _restore_data_dir(old)
+    d.restore()
 
 
 def shared_store():

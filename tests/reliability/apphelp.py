@@ -1,39 +1,15 @@
-"""Helpers for driving the app through app.py (AppTest) in the reliability suite."""
+"""Helpers for driving the app through app.py (AppTest) in the reliability suite; the shared
+ones (new_app, goto, DataDir, ...) live in tests/apphelp.py and are re-exported here."""
 from __future__ import annotations
-
-import os
-import re
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-PRESET = "nlp-astronomy"
+from tests.apphelp import APP, PRESET, ROOT, DataDir, errors, goto, new_app, shown
+
+__all__ = ["APP", "PRESET", "ROOT", "DataDir", "errors", "goto", "new_app", "shown", "OPENAI_URL_PRESET",
+           "everything_rendered", "openai_run_page", "start_and_wait"]
+
 OPENAI_URL_PRESET = "Any OpenAI-compatible URL"
-
-
-def new_app(secrets: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in (secrets or {}).items():
-        at.secrets[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"pages/{page}.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def shown(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown)
-
-
-def errors(at: AppTest) -> str:
-    return "\n".join(shown(e.value) for e in at.error)
 
 
 def everything_rendered(at: AppTest) -> str:
@@ -71,17 +47,3 @@ def start_and_wait(at: AppTest, timeout: float = 300):
     assert job.wait(timeout=timeout), "the run did not finish"
     at.run()
     return job
-
-
-class DataDir:
-    """Point RT_DATA_DIR somewhere for a module, then restore it."""
-
-    def __init__(self, path: Path):
-        self.old = os.environ.get("RT_DATA_DIR")
-        os.environ["RT_DATA_DIR"] = str(path)
-
-    def restore(self) -> None:
-        if self.old is None:
-            os.environ.pop("RT_DATA_DIR", None)
-        else:
-            os.environ["RT_DATA_DIR"] = self.old

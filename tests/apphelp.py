@@ -1,0 +1,59 @@
+"""Driving the app through its entry file (AppTest): the helpers every app test shares."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PRESET = "nlp-astronomy"
+
+
+def new_app(secrets: dict | None = None) -> AppTest:
+    """The app as a first visit sees it (the Neighbourhood page), with optional secrets."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in (secrets or {}).items():
+        at.secrets[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> list[str]:
+    return [t.value for t in at.text]
+
+
+def shown(markdown: str) -> str:
+    """What a reader sees of escaped Markdown: the backslash escapes removed."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def infos(at: AppTest) -> str:
+    return "\n".join(shown(i.value) for i in at.info)
+
+
+def errors(at: AppTest) -> str:
+    return "\n".join(shown(e.value) for e in at.error)
+
+
+class DataDir:
+    """Point RT_DATA_DIR somewhere (for a module or a test), then restore it."""
+
+    def __init__(self, path: Path):
+        self.old = os.environ.get("RT_DATA_DIR")
+        os.environ["RT_DATA_DIR"] = str(path)
+
+    def restore(self) -> None:
+        if self.old is None:
+            os.environ.pop("RT_DATA_DIR", None)
+        else:
+            os.environ["RT_DATA_DIR"] = self.old
