@@ -5,6 +5,7 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,3 +58,15 @@ class DataDir:
             os.environ.pop("RT_DATA_DIR", None)
         else:
             os.environ["RT_DATA_DIR"] = self.old
+
+
+def module_data_dir(name: str):
+    """An autouse fixture giving a test module one RT_DATA_DIR of its own (the app keys
+    its cached store by path), restored after the module."""
+    @pytest.fixture(scope="module", autouse=True)
+    def _data_dir(tmp_path_factory):
+        d = DataDir(tmp_path_factory.mktemp(name))
+        yield
+        d.restore()
+
+    return _data_dir

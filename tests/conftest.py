@@ -35,6 +35,24 @@ def scripted():
 
 
 @pytest.fixture
+def demo(scripted):
+    """The scripted model answering like the demo model (well-formed replies everywhere)."""
+    from rt_core.models.scripted import demo_responder
+
+    scripted.responder = demo_responder
+    return scripted
+
+
+@pytest.fixture
+def starter_store(store):
+    """A fresh store holding the bundled starter community."""
+    from rt_core import community as starter
+
+    starter.ensure_loaded(store)
+    return store
+
+
+@pytest.fixture
 def openai_server():
     """An OpenAI-compatible server on 127.0.0.1 (tests/openai_server.py)."""
     from tests.openai_server import OpenAIServer

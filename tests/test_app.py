@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rt_core.types import Paper
-from tests.apphelp import APP, PRESET, DataDir, errors, goto, infos, new_app, texts
+from tests.apphelp import APP, PRESET, DataDir, errors, goto, infos, module_data_dir, new_app, texts
 
 # A 2025 replay target outside the preset: its shipped five-question summary is the
 # reference, and the authors' papers up to 2024 are all before it (nothing is masked away).
@@ -15,12 +15,7 @@ XSS = "<script>alert(1)</script>"
 SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def module_data_dir(tmp_path_factory):
-    """One store for this module (the app keys its cached store by path)."""
-    d = DataDir(tmp_path_factory.mktemp("app-data"))
-    yield
-    d.restore()
+data_dir = module_data_dir("app-data")
 
 
 def delete_rows(s, table: str, ids) -> None:

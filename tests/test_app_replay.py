@@ -1,30 +1,14 @@
 """The Replay page through the app's entry file (AppTest), on the scripted model."""
 from __future__ import annotations
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apphelp import DataDir, goto, new_app
+from tests.apphelp import goto, module_data_dir, new_app
 
 TARGET = "arxiv:2410.16179"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def data_dir(tmp_path_factory):
-    d = DataDir(tmp_path_factory.mktemp("replay-app"))
-    yield
-    d.restore()
-
-
-@pytest.fixture
-def model():
-    from rt_core.models.scripted import demo_responder, scripted_model
-
-    m = scripted_model()
-    m.reset()
-    m.responder = demo_responder
-    yield m
-    m.reset()
+data_dir = module_data_dir("replay-app")
 
 
 def replay_page() -> AppTest:
@@ -32,7 +16,7 @@ def replay_page() -> AppTest:
     return at
 
 
-def test_replay_page_runs_two_modes_and_shows_them_against_chance(model):
+def test_replay_page_runs_two_modes_and_shows_them_against_chance(demo):
     at = replay_page()
     assert at.selectbox(key="replay_target").value == "arxiv:2412.17767"  # targets first
     at.selectbox(key="replay_target").set_value(TARGET).run()
@@ -57,7 +41,7 @@ def test_replay_page_runs_two_modes_and_shows_them_against_chance(model):
     assert at.selectbox(key="replay_open_pick").options
 
 
-def test_no_mode_ticked_means_no_replay(model):
+def test_no_mode_ticked_means_no_replay(demo):
     at = replay_page()
     for mode in ("self", "agent", "data", "global"):
         at.checkbox(key=f"replay_mode_{mode}").uncheck()

@@ -8,23 +8,10 @@ import pytest
 from rt_core import community as starter
 from rt_core.errors import InputError
 from rt_core.models.client import run_async
-from rt_core.models.scripted import demo_responder
 from rt_core.run import bench
 from rt_core.types import RunConfig, RunRequest
 
 TASKS = ["arxiv:2410.16179", "arxiv:2312.03876"]
-
-
-@pytest.fixture
-def starter_store(store):
-    starter.ensure_loaded(store)
-    return store
-
-
-@pytest.fixture
-def demo(scripted):
-    scripted.responder = demo_responder
-    return scripted
 
 
 def request() -> RunRequest:

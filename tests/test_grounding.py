@@ -25,12 +25,6 @@ def stem_ctx(g=None, max_reasks=2):
     return context.StageContext(client, max_reasks=max_reasks, grounding=g)
 
 
-@pytest.fixture
-def starter_store(store):
-    starter.ensure_loaded(store)
-    return store
-
-
 # -- key concepts ------------------------------------------------------------------------
 
 def test_candidate_phrases_split_at_stop_words_and_punctuation():

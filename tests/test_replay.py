@@ -5,24 +5,10 @@ import re
 
 import pytest
 
-from rt_core import community as starter
-from rt_core.models.scripted import demo_responder
 from rt_core.run.replay import Replay, chance_band, neighbourhood
 from rt_core.types import RunConfig, RunRequest
 
 TARGET = "arxiv:2410.16179"  # MagicPIG (2024): three authors, five cited papers in the store
-
-
-@pytest.fixture
-def starter_store(store):
-    starter.ensure_loaded(store)
-    return store
-
-
-@pytest.fixture
-def demo(scripted):
-    scripted.responder = demo_responder
-    return scripted
 
 
 def request(**cfg) -> RunRequest:

@@ -22,12 +22,6 @@ def prompts_sent(scripted):
     return ["\n".join(m["content"] for m in h["messages"]) for h in scripted.history]
 
 
-@pytest.fixture
-def demo(scripted):
-    scripted.responder = demo_responder
-    return scripted
-
-
 def test_global_run_reads_writes_reviews_and_evaluates(community, demo):
     events = []
     community.references.put("p-llm", "summary", Proposal(

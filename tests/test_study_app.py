@@ -8,17 +8,13 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apphelp import APP, DataDir, errors, shown
+from tests.apphelp import APP, errors, module_data_dir, shown
 from tests.test_study import seed_runs
 
 XSS = "<script>alert('rater')</script>"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def module_data_dir(tmp_path_factory):
-    d = DataDir(tmp_path_factory.mktemp("study-app-data"))
-    yield
-    d.restore()
+data_dir = module_data_dir("study-app-data")
 
 
 def shared_store():

@@ -11,8 +11,8 @@ from rt_core.errors import ConfigError
 from rt_core.models.client import LLMClient, ModelSettings, run_async
 from rt_core.models.scripted import demo_responder
 from rt_core.store import open_store
+from tests.apphelp import module_data_dir
 from tests.reliability.apphelp import (
-    DataDir,
     errors,
     everything_rendered,
     goto,
@@ -26,11 +26,7 @@ OPERATOR_KEY = "sk-operator-FAKE-7f3c9e21-do-not-leak"
 TYPED_KEY = "sk-visitor-typed-1234"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def data_dir(tmp_path_factory):
-    d = DataDir(tmp_path_factory.mktemp("keys-data"))
-    yield
-    d.restore()
+data_dir = module_data_dir("keys-data")
 
 
 @pytest.fixture

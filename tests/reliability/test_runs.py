@@ -20,12 +20,6 @@ def request(**cfg) -> RunRequest:
     return RunRequest(RunConfig(**{"model": "scripted/demo", **cfg}), max_retries=0)
 
 
-@pytest.fixture
-def demo(scripted):
-    scripted.responder = demo_responder
-    return scripted
-
-
 def dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
