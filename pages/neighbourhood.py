@@ -157,10 +157,11 @@ with right:
 
 if hood_r or hood_p:
     st.subheader("Community graph")
-    st.caption("Circles are researchers, squares are papers, coloured by field. Grey lines: "
-               "author edges; dotted blue: citations.")
+    st.caption("Circles are researchers, squares are papers, coloured by field and sized by "
+               "their number of links. Solid lines: authorship; dotted: citations. Names and "
+               "titles that do not fit are on hover.")
     g = build_graph(hood_r, hood_p)
-    st.plotly_chart(charts.graph_figure(g, fnames), key="hood_graph")
+    st.plotly_chart(charts.graph_figure(g, fnames), key="hood_graph", config=charts.PLOT_CONFIG)
 
 # -- importers -------------------------------------------------------------------------
 st.subheader("Import more")

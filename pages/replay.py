@@ -11,7 +11,7 @@ from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS
 from rt_core.run import replay
 from rt_core.types import MODES, RunConfig
-from studio import render, request, resources, state
+from studio import charts, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
@@ -129,7 +129,6 @@ if st.button("Replay", key="replay_start", type="primary", disabled=not modes or
 
 def _results(result: replay.ReplayResult) -> None:
     import pandas as pd
-    import plotly.graph_objects as go
 
     st.caption(render.md_escape(f"Evaluator for every score below: {result.evaluator}"))
     if result.kind == "whole-text":
@@ -147,21 +146,15 @@ def _results(result: replay.ReplayResult) -> None:
     st.caption("An empty cell is a question the proposal did not answer: it counts 0 in the mean.")
     band = result.chance
     done = [r for r in rows if r["mean"] is not None]
-    fig = go.Figure(go.Bar(x=[r["mode"] for r in done], y=[r["mean"] for r in done],
-                           marker_color="#4C78A8", text=[f"{r['mean']:.3f}" for r in done],
-                           textposition="outside"))
+    fig = charts.bars_with_band([r["mode"] for r in done], [r["mean"] for r in done], band,
+                                y_title="mean similarity over Q1-Q5")
     if band:
-        fig.add_hrect(y0=band.low, y1=band.high, fillcolor="#BBBBBB", opacity=0.35, line_width=0)
-        fig.add_hline(y=band.median, line_dash="dash",
-                      annotation_text=f"chance median {band.median:.3f}")
         st.caption(f"Chance band: median {band.median:.3f}, 90% of unrelated papers between "
                    f"{band.low:.3f} and {band.high:.3f} (n = {band.n}).")
     else:
         st.caption("No chance band: fewer than three unrelated papers in the store have five "
                    "answers.")
-    fig.update_layout(height=320, yaxis={"title": "mean similarity over Q1-Q5"},
-                      margin={"l": 10, "r": 10, "t": 20, "b": 10})
-    st.plotly_chart(fig, key="replay_chart")
+    st.plotly_chart(fig, key="replay_chart", config=charts.PLOT_CONFIG)
     for r in rows:
         if r["error"]:
             st.error(render.md_escape(f"{r['mode']}: {r['error']}"), icon="⚠️")

@@ -281,8 +281,10 @@ for rv in reviewers:
         rec = store.corpus.get_researcher(rv)
         g.nodes[rv]["label"] = rec.name
         g.nodes[rv]["fields"] = list(rec.fields)
-st.caption("The star is the generated paper; red dashed lines are review edges.")
-st.plotly_chart(charts.graph_figure(g, resources.field_names(store)), key=f"graph_{run.id}")
+st.caption("The star is the generated paper; dashed lines lead to its reviewers, solid lines "
+           "to its authors. Nodes are sized by their number of links.")
+st.plotly_chart(charts.graph_figure(g, resources.field_names(store)), key=f"graph_{run.id}",
+                config=charts.PLOT_CONFIG)
 
 # -- downloads ----------------------------------------------------------------------------
 st.header("Export")
