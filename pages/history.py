@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rt_core import export
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
 from studio import render, resources, state
@@ -36,9 +37,15 @@ df = df.rename(columns={"created_at": "created", "mean_score": "score", "title":
 st.dataframe(df, hide_index=True, key="hist_table",
              column_config={"score": st.column_config.NumberColumn(format="%.1f"),
                             "similarity": st.column_config.NumberColumn(format="%.3f")})
-
 ids = [r["id"] for r in rows]
 labels = {r["id"]: render.run_label(r) for r in rows}
+# Built when clicked (it reads every listed run): the runs above, people and papers by name.
+st.download_button("Download these runs (CSV)", lambda ids=tuple(ids): export.stored_runs_csv(store, ids),
+                   file_name="researchtown-runs.csv", mime="text/csv", key="hist_csv",
+                   on_click="ignore", icon="⬇️",
+                   help="One row per run: authors by name, papers by title, mean score, "
+                        "similarity and its evaluator, tokens and cost; ids in the last columns.")
+
 
 # -- reopen / delete -----------------------------------------------------------------------------
 st.subheader("Open or delete a run")

@@ -11,7 +11,7 @@ from rt_core.graph import add_proposal, build_graph
 from rt_core.models.client import ModelSettings
 from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run
-from studio import charts, render, request, resources, state
+from studio import chance, charts, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
@@ -208,8 +208,6 @@ def _judge_section() -> None:
 
 st.header("Similarity to a reference paper")
 if run.similarity:
-    import plotly.graph_objects as go
-
     sim = run.similarity
     ref_title = store.corpus.paper_titles([run.config.reference_paper_id]).get(
         run.config.reference_paper_id, run.config.reference_paper_id)
@@ -225,15 +223,15 @@ if run.similarity:
     if sim.missing:
         st.caption("Missing from the proposal (each counts 0 in the mean): " +
                    ", ".join(k.upper() for k in sim.missing))
+    with st.spinner("Comparing the reference with unrelated papers..."):
+        band, why = chance.for_run(store, run)
+    st.caption(chance.describe(band, sim.mean) if band else why)
     qs = [k for k in QUESTION_KEYS if k in sim.per_question]
-    fig = go.Figure(go.Bar(x=[k.upper() for k in qs], y=[sim.per_question[k] for k in qs],
-                           marker_color="#54A24B", text=[f"{sim.per_question[k]:.2f}" for k in qs],
-                           textposition="outside"))
-    fig.add_hline(y=sim.mean, line_dash="dash", annotation_text=f"mean {sim.mean:.3f}")
-    fig.update_layout(height=280, yaxis={"range": [0, 1.05], "title": "cosine similarity"},
-                      margin={"l": 10, "r": 10, "t": 20, "b": 10})
-    if qs:
-        st.plotly_chart(fig, key=f"sim_{run.id}")
+    fig = charts.bars_with_band(
+        [k.upper() for k in qs] + ["mean"], [sim.per_question[k] for k in qs] + [sim.mean], band,
+        y_title="cosine similarity", colour=["#54A24B"] * len(qs) + ["#2E6B2A"], bar_name="similarity",
+        medians=[band.per_question.get(k) for k in qs] + [band.median] if band else None)
+    st.plotly_chart(fig, key=f"sim_{run.id}", config=charts.PLOT_CONFIG)
     if sim.reference and run.proposal:
         with st.expander("Reference and proposal side by side", expanded=False):
             for q in QUESTIONS:
@@ -288,11 +286,18 @@ st.plotly_chart(charts.graph_figure(g, resources.field_names(store)), key=f"grap
 
 # -- downloads ----------------------------------------------------------------------------
 st.header("Export")
-d1, d2, _ = st.columns([1, 1, 2])
+labels_for_export = export.Names.for_runs(store, [run])
+d1, d2, d3, _ = st.columns([1, 1, 1, 1])
 with d1:
-    st.download_button("Download Markdown", export.run_markdown(run), file_name=f"researchtown-{run.id}.md",
-                       mime="text/markdown", key=f"dl_md_{run.id}", on_click="ignore")
+    st.download_button("Download Markdown", export.run_markdown(run, labels_for_export),
+                       file_name=f"researchtown-{run.id}.md", mime="text/markdown",
+                       key=f"dl_md_{run.id}", on_click="ignore")
 with d2:
-    st.download_button("Download JSON", export.run_json(run), file_name=f"researchtown-{run.id}.json",
-                       mime="application/json", key=f"dl_json_{run.id}", on_click="ignore")
+    st.download_button("Download JSON", export.run_json(run, labels_for_export),
+                       file_name=f"researchtown-{run.id}.json", mime="application/json",
+                       key=f"dl_json_{run.id}", on_click="ignore")
+with d3:
+    st.download_button("Download reviews (CSV)", export.reviews_csv(run, labels_for_export),
+                       file_name=f"researchtown-{run.id}-reviews.csv", mime="text/csv",
+                       key=f"dl_csv_{run.id}", on_click="ignore", disabled=not run.reviews)
 st.caption("Exports hold the model name and settings, never an API key.")

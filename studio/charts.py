@@ -10,8 +10,9 @@ from .render import plot_escape
 
 # Field colours: saturated hues only, none of them grey, so a node never blends into
 # the edges (every edge is a neutral grey; its dash tells the kind).
+# Twelve hues that differ in hue or lightness (the starter store has eleven fields).
 _FIELD_COLOURS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#EECA3B", "#B279A2",
-                  "#FF9DA6", "#9D755D", "#1F77B4", "#2CA02C", "#9467BD"]
+                  "#FF9DA6", "#9D755D", "#5E3C99", "#8B1A1A", "#B5BD00"]
 EDGE_COLOUR = "#B3B3B3"
 _EDGE_STYLE = {"author": ("authorship", "solid"), "cite": ("citation", "dot"),
                "review": ("review", "dash")}
@@ -125,17 +126,24 @@ def score_bars(labels: list[str], scores: list[int | None], mean: float | None):
     return fig
 
 
-def bars_with_band(x: list[str], y: list[float], band=None, *, y_title: str, colour: str = "#4C78A8",
-                   bar_name: str = "mean similarity", height: int = 340):
+def bars_with_band(x: list[str], y: list[float], band=None, *, y_title: str,
+                   colour: str | list[str] = "#4C78A8", bar_name: str = "mean similarity",
+                   medians: list[float | None] | None = None, height: int = 340):
     """Similarity bars with the chance band (a ChanceBand: how similar unrelated papers are)
     drawn behind them as a shaded layer with its own legend entry, and room above the top
-    bar for its value."""
+    bar for its value. `medians`: a chance median per bar, drawn as a mark on the bar."""
     import plotly.graph_objects as go  # noqa: PLC0415  (slow)
 
-    fig = go.Figure(go.Bar(x=[plot_escape(v, 40) for v in x], y=y, name=bar_name, marker_color=colour,
+    labels = [plot_escape(v, 40) for v in x]
+    fig = go.Figure(go.Bar(x=labels, y=y, name=bar_name, marker_color=colour,
                            text=[f"{v:.3f}" for v in y], textposition="outside", cliponaxis=False,
                            hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
-    top = max([*y, 0.0])
+    if medians and any(m is not None for m in medians):
+        fig.add_trace(go.Scatter(x=labels, y=medians, mode="markers", name="chance median (per question)",
+                                 marker={"symbol": "line-ew-open", "size": 28, "color": "#333333",
+                                         "line": {"width": 2}},
+                                 hovertemplate="%{x}: chance median %{y:.3f}<extra></extra>"))
+    top = max([*y, *(m for m in medians or [] if m is not None), 0.0])
     if band is not None:
         top = max(top, band.high)
         fig.add_shape(type="rect", xref="paper", x0=0, x1=1, y0=band.low, y1=band.high,

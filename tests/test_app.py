@@ -282,11 +282,15 @@ def test_downloads_contain_the_proposal(finished, monkeypatch):
     at.session_state["results_run"] = job.run_id
     goto(at, "results")
     buttons = {b.label for b in at.get("download_button")}
-    assert buttons == {"Download Markdown", "Download JSON"}
+    assert buttons == {"Download Markdown", "Download JSON", "Download reviews (CSV)"}
     md = seen[f"researchtown-{job.run_id}.md"].decode()
     js = seen[f"researchtown-{job.run_id}.json"].decode()
     assert job.run.proposal.q1 in md and job.run.proposal.q5 in md
     assert job.run.proposal.q1 in js
+    names = store().corpus.researcher_names(r.reviewer_id for r in job.run.reviews)
+    assert all(f"Review by {name} (score" in md for name in names.values())
+    csv = seen[f"researchtown-{job.run_id}-reviews.csv"].decode()
+    assert all(name in csv for name in names.values())
 
 
 def test_reopen_from_history_makes_no_model_call(finished, model):
