@@ -95,7 +95,8 @@ def graph_figure(g, field_names: dict[str, str] | None = None, height: int = 540
     xr, yr = graphview.axis_ranges(pos)
     texts = {n: graphview.short_label(g.nodes[n].get("label") or n, kinds[n]) for n in g.nodes}
     canvas = graphview.Canvas(xr, yr, graphview.PLOT_WIDTH_PX, height - 120)
-    placed = graphview.place_labels(pos, sizes, texts, _label_order(g, deg), canvas)
+    placed = graphview.place_labels(pos, sizes, texts, _label_order(g, deg), canvas,
+                                    always=frozenset(n for n in g if kinds[n] == "proposal"))
     if placed:
         fig.add_trace(go.Scatter(
             # Invisible markers of the nodes' sizes: plotly offsets a label by its marker.

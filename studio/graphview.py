@@ -3,7 +3,7 @@
 A graph of 10-30 nodes is read by its labels, so the layout spreads the nodes
 further than networkx's default, nodes are sized by how connected they are, and
 labels are placed greedily, the most connected nodes first: each label tries
-below, above, right and left of its node and is kept at the first spot that
+below, above, right, left and the corners of its node and is kept at the first spot that
 overlaps no label already placed and no other node. A label that finds no spot
 is left to the hover text rather than drawn over another one.
 """
@@ -23,7 +23,8 @@ LINE_PX = 13.0
 PLOT_WIDTH_PX = 760
 PAD = 0.28  # axis padding around the nodes, as a share of the layout's extent
 LABEL_CHARS = {"researcher": 22, "paper": 30, "proposal": 34}
-POSITIONS = ("bottom center", "top center", "middle right", "middle left")
+POSITIONS = ("bottom center", "top center", "middle right", "middle left",
+             "bottom right", "top right", "bottom left", "top left")
 
 
 @dataclass(frozen=True)
@@ -113,25 +114,31 @@ class Canvas:
             return Box(x - w / 2, y + gap_y, x + w / 2, y + gap_y + h)
         if where == "middle right":
             return Box(x + gap_x, y - h / 2, x + gap_x + w, y + h / 2)
-        return Box(x - gap_x - w, y - h / 2, x - gap_x, y + h / 2)
+        if where == "middle left":
+            return Box(x - gap_x - w, y - h / 2, x - gap_x, y + h / 2)
+        # Corners: plotly puts the text's near corner at the marker's edge.
+        x0 = x + 0.7 * gap_x if where.endswith("right") else x - 0.7 * gap_x - w
+        y0 = y + 0.7 * gap_y if where.startswith("top") else y - 0.7 * gap_y - h
+        return Box(x0, y0, x0 + w, y0 + h)
 
 
 def place_labels(pos: dict[str, tuple[float, float]], sizes: dict[str, float],
-                 texts: dict[str, str], order: list[str], canvas: Canvas) -> dict[str, str]:
-    """node -> plotly text position for the labels that fit, tried in `order`."""
+                 texts: dict[str, str], order: list[str], canvas: Canvas,
+                 always: frozenset[str] = frozenset()) -> dict[str, str]:
+    """node -> plotly text position for the labels that fit, tried in `order`. A node in
+    `always` (the generated paper) that finds no clear spot may cover another node."""
     nodes = {n: canvas.node_box(*pos[n], sizes[n]) for n in pos}
     taken: list[Box] = []
     out: dict[str, str] = {}
     for n in order:
         if not texts.get(n):
             continue
-        for where in POSITIONS:
-            box = canvas.label_box(*pos[n], sizes[n], texts[n], where)
-            if not box.inside(canvas.frame) or any(box.overlaps(b) for b in taken):
-                continue
-            if any(box.overlaps(b) for m, b in nodes.items() if m != n):
-                continue
-            taken.append(box)
-            out[n] = where
-            break
+        boxes = [(where, canvas.label_box(*pos[n], sizes[n], texts[n], where)) for where in POSITIONS]
+        free = [(w, b) for w, b in boxes
+                if b.inside(canvas.frame) and not any(b.overlaps(t) for t in taken)]
+        clear = [(w, b) for w, b in free if not any(b.overlaps(nb) for m, nb in nodes.items() if m != n)]
+        pick = clear or (free if n in always else [])
+        if pick:
+            taken.append(pick[0][1])
+            out[n] = pick[0][0]
     return out

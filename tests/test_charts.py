@@ -140,3 +140,17 @@ def test_without_a_band_the_bars_stand_alone_and_the_band_sets_the_top_if_higher
     assert not fig.layout.shapes and fig.layout.yaxis.range[1] > 0.1
     high = charts.bars_with_band(["self"], [0.1], ChanceBand(0.3, 0.2, 0.6, 5), y_title="s")
     assert high.layout.yaxis.range[1] > 0.6
+
+
+def test_the_generated_paper_keeps_its_label_when_crowded_and_others_give_way():
+    # Eight nodes hem the star in: every spot for its label covers one of them.
+    ring = {f"n{i}": (dx * 0.05, dy * 0.05) for i, (dx, dy) in enumerate(
+        [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)])}
+    pos = {"star": (0.0, 0.0), **ring}
+    sizes = {n: 30.0 for n in pos}
+    texts = {n: "a label long enough to reach a neighbour" for n in pos}
+    canvas = graphview.Canvas([-1, 1], [-1, 1], 400, 400)
+    order = ["star", *ring]
+    assert "star" not in graphview.place_labels(pos, sizes, texts, order, canvas)
+    placed = graphview.place_labels(pos, sizes, texts, order, canvas, always=frozenset({"star"}))
+    assert "star" in placed
