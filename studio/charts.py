@@ -1,4 +1,4 @@
-"""Plotly figures: the community graph and the bar charts on the Results page.
+"""Plotly figures: the community graph, the score bars and similarity bars with a chance band.
 
 Labels that came from papers or models go through render.plot_escape (plotly
 renders a little HTML in labels).
@@ -118,11 +118,12 @@ def score_bars(labels: list[str], scores: list[int | None], mean: float | None):
     fig = go.Figure(go.Bar(x=[plot_escape(label, 40) for label in labels],
                            y=[s if s is not None else 0 for s in scores], marker_color="#4C78A8",
                            text=[str(s) if s is not None else "missing" for s in scores],
-                           textposition="outside", hovertemplate="%{x}: %{y}<extra></extra>"))
+                           textposition="outside", cliponaxis=False,
+                           hovertemplate="%{x}: %{y}<extra></extra>"))
     if mean is not None:
         fig.add_hline(y=mean, line_dash="dash", line_color="#E45756",
                       annotation_text=f"mean {mean:.1f}")
-    fig.update_layout(height=300, yaxis={"range": [0, 10.5], "title": "score (1-10)"},
+    fig.update_layout(height=300, yaxis={"range": [0, 11.5], "title": "score (1-10)"},
                       margin={"l": 10, "r": 10, "t": 20, "b": 10})
     return fig
 
