@@ -8,9 +8,9 @@ from __future__ import annotations
 from . import graphview
 from .render import plot_escape
 
-# Field colours: saturated hues only, none of them grey, so a node never blends into
-# the edges (every edge is a neutral grey; its dash tells the kind).
-# Twelve hues that differ in hue or lightness (the starter store has eleven fields).
+# Field colours: twelve hues that differ in hue or lightness (the starter store has eleven
+# fields), none of them grey, so a node never blends into the edges (every edge is a
+# neutral grey; its dash tells the kind).
 _FIELD_COLOURS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#EECA3B", "#B279A2",
                   "#FF9DA6", "#9D755D", "#5E3C99", "#8B1A1A", "#B5BD00"]
 EDGE_COLOUR = "#B3B3B3"
