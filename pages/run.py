@@ -5,6 +5,7 @@ import streamlit as st
 
 from rt_core import keys
 from rt_core.config import LOCAL_MODEL
+from rt_core.models import registry
 from rt_core.run import jobs
 from rt_core.types import MODES
 from studio import render, request, resources, state
@@ -34,8 +35,7 @@ def _on_provider() -> None:
 
 # -- model settings ---------------------------------------------------------------------
 demo = keys.demo()
-if demo is not None:  # shared demo: the operator's model and endpoint, whatever was set before
-    ss["model"], ss["base_url"], ss["embedder"], ss["api_key"] = demo.model, demo.base_url, demo.embedder, ""
+ss.update(request.demo_settings())  # a shared demo shows the operator's settings, locked
 with st.container(border=True):
     st.subheader("Model")
     if demo is not None:
@@ -53,33 +53,32 @@ with st.container(border=True):
                       help="A litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
                            "ollama/llama3.1, or openai/<name> with a base URL.")
     model = ss["model"].strip()
-    is_local = model.startswith("local/")
-    is_scripted = model.startswith("scripted/")
+    in_process = registry.in_process(model)  # the embedded base model, or the scripted one
     with c2:
         st.text_input("Base URL (optional)", key="base_url", disabled=demo is not None,
                       help="For Ollama or any OpenAI-compatible server. The server's own API keys "
                            "are never sent to a base URL typed here: type a key for it.")
         st.slider("Temperature", 0.0, 1.5, step=0.1, key="temperature")
-    if is_local:
+    if in_process and registry.prompt_style(model) == "stem":
         st.info(f"**{render.md_escape(LOCAL_MODEL)}** is a tiny offline demo model (Gemma 3 270M, a base "
                 "model) that runs on this computer without a key. Expect rough ideas; a real "
                 "provider such as OpenAI, Anthropic or a local Ollama server is one setting away: "
                 "pick it under Provider.", icon="💡")
-    elif is_scripted:
+    elif in_process:
         st.info("The scripted demo model returns canned, well-formed answers: for tests and "
                 "demos of the interface, not for research.", icon="🧪")
     else:
         if demo is None:
             st.text_input("API key", type="password", key="api_key",
                           help="Kept only in this browser session's memory; never saved or exported.")
-        key, where = request.key_source(model)
+        where = request.key_source(model).source
         if where == request.BLOCKED:
             st.warning("The server's API key is only sent to the provider's own endpoint (or to "
                        "addresses the operator allows), not to this base URL. Type a key for this "
                        "server above if it needs one.", icon="🔒")
         elif where:
             st.caption(f"Using the API key from: {where}.")
-        elif ss["base_url"] or model.startswith("ollama/"):
+        elif ss["base_url"] or not registry.key_env(model):
             st.caption("No key set; fine for a local server that needs none.")
         else:
             st.warning("No API key for this provider yet: type one above, or set the provider's "
@@ -93,7 +92,7 @@ with st.container(border=True):
                      disabled=demo is not None,
                      help="The bundled MiniLM runs offline; hosted ones need their provider's key.")
     with e2:
-        if not ss["embedder"].startswith("local/") and demo is None:
+        if not registry.in_process(ss["embedder"]) and demo is None:
             st.text_input("Embedder API key (if different)", type="password", key="embedder_key")
 
 # -- simulation settings ------------------------------------------------------------------

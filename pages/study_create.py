@@ -6,9 +6,9 @@ import collections
 import pandas as pd
 import streamlit as st
 
-from rt_core.config import prompt_style
 from rt_core.errors import RTError
 from rt_core.models.client import ModelSettings
+from rt_core.models.registry import prompt_style
 from rt_core.study import models as study_models
 from rt_core.study.create import create_from_runs
 from rt_core.study.design import (

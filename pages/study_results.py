@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rt_core.config import prompt_style
 from rt_core.models.client import ModelSettings
+from rt_core.models.registry import prompt_style
 from rt_core.study import models as study_models
 from rt_core.study import results
 from rt_core.study.stats import ALL

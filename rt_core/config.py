@@ -1,7 +1,8 @@
-"""Settings: where data lives, and how to reach a model.
+"""Settings: where data lives, the default models, and the libraries kept offline.
 
-Nothing here reads or writes a key's value for storage: keys travel only in a
-`RunRequest` / `ModelSettings`, which hide them from repr.
+What each model is (prompt style, key variable, context window...) is declared in the
+model registry (`rt_core/models/registry.py`); which key a call carries is decided in
+`rt_core/keys.py`.
 """
 from __future__ import annotations
 
@@ -31,47 +32,3 @@ def data_dir() -> Path:
 
 def db_path() -> Path:
     return Path(os.environ.get("RT_DB") or data_dir() / "studio.sqlite3")
-
-
-# Environment variables litellm reads for each provider prefix; used only to
-# tell the user whether a key is already configured, never to copy it.
-PROVIDER_KEY_ENV = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "together_ai": "TOGETHERAI_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "voyage": "VOYAGE_API_KEY",
-}
-
-
-def provider_of(model: str) -> str:
-    """'anthropic/claude-x' -> 'anthropic'; bare names like 'gpt-4o-mini' -> 'openai'."""
-    if "/" in model:
-        return model.split("/", 1)[0]
-    return "openai"
-
-
-def env_key_for(model: str) -> str:
-    """The API key the environment holds for this model's provider, or ''."""
-    var = PROVIDER_KEY_ENV.get(provider_of(model))
-    return os.environ.get(var, "") if var else ""
-
-
-IN_PROCESS_PROVIDERS = ("local",)  # run inside this process, one request at a time
-
-
-def prompt_style(model: str, override: str = "auto") -> str:
-    """THE decision whether a model is a base model: 'stem' (plain completion from
-    sentence stems, one part per call) for the embedded base model, 'chat' for
-    instruction models. `override` ('chat' or 'stem') wins when set."""
-    if override in ("chat", "stem"):
-        return override
-    return "stem" if provider_of(model) in IN_PROCESS_PROVIDERS else "chat"
-
-
-def in_process(model: str) -> bool:
-    """Models served by this process (llama.cpp): calls are serialised, never parallel."""
-    return provider_of(model) in IN_PROCESS_PROVIDERS

@@ -1,23 +1,33 @@
-"""Where a key held by the server may go, decided once.
+"""Which key a model call carries, decided once for every door (app, CLI, evaluator, judge).
 
-The operator's keys (environment variables or Streamlit secrets) go only to their
-provider's own endpoint (no base URL) or to a base URL the operator lists in
-RT_ALLOWED_BASE_URLS (comma or whitespace separated). A base URL typed by a visitor
-gets a key typed by that visitor, or none.
+The rule, in `resolve`: a key typed for exactly this model and base URL; else the
+operator's key for the model's provider (its environment variable, then the secrets the
+app injects through a `Secrets` reader), but only where `server_key_allowed` permits: the
+provider's own endpoint (no base URL) or a base URL the operator lists in
+RT_ALLOWED_BASE_URLS (comma or whitespace separated). A base URL someone typed gets a key
+typed for it, or none. `check` then refuses, before any call, a request the rule forbids
+or one that lacks a key its provider needs; the client re-applies the destination half
+(`guard`) as its last line of defence.
 
-Shared-demo mode (RT_DEMO=1): visitors use the operator's model, base URL and key,
-cannot change them, and each browser session has a token budget
+Shared-demo mode (RT_DEMO=1): visitors use the operator's model, base URL, embedder and
+key (`demo_settings`), type no key, and each browser session has a token budget
 (RT_DEMO_MAX_TOKENS, default 200,000).
 """
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .errors import ConfigError
+from .models import registry
 
 # Sent instead of nothing when no key may be used: litellm falls back to the provider's
 # environment variable when api_key is empty, which would leak the operator's key.
 NO_KEY = "no-key"
+
+BLOCKED = "blocked"  # the operator holds a key, but not for this base URL
 
 
 def normalise_url(url: str) -> str:
@@ -39,12 +49,125 @@ def server_key_allowed(base_url: str) -> bool:
     return d is not None and url == normalise_url(d.base_url)
 
 
+# -- where a key comes from ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Typed:
+    """A key someone gave for one model at one base URL (the Run page's field, the CLI's
+    --api-key-env). It is used for exactly that target and nothing else."""
+    key: str = field(repr=False)
+    model: str
+    base_url: str = ""
+    label: str = "given for this model"  # where it was typed, for messages
+
+    def fits(self, model: str, base_url: str) -> bool:
+        return bool(self.key) and self.model.strip() == model.strip() and \
+            normalise_url(self.base_url) == normalise_url(base_url)
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """The operator's secrets besides the environment (the app's Streamlit secrets):
+    `read(variable name)` returns the value or ''. rt_core never reads them itself."""
+    label: str
+    read: Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class Key:
+    """A resolved key and where it came from ('' when none; BLOCKED when the operator holds
+    one that may not go to the base URL). `server`: the key is the operator's, so it goes
+    only where `server_key_allowed` permits (the client re-checks)."""
+    value: str = field(default="", repr=False)
+    source: str = ""
+    server: bool = False
+
+
+def operator_key(model: str, secrets: Secrets | None = None) -> Key:
+    """The operator's key for the model's provider: its environment variable, then secrets."""
+    var = registry.key_env(model)
+    if not var:
+        return Key()
+    if os.environ.get(var):
+        return Key(os.environ[var], f"environment variable {var}", server=True)
+    value = str(secrets.read(var) or "") if secrets is not None else ""
+    return Key(value, secrets.label, server=True) if value else Key()
+
+
+def resolve(model: str, base_url: str = "", typed: Typed | None = None,
+            secrets: Secrets | None = None) -> Key:
+    """THE key rule: the key for `model` at `base_url`, and where it came from.
+
+    A key typed for exactly this model and base URL wins; else the operator's key where
+    `server_key_allowed` permits; else none (source BLOCKED when the operator holds a key
+    that may not go there, so a page can say why none is used). In-process models need
+    no key."""
+    model, base_url = model.strip(), base_url.strip()
+    if typed is not None and typed.fits(model, base_url):
+        return Key(typed.key, typed.label)
+    if not model or registry.in_process(model):
+        return Key()
+    held = operator_key(model, secrets)
+    if not held.value:
+        return Key()
+    if not server_key_allowed(base_url):
+        return Key("", BLOCKED)
+    return held
+
+
+# -- the check before any call ---------------------------------------------------------------
+def guard(model: str, base_url: str, api_key: str, server_key: bool) -> None:
+    """Refuse to send the operator's key to a base URL that is not allowed."""
+    if server_key and api_key and not server_key_allowed(base_url):
+        raise ConfigError(f"the server's API key may not be sent to {base_url.strip()}",
+                          "Type your own API key for this server, or ask the operator to list "
+                          "the URL in RT_ALLOWED_BASE_URLS.")
+
+
+def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> None:
+    """Before any call: the key may go where it is sent (`guard`), and a provider that
+    needs a key has one, so a missing key fails once, in plain words, instead of once per
+    agent in the provider's. At a base URL someone typed only a key given for it counts:
+    a server that needs no key accepts any text as one."""
+    guard(model, base_url, api_key, server_key)
+    model, base_url = model.strip(), base_url.strip()
+    if api_key or registry.in_process(model):
+        return
+    if base_url:
+        if registry.key_env(model):
+            raise ConfigError(f"no API key for model '{model}' at {base_url}",
+                              "Type this server's key in the Run page's API key field (or pass "
+                              "--api-key-env to the CLI); the server's own keys only go to their "
+                              "provider or RT_ALLOWED_BASE_URLS. A server that needs no key "
+                              "accepts any text, e.g. 'none'.")
+        return
+    try:
+        env = registry.litellm().validate_environment(model=model)
+    except Exception:  # a model litellm cannot map: the first call will say what is wrong
+        return
+    missing = [k for k in env.get("missing_keys") or [] if "KEY" in k or "TOKEN" in k]
+    if missing:
+        raise ConfigError(f"no API key for model '{model}': {missing[0]} is not set",
+                          f"Set {missing[0]} before starting the app (or pass --api-key-env to the "
+                          "CLI), or type the key in the Run page's API key field.")
+
+
+def check_request(request) -> None:
+    """`check` for a RunRequest's model, the one call a run makes before it starts."""
+    c = request.config
+    check(c.model, c.base_url, request.api_key, request.server_key)
+
+
+# -- the shared demo ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Demo:
     model: str
     base_url: str
     embedder: str
     max_tokens: int  # per browser session, prompt + completion
+
+    def settings(self) -> dict[str, str]:
+        """The run settings the operator fixes: they replace a visitor's, wherever set."""
+        return {"model": self.model, "base_url": self.base_url, "embedder": self.embedder}
 
 
 def demo() -> Demo | None:

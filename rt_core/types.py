@@ -170,7 +170,7 @@ class RunConfig(_Record):
     embedder: str = LOCAL_EMBEDDER
     concurrency: int = 4
     max_profile_papers: int = 20
-    # "auto" lets config.prompt_style decide from the model; "chat" or "stem" force one.
+    # "auto" lets the model registry decide from the model; "chat" or "stem" force one.
     prompt_style: str = "auto"
     # The evaluator's second half (the first is `embedder`): the model that restates a
     # reference paper in five questions, separate from the run's model. "" = none: the
@@ -192,9 +192,10 @@ class RunRequest:
     evaluator_key: str = field(default="", repr=False)
     timeout: float = 120.0
     max_retries: int = 4
-    # True when api_key is the operator's (environment or secrets): it then goes only to
-    # base URLs rt_core.keys allows, and the client refuses anything else.
+    # True when api_key (evaluator_key) is the operator's (environment or secrets): it then
+    # goes only to base URLs rt_core.keys allows, and the client refuses anything else.
     server_key: bool = False
+    evaluator_server_key: bool = False
 
 
 @dataclass

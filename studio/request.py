@@ -1,13 +1,11 @@
-"""From the Run page's widgets to one RunRequest: provider presets, the key precedence,
+"""From the Run page's widgets to one RunRequest: provider presets, the session's keys,
 and the builder. The page reads nothing else; rt_core receives nothing else.
 
-Key precedence (the one place it is decided): a key typed in this browser session,
-for the model and base URL it was typed for; else, only when rt_core.keys allows the
-base URL (the provider's own endpoint, or one the operator listed in
-RT_ALLOWED_BASE_URLS), the provider's environment variable, then Streamlit secrets
-(read defensively: a fresh machine has no file). A base URL a visitor typed never
-receives the server's key. In shared-demo mode (RT_DEMO=1) the operator's model, base
-URL and key are used whatever the session says, and visitors type no key.
+Which key a call carries is decided by rt_core.keys.resolve, the rule every door shares;
+this module only hands it what the app alone knows: the key typed in this browser session
+(for the model and base URL it was typed for) and a reader of Streamlit secrets. In
+shared-demo mode (RT_DEMO=1) `demo_settings` replaces the session's model, base URL and
+embedder, here and on the Run page, and visitors type no key.
 """
 from __future__ import annotations
 
@@ -15,10 +13,9 @@ import dataclasses
 
 import streamlit as st
 
-from rt_core import config as rt_config
 from rt_core import keys
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
-from rt_core.models import scripted
+from rt_core.models import registry, scripted
 from rt_core.types import Run, RunConfig, RunRequest
 
 SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
@@ -54,82 +51,66 @@ def provider_defaults(name: str) -> dict[str, str]:
 
 
 def provider_for_model(model: str) -> str:
-    """The preset a model string belongs to (for share links that name a model)."""
+    """The preset a model string belongs to (for share links that name a model): its own
+    preset, else the first whose model has the same provider prefix (as the registry
+    splits it), else the OpenAI-compatible one."""
     for name in provider_names():
         if provider_defaults(name)["model"] == model:
             return name
-    if model.startswith("ollama/"):
-        return "Ollama (local server)"
-    if model.startswith("openai/"):
-        return "Any OpenAI-compatible URL"
-    for name, d in PROVIDERS.items():
-        if d["model"].split("/")[0] == model.split("/")[0] and "/" in model:
-            return name
-    return "OpenAI" if "/" not in model else "Any OpenAI-compatible URL"
+    prefix = _prefix(model)
+    return next((name for name, d in PROVIDERS.items() if _prefix(d["model"]) == prefix),
+                "Any OpenAI-compatible URL")
+
+
+def _prefix(model: str) -> str:
+    """The provider prefix as typed ('' for a bare name such as gpt-4o-mini)."""
+    name = registry.model_name(model)
+    return "" if name == model.strip() else registry.provider_of(model)
 
 
 def shareable_model(model: str) -> bool:
-    """A link may name a hosted model or the bundled one, never a file on this server."""
-    if model.startswith("local/"):
-        return model == LOCAL_MODEL
-    return not model.startswith("scripted/") or scripted_available()
+    """A link may name a hosted model or the bundled one, never a file on this server; the
+    scripted model only where it is installed."""
+    if registry.provider_of(model) == "scripted":
+        return scripted_available()
+    return model == LOCAL_MODEL or not registry.in_process(model)
 
 
-def secret_key_for(model: str) -> str:
-    """A key from .streamlit/secrets.toml, read defensively (the file may not exist)."""
-    var = rt_config.PROVIDER_KEY_ENV.get(rt_config.provider_of(model))
-    if not var:
-        return ""
+def _read_secret(var: str) -> str:
+    """A value from .streamlit/secrets.toml, read defensively (the file may not exist)."""
     try:
         return str(st.secrets.get(var, "") or "")
     except Exception:  # StreamlitSecretNotFoundError and friends: no secrets file
         return ""
 
 
+SECRETS = keys.Secrets("Streamlit secrets", _read_secret)
 TYPED = "typed in this browser session"
-BLOCKED = "blocked"  # the server holds a key, but not for this base URL
+BLOCKED = keys.BLOCKED
 
 
-def key_source(model: str, base_url: str | None = None, typed_key: str = "api_key",
-               typed_for: str = "model") -> tuple[str, str]:
-    """(key, where it came from) for a model at a base URL (None: the session's base URL).
-
-    A typed key belongs to the model and base URL it was typed for; another run's settings
-    (a stored run from another session) never get it. The server's key goes only where
-    rt_core.keys.server_key_allowed says; otherwise ("", BLOCKED) when the server holds
-    one, so the page can say why none is used."""
+def _typed(field: str, for_model: str) -> keys.Typed | None:
+    """The key typed in this browser session's `field`, for the model in `for_model` at the
+    session's base URL. In a shared demo nobody types a key."""
     ss = st.session_state
-    target_url = (ss.get("base_url") or "").strip() if base_url is None else base_url.strip()
-    typed = "" if keys.demo() else ss.get(typed_key, "")
-    same_target = model == (ss.get(typed_for) or "").strip() and (
-        target_url == (ss.get("base_url") or "").strip())
-    if typed and same_target:
-        return typed, TYPED
-    server_key, where = _server_key(model)
-    if not server_key:
-        return "", ""
-    if not keys.server_key_allowed(target_url):
-        return "", BLOCKED
-    return server_key, where
+    if keys.demo() is not None or not ss.get(field):
+        return None
+    base_url = "" if field == "embedder_key" else (ss.get("base_url") or "")
+    return keys.Typed(ss[field], (ss.get(for_model) or "").strip(), base_url.strip(), TYPED)
 
 
-def _server_key(model: str) -> tuple[str, str]:
-    """The operator's key for a model's provider (environment, then secrets)."""
-    env = rt_config.env_key_for(model)
-    if env:
-        var = rt_config.PROVIDER_KEY_ENV.get(rt_config.provider_of(model), "")
-        return env, f"environment variable {var}"
-    sec = secret_key_for(model)
-    if sec:
-        return sec, "Streamlit secrets"
-    return "", ""
+def key_source(model: str, base_url: str | None = None) -> keys.Key:
+    """The key for a model at a base URL (None: the session's base URL) by the one rule
+    (rt_core.keys.resolve), with this session's typed key and the app's secrets."""
+    ss = st.session_state
+    target = (ss.get("base_url") or "") if base_url is None else base_url
+    return keys.resolve(model, target, _typed("api_key", "model"), SECRETS)
 
 
-def _embedder_key(name: str) -> str:
-    if name.startswith("local/"):
-        return ""
-    # Hosted embedders are reached at their provider's own endpoint (no base URL).
-    return key_source(name, "", typed_key="embedder_key", typed_for="embedder")[0]
+def demo_settings() -> dict[str, str]:
+    """THE shared-demo override: the settings the operator fixes ({} outside a demo)."""
+    demo = keys.demo()
+    return demo.settings() if demo is not None else {}
 
 
 def build_request() -> RunRequest:
@@ -149,18 +130,17 @@ def build_request() -> RunRequest:
 
 def request_for(config: RunConfig) -> RunRequest:
     """A request for a config (a new run, a resumed one, or a stored run being evaluated or
-    judged): the keys come from the one precedence above, for exactly this model, base URL
-    and embedder. In demo mode the operator's model, base URL and embedder replace the
-    session's (whatever a widget or a stored run says)."""
-    demo = keys.demo()
-    if demo is not None:
-        config = dataclasses.replace(config, model=demo.model, base_url=demo.base_url,
-                                     embedder=demo.embedder)
-    api_key, where = key_source(config.model, config.base_url)
+    judged): in a shared demo the operator's settings replace the config's, then every key
+    comes from the one rule, for exactly this model, base URL, evaluator and embedder."""
+    config = dataclasses.replace(config, **demo_settings())
+    run_key = key_source(config.model, config.base_url)
     evaluator = config.evaluator_model.strip()
-    evaluator_key = key_source(evaluator, config.evaluator_base_url)[0] if evaluator else ""
-    return RunRequest(config, api_key=api_key, embedder_key=_embedder_key(config.embedder),
-                      evaluator_key=evaluator_key, server_key=bool(api_key) and where != TYPED)
+    evaluator_key = key_source(evaluator, config.evaluator_base_url) if evaluator else keys.Key()
+    # Hosted embedders are reached at their provider's own endpoint (no base URL).
+    embedder_key = keys.resolve(config.embedder, "", _typed("embedder_key", "embedder"), SECRETS)
+    return RunRequest(config, api_key=run_key.value, server_key=run_key.server,
+                      evaluator_key=evaluator_key.value, evaluator_server_key=evaluator_key.server,
+                      embedder_key=embedder_key.value)
 
 
 def demo_tokens_left() -> int | None:

@@ -10,7 +10,8 @@ import pytest
 
 from rt_core import community as starter
 from rt_core.models.client import LLMClient, ModelSettings
-from rt_core.models.local import ModelQueue, ThreadChooser, threads_for_load
+from rt_core.models.local import ThreadChooser, threads_for_load
+from rt_core.models.queue import ModelQueue
 from rt_core.run import context, grounding, stem
 from rt_core.run.simulation import Simulation
 from rt_core.types import Paper, Proposal, Review, RunConfig, RunRequest
@@ -402,14 +403,16 @@ def test_the_embedded_model_combines_nlp_and_astronomy(starter_store):
 
 
 def test_a_second_run_on_the_one_model_waits_with_its_place_and_can_cancel(community, scripted,
-                                                                           monkeypatch):
+                                                                           request):
     import time
 
-    from rt_core import config
-    from rt_core.models.local import model_queue
+    from rt_core.models import registry
     from rt_core.run import jobs
 
-    monkeypatch.setattr(config, "IN_PROCESS_PROVIDERS", ("local", "scripted"))
+    # A model served one call at a time, like the embedded one, declared as such.
+    previous = registry.declare("scripted/base", registry.Capabilities(
+        prompt_style=registry.STEM, in_process=True, serial=True))
+    request.addfinalizer(lambda: registry.forget("scripted/base", previous))
     gate = threading.Event()
 
     def held(messages, params):  # the first run holds the model until the test lets go
@@ -439,7 +442,7 @@ def test_a_second_run_on_the_one_model_waits_with_its_place_and_can_cancel(commu
     assert not any(e.stage == "write" for e in second.snapshot())  # nothing ran yet
     third.cancel()
     assert third.wait(30) and third.run.status == "cancelled"
-    assert model_queue("scripted/base").place(third.run_id) is None
+    assert registry.queue_for("scripted/base").place(third.run_id) is None
     gate.set()
     assert first.wait(60) and second.wait(60)
     assert first.run.status == second.run.status == "done"

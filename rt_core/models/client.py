@@ -9,86 +9,46 @@ What this module adds on top of litellm:
 - usage and cost accounting per run;
 - single flight: identical calls made at the same time (same cache key, any thread,
   session or event loop of this process) share one model call;
-- prompts fitted to the model's context window by one stated rule (`fit_messages`),
-  with a note saying what was cut.
+- prompts fitted to the model's context window by the one rule of `fitting.py`,
+  with a note saying what was cut;
+- the sampling defaults the model declares in the registry.
 
 Only usable replies are cached: a reply with no choices is retried like a transient
 fault; an empty text, a refusal (finish_reason "content_filter") or a reply cut off at
 the token limit ("length", for instruction models; a base model completing a stem stops
 at its budget by design) is returned but never written to the cache.
 
-API keys are passed per call and never stored, cached, logged or hashed. A key held by
-the server (`server_key`) only goes where rt_core.keys allows.
+API keys are passed per call and never stored, cached, logged or hashed. Which key a
+call carries was decided by `rt_core.keys.resolve`; the client only re-checks that a key
+held by the server (`server_key`) goes where rt_core.keys allows (`keys.guard`).
 """
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import contextvars
-import functools
 import hashlib
 import json
 import logging
-import math
-import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from .. import config, keys
-from ..errors import (
-    AuthError,
-    CancelledRun,
-    ConfigError,
-    ProviderError,
-    ProviderTimeout,
-    RateLimitError,
-    Unreachable,
-)
-from ..types import RunRequest, Usage
-from .registry import ensure_zero_price, in_chain, litellm, rt_error_in, run_async
+from .. import keys
+from ..errors import CancelledRun, ProviderError, RateLimitError
+from ..types import Usage
+from . import registry
+from .fitting import fit_messages
+from .registry import ensure_zero_price, litellm, rt_error_in, run_async
 from .retry import RetryPolicy, TooLongToWait, retry_after_seconds
+from .settings import ModelSettings
+from .translate import EmptyReply, nothing_listening, translate
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Completion", "LLMClient", "ModelSettings", "agent_calls", "cache_key", "context_tokens",
-           "embed_remote", "fit_messages", "run_async"]
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """How to reach one model: derived from a RunRequest (`for_request`) or built by a
-    caller that has no run (the CLI's judge). The key lives only here, hidden from repr."""
-
-    model: str = config.LOCAL_MODEL
-    api_key: str = field(default="", repr=False)
-    base_url: str = ""
-    temperature: float = 0.7
-    timeout: float = 120.0
-    retry: RetryPolicy = RetryPolicy()
-    prompt_style: str = "auto"  # see config.prompt_style
-    server_key: bool = False  # api_key is the operator's: only for allowed base URLs
-
-    @classmethod
-    def for_request(cls, request: RunRequest) -> ModelSettings:
-        c = request.config
-        return cls(model=c.model.strip(), api_key=request.api_key, base_url=c.base_url.strip(),
-                   temperature=c.temperature, timeout=request.timeout,
-                   retry=RetryPolicy(max_retries=request.max_retries),
-                   prompt_style=c.prompt_style, server_key=request.server_key)
-
-    def check_key(self) -> None:
-        """Refuse, before any call, to send the operator's key to a base URL that is not allowed."""
-        if self.server_key and self.api_key and not keys.server_key_allowed(self.base_url):
-            raise ConfigError(f"the server's API key may not be sent to {self.base_url}",
-                              "Type your own API key for this server, or ask the operator to list "
-                              "the URL in RT_ALLOWED_BASE_URLS.")
-
-    @property
-    def style(self) -> str:
-        """'stem' for base models, 'chat' for instruction models (config.prompt_style decides)."""
-        return config.prompt_style(self.model, self.prompt_style)
+__all__ = ["Completion", "LLMClient", "ModelSettings", "agent_calls", "cache_key", "embed_remote",
+           "run_async"]
 
 
 # Model calls made by the current agent (set per agent task by the simulation), so a
@@ -107,12 +67,6 @@ class Completion:
     finish_reason: str = ""
 
 
-
-class EmptyReply(Exception):
-    """The provider's reply held no choices at all (a broken answer, not a model's empty
-    text): retried like a transient fault. An empty text is returned but never cached."""
-
-
 # -- single flight ------------------------------------------------------------------------
 # In-flight calls of this process by (store, cache key): the first caller makes the call,
 # callers that arrive meanwhile (any thread or event loop) wait for its answer.
@@ -122,74 +76,10 @@ _waiting = [0]  # callers currently waiting for another caller's answer
 
 
 def inflight_count() -> tuple[int, int]:
-    """(calls in flight, callers waiting for one of them): for tests and the Settings page."""
+    """(calls in flight, callers waiting for one of them): for the tests that check single
+    flight."""
     with _inflight_lock:
         return len(_inflight), _waiting[0]
-
-
-# -- fitting prompts to the context window ---------------------------------------------------
-DEFAULT_CONTEXT_TOKENS = 8192
-_CUT_MARK = "\n[... {n:,} characters cut here to fit the model's context window ...]\n"
-
-
-def estimate_tokens(text: str) -> int:
-    """A deliberately generous token estimate without a tokenizer: one token per three
-    ASCII characters, one per other character (CJK, Cyrillic, emoji...)."""
-    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
-    return math.ceil(ascii_chars / 3) + (len(text) - ascii_chars)
-
-
-@functools.lru_cache(maxsize=256)
-def context_tokens(model: str) -> int:
-    """The model's input context in tokens: litellm's model info where it knows the model,
-    the embedded model's own window, else RT_CONTEXT_TOKENS (default 8192)."""
-    if config.in_process(model):
-        from .local import N_CTX  # noqa: PLC0415  (keeps the llama.cpp module out of hosted runs)
-
-        return N_CTX
-    try:
-        info = litellm().get_model_info(model=model)
-        known = info.get("max_input_tokens") or info.get("max_tokens")
-        if known:
-            return int(known)
-    except Exception:  # litellm raises for models it does not know
-        pass
-    try:
-        return max(512, int(os.environ.get("RT_CONTEXT_TOKENS", DEFAULT_CONTEXT_TOKENS)))
-    except ValueError:
-        return DEFAULT_CONTEXT_TOKENS
-
-
-def fit_messages(messages: list[dict], context: int, max_tokens: int) -> tuple[list[dict], str]:
-    """The messages cut to fit `context` tokens, leaving room for `max_tokens` of reply.
-
-    The rule: while the prompt is too long, the longest message loses the middle of its
-    text (its first 60% and last 40% are kept, so the instructions that open and close a
-    prompt survive) and a marker says how many characters went. Returns the messages and
-    a note ('' when nothing was cut)."""
-    budget = max(256, context - max_tokens - 64)
-    total = sum(estimate_tokens(str(m.get("content") or "")) for m in messages)
-    if total <= budget:
-        return messages, ""
-    out = [dict(m) for m in messages]
-    before = sum(len(str(m.get("content") or "")) for m in out)
-    for _ in range(8):
-        total = sum(estimate_tokens(str(m.get("content") or "")) for m in out)
-        if total <= budget:
-            break
-        i = max(range(len(out)), key=lambda j: len(str(out[j].get("content") or "")))
-        text = str(out[i].get("content") or "")
-        over = total - budget
-        per_char = max(estimate_tokens(text) / max(1, len(text)), 1e-3)
-        drop = min(len(text), math.ceil(over / per_char) + 80)
-        keep = len(text) - drop
-        head = keep * 3 // 5
-        out[i]["content"] = (text[:head] + _CUT_MARK.format(n=drop) + text[len(text) - (keep - head):]
-                             if keep > 0 else _CUT_MARK.format(n=drop))
-    after = sum(len(str(m.get("content") or "")) for m in out)
-    note = (f"A prompt of {before:,} characters was cut to {after:,} to fit the model's context "
-            f"window of {context:,} tokens (the middle of its longest part was left out).")
-    return out, note
 
 
 def cache_key(settings: ModelSettings, messages: list[dict], params: dict) -> str:
@@ -215,14 +105,14 @@ class LLMClient:
         self.settings = settings
         self.store = store
         self.usage = usage if usage is not None else Usage()
-        # The in-process model runs one request at a time anyway.
-        limit = 1 if config.in_process(settings.model) else max(1, concurrency)
+        # A serial model (the embedded one) serves one request at a time anyway.
+        limit = 1 if registry.serial(settings.model) else max(1, concurrency)
         self.semaphore_limit = limit
         self.semaphore = asyncio.Semaphore(limit)
         self.cancel = cancel
         self._sleep = sleep or self._sleep_unless_cancelled
         self.notes: list[str] = []  # what was cut or not cached, for the run's notes
-        settings.check_key()
+        keys.guard(settings.model, settings.base_url, settings.api_key, settings.server_key)
 
     async def _sleep_unless_cancelled(self, delay: float) -> None:
         """Back-off that a Cancel cuts short."""
@@ -237,7 +127,7 @@ class LLMClient:
                        stop: list[str] | None = None, temperature: float | None = None,
                        extra: dict | None = None, json_schema: dict | None = None) -> Completion:
         s = self.settings
-        params: dict[str, Any] = {"max_tokens": max_tokens,
+        params: dict[str, Any] = {**registry.sampling(s.model), "max_tokens": max_tokens,
                                   "temperature": s.temperature if temperature is None else temperature}
         if stop:
             params["stop"] = stop
@@ -245,7 +135,7 @@ class LLMClient:
             params.update(extra)
         if json_schema and supports_json_schema(s.model):
             params["response_format"] = {"type": "json_schema", "json_schema": json_schema}
-        messages, note = fit_messages(messages, context_tokens(s.model), max_tokens)
+        messages, note = fit_messages(messages, registry.context_tokens(s.model), max_tokens)
         if note:
             self._note(note)
         key = cache_key(s, messages, params)
@@ -317,7 +207,6 @@ class LLMClient:
     def litellm_kwargs(self, **kwargs: Any) -> dict[str, Any]:
         s = self.settings
         kwargs.update(model=s.model, timeout=s.timeout, num_retries=0)
-        s.check_key()
         if s.api_key:
             kwargs["api_key"] = s.api_key
         elif s.base_url:
@@ -351,20 +240,20 @@ class LLMClient:
                 return await asyncio.wait_for(call(), timeout=s.timeout + 5)
             except TimeoutError as exc:
                 err: Exception = lm.Timeout(message="no answer in time", model=s.model,
-                                            llm_provider=config.provider_of(s.model))
+                                            llm_provider=registry.provider_of(s.model))
                 err.__cause__ = exc
             except Exception as exc:
                 own = rt_error_in(exc)  # an in-process provider's own error: never retried
                 if own is not None:
                     raise own from None
-                if _nothing_listening(exc):  # a refused connection stays refused: no retries
-                    raise self._translate(exc) from None
+                if nothing_listening(exc):  # a refused connection stays refused: no retries
+                    raise translate(exc, s) from None
                 if not isinstance(exc, transient):
-                    raise self._translate(exc) from None
+                    raise translate(exc, s) from None
                 err = exc
             attempt += 1
             if not s.retry.should_retry(attempt):
-                raise self._translate(err) from None
+                raise translate(err, s) from None
             try:
                 delay = s.retry.delay(attempt, self._retry_after(err))
             except TooLongToWait as wait:
@@ -382,46 +271,6 @@ class LLMClient:
         if response is not None:
             headers = getattr(response, "headers", None)
         return retry_after_seconds(headers or getattr(exc, "litellm_response_headers", None))
-
-    def _translate(self, exc: Exception) -> Exception:
-        """litellm's typed exceptions -> rt_core errors with a hint. Never matches text."""
-        lm = litellm()
-        model = self.settings.model
-        where = f"model '{model}'" + (f" at {self.settings.base_url}" if self.settings.base_url else "")
-        detail = _short(exc)
-        if self.settings.api_key:  # some providers echo the key (e.g. in a URL) in errors
-            detail = detail.replace(self.settings.api_key, "***")
-        status = getattr(exc, "status_code", None)
-        if isinstance(exc, EmptyReply):
-            return ProviderError(f"{where} kept sending empty replies ({detail})",
-                                 "The provider had an error; try again.")
-        if isinstance(exc, (lm.AuthenticationError, lm.PermissionDeniedError)) or status in (401, 403):
-            return AuthError(f"{where} rejected the API key", AuthError.hint)
-        if isinstance(exc, lm.RateLimitError):
-            return RateLimitError(f"{where} kept rate limiting after {self.settings.retry.max_retries} "
-                                  f"retries", RateLimitError.hint)
-        if isinstance(exc, lm.Timeout):
-            return ProviderTimeout(f"{where} did not answer within {self.settings.timeout:.0f}s",
-                                   ProviderTimeout.hint)
-        if isinstance(exc, lm.NotFoundError):
-            return ConfigError(f"{where} was not found: {detail}",
-                               "Check the model name and the base URL.")
-        if isinstance(exc, lm.ContextWindowExceededError):
-            return ProviderError(f"{where}: the prompt is too long for this model",
-                                 "Pick fewer papers or a model with a longer context.")
-        if isinstance(exc, lm.BadRequestError):
-            return ProviderError(f"{where} refused the request: {detail}",
-                                 "Check the model name, provider prefix and settings.")
-        if _nothing_listening(exc):
-            target = self.settings.base_url or f"the {config.provider_of(model)} API"
-            return Unreachable(f"nothing is listening at {target} (model '{model}')", Unreachable.hint)
-        if isinstance(exc, lm.APIConnectionError):
-            return ProviderError(f"could not reach {where}: {detail}",
-                                 "Check the base URL, the network, and that the server is running.")
-        if isinstance(exc, (lm.InternalServerError, lm.ServiceUnavailableError, lm.APIError)):
-            return ProviderError(f"{where} failed: {detail}", "The provider had an error; try again.")
-        return ProviderError(f"{where}: unexpected {type(exc).__name__}: {detail}",
-                             "See the log for details.")
 
     @staticmethod
     def _to_completion(response: Any) -> Completion:
@@ -441,27 +290,6 @@ class LLMClient:
         except Exception:  # unknown price: count tokens, show cost as 0
             cost = 0.0
         return Completion(text or "", False, pt, ct, cost, finish)
-
-
-def _nothing_listening(exc: BaseException) -> bool:
-    """Whether a refused or failed connection lies in the exception's chain. litellm wraps
-    it differently per provider (an OpenAI-compatible server gives InternalServerError),
-    so the chain is searched for the transport's own typed errors."""
-    import httpx  # noqa: PLC0415  (already imported by litellm)
-
-    kinds: tuple[type, ...] = (ConnectionRefusedError, httpx.ConnectError)
-    try:
-        from aiohttp import ClientConnectorError  # noqa: PLC0415
-
-        kinds += (ClientConnectorError,)
-    except ImportError:  # aiohttp is optional for litellm
-        pass
-    return in_chain(exc, kinds) is not None
-
-
-def _short(exc: Exception, limit: int = 300) -> str:
-    text = str(exc).replace("\n", " ")
-    return text[:limit]
 
 
 async def embed_remote(model: str, texts: list[str], api_key: str = "", base_url: str = "",

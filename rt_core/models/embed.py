@@ -9,15 +9,16 @@ by model and text.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from collections.abc import Callable
 
 import numpy as np
 
+from .. import keys
 from ..config import LOCAL_EMBEDDER
 from ..errors import AuthError, ConfigError, InputError, ProviderError, RateLimitError
+from . import registry
 from .retry import RetryPolicy, TooLongToWait, retry_after_seconds
 
 _local_models: dict[str, object] = {}
@@ -67,13 +68,13 @@ class Embedder:
 
     @property
     def is_local(self) -> bool:
-        return self.name.startswith("local/")
+        """Computed in this process (the bundled MiniLM): no key, no network."""
+        return registry.in_process(self.name)
 
     @property
     def voyage_model(self) -> str:
         """The Voyage model name when this is a Voyage embedder ('voyage-3'), else ''."""
-        name = self.name.split("/", 1)[1] if self.name.startswith("voyage/") else self.name
-        return name if name.startswith("voyage-") else ""
+        return registry.model_name(self.name) if registry.provider_of(self.name) == "voyage" else ""
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self.is_local:
@@ -113,7 +114,7 @@ class Embedder:
         except ImportError:
             raise ConfigError("the voyageai package is not installed",
                               "pip install voyageai (see requirements.txt).") from None
-        key = self._api_key or os.environ.get("VOYAGE_API_KEY", "")
+        key = self._api_key or keys.resolve(self.name, self.base_url).value
         if not key:
             raise AuthError(f"no API key for embedder '{self.name}'",
                             "Set VOYAGE_API_KEY or type the embedder key in Settings.")
@@ -185,7 +186,7 @@ def _async_sleep(sleep: Callable[[float], object]):
 
 def _run(coro):
     """Run a coroutine from sync code, also when called inside a running loop's thread."""
-    from .registry import run_async  # noqa: PLC0415
+    from .registry import run_async  # noqa: PLC0415  (keeps litellm out until a call)
 
     try:
         asyncio.get_running_loop()

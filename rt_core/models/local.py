@@ -12,19 +12,18 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import statistics
 import threading
 import time
-from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import config
 from ..errors import ConfigError
+from . import registry
+from .fitting import fit_text, prompt_budget
 
 BUNDLED_NAME = "gemma-3-270m"
-N_CTX = 4096
+N_CTX = registry.EMBEDDED.context_tokens
 
 
 def bundled_gguf_path() -> Path:
@@ -91,17 +90,14 @@ class _Engine:
         return float(data.t_eval_ms), int(data.n_eval)
 
     def fit_prompt(self, prompt: str, max_tokens: int) -> str:
-        """Cut the middle of an over-long prompt: its start frames the document and its
-        end holds the stem the model must continue."""
-        toks = self.llm.tokenize(prompt.encode("utf-8"), add_bos=True)
-        budget = N_CTX - max_tokens - 8
-        if len(toks) <= budget:
-            return prompt
-        head, tail = toks[1:budget // 3], toks[-(budget - budget // 3 - 2):]
-        dec = self.llm.detokenize
-        return (dec(head).decode("utf-8", "ignore") + "\n...\n" + dec(tail).decode("utf-8", "ignore"))
+        """The client's rule (models/fitting.py) again, counted with this model's own
+        tokenizer: the client's estimate is generous, so this rarely cuts anything."""
+        return fit_text(prompt, prompt_budget(N_CTX, max_tokens),
+                        lambda text: len(self.llm.tokenize(text.encode("utf-8"), add_bos=True)))
 
     def complete(self, prompt: str, params: dict) -> dict:
+        """One completion; sampling the caller left out comes from the model's declaration."""
+        params = {**registry.EMBEDDED.sampling, **params}
         max_tokens = int(params.get("max_tokens") or 256)
         with self.lock:
             self._set_threads()
@@ -114,10 +110,10 @@ class _Engine:
             out = self.llm.create_completion(
                 prompt, max_tokens=max_tokens,
                 temperature=float(params.get("temperature", 0.0) or 0.0),
-                top_p=float(params.get("top_p", 0.95) or 0.95), top_k=40,
+                top_p=float(params["top_p"]), top_k=40,
                 stop=params.get("stop") or None,
-                repeat_penalty=float(params.get("repeat_penalty", 1.3)),
-                frequency_penalty=float(params.get("frequency_penalty", 0.5) or 0.0),
+                repeat_penalty=float(params["repeat_penalty"]),
+                frequency_penalty=float(params["frequency_penalty"] or 0.0),
                 presence_penalty=float(params.get("presence_penalty", 0.0) or 0.0),
                 seed=int(params.get("seed", 0) or 0),
                 grammar=_grammar(params.get("grammar")))
@@ -246,7 +242,7 @@ def _make_handler_class():
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:
             params = dict(kwargs.get("optional_params") or {})
-            name = model.split("/", 1)[1] if model.startswith("local/") else model
+            name = registry.model_name(model)
             started = time.perf_counter()
             # A ConfigError (model file or package missing) propagates as it is: litellm
             # wraps it, and the client finds it in the chain (registry.rt_error_in).
@@ -278,76 +274,3 @@ def __getattr__(name: str):
         globals()["LocalGGUF"] = cls
         return cls
     raise AttributeError(name)
-
-
-# -- the queue in front of the one embedded model -----------------------------------------
-
-@dataclass(frozen=True)
-class QueuePlace:
-    """Where one run stands: 0 runs ahead means it has the model."""
-    ahead: int
-    eta_s: float  # estimated seconds until it starts (0 when running)
-
-
-class ModelQueue:
-    """First come, first served access to the in-process model, one run at a time.
-
-    Runs on a 270M model interleaved call by call would all finish late; served one after
-    another, the first visitor is done soon and each later one knows its place and roughly
-    when it starts. The estimate is the median of recent run durations (a default before
-    the first run finishes) minus what the current run has used so far."""
-
-    DEFAULT_RUN_S = 45.0
-
-    def __init__(self, clock=time.monotonic):
-        self._clock = clock
-        self._cond = threading.Condition()
-        self._line: list[str] = []  # [holder, waiting...]
-        self._started = 0.0
-        self._durations: deque[float] = deque(maxlen=9)
-
-    def join(self, ticket: str) -> None:
-        with self._cond:
-            if ticket not in self._line:
-                self._line.append(ticket)
-                if len(self._line) == 1:
-                    self._started = self._clock()
-
-    def wait_turn(self, ticket: str, timeout: float) -> bool:
-        """Block up to timeout for the ticket's turn; True once it holds the model."""
-        with self._cond:
-            return self._cond.wait_for(lambda: self._line[:1] == [ticket], timeout)
-
-    def leave(self, ticket: str) -> None:
-        with self._cond:
-            if ticket not in self._line:
-                return
-            if self._line[0] == ticket:
-                self._durations.append(self._clock() - self._started)
-                self._started = self._clock()
-            self._line.remove(ticket)
-            self._cond.notify_all()
-
-    def typical_run_s(self) -> float:
-        with self._cond:
-            return statistics.median(self._durations) if self._durations else self.DEFAULT_RUN_S
-
-    def place(self, ticket: str) -> QueuePlace | None:
-        with self._cond:
-            if ticket not in self._line:
-                return None
-            ahead = self._line.index(ticket)
-            if ahead == 0:
-                return QueuePlace(0, 0.0)
-            typical = statistics.median(self._durations) if self._durations else self.DEFAULT_RUN_S
-            left_for_holder = max(typical * 0.1, typical - (self._clock() - self._started))
-            return QueuePlace(ahead, left_for_holder + typical * (ahead - 1))
-
-
-_queues: dict[str, ModelQueue] = {}
-
-
-def model_queue(model: str) -> ModelQueue:
-    """The queue in front of one in-process model (one per model string)."""
-    with _engines_lock:
-        return _queues.setdefault(model, ModelQueue())

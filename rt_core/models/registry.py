@@ -1,32 +1,198 @@
-"""litellm, imported once and lazily, and the in-process providers registered with it.
+"""The model registry: what each model is, declared once, and litellm, loaded lazily.
 
-`import litellm` takes seconds, so nothing imports it at module level. The first
-call to `litellm()` imports it with its network look-ups off and registers the
-embedded model as the custom provider `local`; the scripted test model adds
-itself as `scripted` through `register_provider`. Providers depend on this
-module, never on the client, so there is no import cycle.
+Every provider (or a single model) declares its `Capabilities` once: the prompt style it
+needs, whether it is served inside this process and one call at a time, its context
+window, its sampling defaults, and the environment variable that holds the operator's key.
+Everything else asks here (`capabilities(model)`, `prompt_style`, `serial`, `key_env`...);
+no other module looks at a model string's prefix.
 
-In-process providers raise rt_core errors directly. litellm wraps whatever a
-custom handler raises in one of its own exception types; `rt_error_in` finds
-the original in the exception chain, so callers see our error unchanged.
+Hosted providers are declared in `_HOSTED` below. In-process providers declare themselves
+with `register_provider(prefix, capabilities, handler)`: the embedded model (`local`) at
+the end of this module, the scripted test model (`scripted`) when a test or RT_SCRIPTED
+asks for it. Declarations never import litellm (it takes seconds); the first
+`litellm()` call imports it with its network look-ups off and installs the handlers of
+the in-process providers. Prices come from litellm's cost map (`estimate_cost`).
+
+In-process providers raise rt_core errors directly. litellm wraps whatever a custom
+handler raises in one of its own exception types; `rt_error_in` finds the original in the
+exception chain, so callers see our error unchanged.
 """
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import os
 import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import RTError
+from .queue import ModelQueue, model_queue
 
 log = logging.getLogger(__name__)
 
-_litellm = None
-_lock = threading.Lock()
-_providers: dict[str, Any] = {}
+CHAT, STEM = "chat", "stem"
+DEFAULT_CONTEXT_TOKENS = 8192
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What one provider's models (or one model) are; declared once, read everywhere."""
+
+    prompt_style: str = CHAT  # CHAT: an instruction model; STEM: a base model completing stems
+    in_process: bool = False  # served by this process: no network, no key, costs nothing
+    serial: bool = False  # one call at a time; runs on it take turns in a queue
+    context_tokens: int = 0  # 0: litellm's model info, else RT_CONTEXT_TOKENS
+    sampling: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    key_env: str = ""  # the environment variable holding the operator's key ('' needs none)
+
+
+# Hosted providers: litellm reaches them over the network with the key in `key_env`.
+_HOSTED = {prefix: Capabilities(key_env=var) for prefix, var in {
+    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "deepseek": "DEEPSEEK_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY", "gemini": "GEMINI_API_KEY", "groq": "GROQ_API_KEY",
+    "mistral": "MISTRAL_API_KEY", "voyage": "VOYAGE_API_KEY"}.items()}
+_HOSTED["ollama"] = Capabilities()  # a server on the user's machine: no key
+# Model names without a provider prefix: litellm sends them to OpenAI, except Voyage's own.
+_BARE_NAMES = (("voyage-", "voyage"),)
+
+_lock = threading.RLock()
+_declared: dict[str, Capabilities] = dict(_HOSTED)  # by provider prefix or whole model string
+_handlers: dict[str, Callable[[], Any]] = {}  # in-process providers: prefix -> handler factory
+_installed: set[str] = set()
 _zero_priced: set[str] = set()
+_litellm = None
 
 
+# -- what a model is ------------------------------------------------------------------------
+def provider_of(model: str) -> str:
+    """'anthropic/claude-x' -> 'anthropic'; a bare name -> the provider litellm sends it to."""
+    model = model.strip()
+    if "/" in model:
+        return model.split("/", 1)[0]
+    return next((p for lead, p in _BARE_NAMES if model.startswith(lead)), "openai")
+
+
+def model_name(model: str) -> str:
+    """The model's own name, without a declared provider prefix ('local/gemma' -> 'gemma',
+    'local//models/x.gguf' -> '/models/x.gguf'); a name without one is returned as it is."""
+    model = model.strip()
+    prefix, sep, rest = model.partition("/")
+    with _lock:
+        return rest if sep and prefix in _declared else model
+
+
+def capabilities(model: str) -> Capabilities:
+    """The declared capabilities of a model: its own declaration, else its provider's,
+    else those of an unknown hosted provider (chat, no key variable)."""
+    model = model.strip()
+    with _lock:
+        return _declared.get(model) or _declared.get(provider_of(model)) or Capabilities()
+
+
+def prompt_style(model: str, override: str = "auto") -> str:
+    """THE decision whether prompts are written for a base model: STEM (plain completion
+    from sentence stems, one part per call) or CHAT. `override` (CHAT or STEM) wins."""
+    return override if override in (CHAT, STEM) else capabilities(model).prompt_style
+
+
+def in_process(model: str) -> bool:
+    return capabilities(model).in_process
+
+
+def serial(model: str) -> bool:
+    return capabilities(model).serial
+
+
+def key_env(model: str) -> str:
+    """The environment variable that holds the operator's key for this model ('' = none)."""
+    return capabilities(model).key_env
+
+
+def sampling(model: str) -> dict[str, float]:
+    """Sampling parameters sent with every call to this model unless the caller sets them."""
+    return dict(capabilities(model).sampling)
+
+
+def queue_for(model: str) -> ModelQueue | None:
+    """The first-come queue in front of a serial model (None for the others)."""
+    return model_queue(model.strip()) if serial(model) else None
+
+
+@functools.lru_cache(maxsize=256)
+def context_tokens(model: str) -> int:
+    """The model's input context in tokens: the declared window, else litellm's model info,
+    else RT_CONTEXT_TOKENS (default 8192)."""
+    declared = capabilities(model).context_tokens
+    if declared:
+        return declared
+    try:
+        info = litellm().get_model_info(model=model)
+        known = info.get("max_input_tokens") or info.get("max_tokens")
+        if known:
+            return int(known)
+    except Exception:  # litellm raises for models it does not know
+        pass
+    try:
+        return max(512, int(os.environ.get("RT_CONTEXT_TOKENS", DEFAULT_CONTEXT_TOKENS)))
+    except ValueError:
+        return DEFAULT_CONTEXT_TOKENS
+
+
+def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Dollars for this many tokens by litellm's cost map; 0 for in-process models, None
+    when the price is unknown (a local server, a model litellm has never heard of)."""
+    if in_process(model):
+        return 0.0
+    try:
+        prompt, completion = litellm().cost_per_token(model=model, prompt_tokens=prompt_tokens,
+                                                      completion_tokens=completion_tokens)
+    except Exception:  # litellm raises for models it has no price for
+        return None
+    return float(prompt) + float(completion)
+
+
+# -- declaring models -------------------------------------------------------------------------
+def declare(name: str, caps: Capabilities) -> Capabilities | None:
+    """Declare a provider prefix or one whole model string; returns what it replaced."""
+    with _lock:
+        old = _declared.get(name)
+        _declared[name] = caps
+    context_tokens.cache_clear()
+    return old
+
+
+def forget(name: str, previous: Capabilities | None = None) -> None:
+    """Undo `declare` (restoring `previous` when there was one)."""
+    with _lock:
+        if previous is None:
+            _declared.pop(name, None)
+        else:
+            _declared[name] = previous
+    context_tokens.cache_clear()
+
+
+def register_provider(prefix: str, caps: Capabilities, handler: Callable[[], Any]) -> None:
+    """An in-process provider: `prefix/<model>` strings have `caps` and dispatch to the
+    litellm.CustomLLM that `handler()` returns (built when litellm is first loaded)."""
+    with _lock:
+        _declared[prefix] = caps
+        _handlers[prefix] = handler
+        _installed.discard(prefix)
+        if _litellm is not None:
+            _install(prefix)
+    context_tokens.cache_clear()
+
+
+def registered(prefix: str) -> bool:
+    """Whether `prefix/...` models are served in this process (without importing litellm)."""
+    return prefix in _handlers
+
+
+# -- litellm, loaded once --------------------------------------------------------------------
 def litellm():
     """The litellm module, imported on first use with telemetry and price fetches off."""
     global _litellm
@@ -39,41 +205,28 @@ def litellm():
                 lm.suppress_debug_info = True
                 lm.drop_params = True  # providers that lack e.g. frequency_penalty ignore it
                 _litellm = lm
-                from .local import LocalGGUF  # noqa: PLC0415  (subclasses litellm.CustomLLM)
-
-                _install("local", LocalGGUF())
+                for prefix in list(_handlers):
+                    _install(prefix)
     return _litellm
 
 
-def _install(prefix: str, handler: Any) -> None:
-    from litellm.utils import custom_llm_setup  # noqa: PLC0415
+def _install(prefix: str) -> None:
+    from litellm.utils import custom_llm_setup  # noqa: PLC0415  (slow, already loaded here)
 
-    _providers[prefix] = handler
+    handler = _handlers[prefix]()
     _litellm.custom_provider_map = [m for m in _litellm.custom_provider_map
                                     if m["provider"] != prefix]
     _litellm.custom_provider_map.append({"provider": prefix, "custom_handler": handler})
     custom_llm_setup()
-
-
-def register_provider(prefix: str, handler: Any) -> None:
-    """Make `prefix/<model>` strings dispatch to `handler` (a litellm.CustomLLM)."""
-    litellm()
-    with _lock:
-        _install(prefix, handler)
-
-
-def registered(prefix: str) -> bool:
-    """Whether `prefix/...` models are served in this process (without importing litellm)."""
-    return prefix in _providers
+    _installed.add(prefix)
 
 
 def ensure_zero_price(model: str) -> None:
     """In-process providers cost nothing; tell litellm so its cost lookup does not fail."""
-    prefix = model.split("/", 1)[0]
-    if prefix not in _providers or model in _zero_priced:
+    if not in_process(model) or model in _zero_priced:
         return
     litellm().register_model({model: {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
-                                      "litellm_provider": prefix, "mode": "chat",
+                                      "litellm_provider": provider_of(model), "mode": "chat",
                                       "max_tokens": 8192}})
     _zero_priced.add(model)
 
@@ -124,3 +277,18 @@ async def _stop_logging_worker() -> None:
             await worker.stop()
     except Exception:  # best effort: only tidies up
         log.debug("could not stop litellm's logging worker", exc_info=True)
+
+
+# -- the embedded model, registered like any in-process provider ----------------------------------
+def _local_handler():
+    from .local import LocalGGUF  # noqa: PLC0415  (slow: subclasses litellm.CustomLLM)
+
+    return LocalGGUF()
+
+
+# A 270M base model with a 4,096-token window, run by llama.cpp one call at a time; the
+# sampling keeps it from looping on one phrase.
+EMBEDDED = Capabilities(prompt_style=STEM, in_process=True, serial=True, context_tokens=4096,
+                        sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3,
+                                                   "top_p": 0.95}))
+register_provider("local", EMBEDDED, _local_handler)

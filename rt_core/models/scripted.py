@@ -83,12 +83,19 @@ def _make_class():
 _instance = None
 
 
+# Served by this process like the embedded model, but answering at once and in parallel,
+# so it stands in for an instruction model; a test that needs a serial base model
+# declares one (`registry.declare("scripted/base", ...)`).
+CAPABILITIES = registry.Capabilities(in_process=True)
+
+
 def scripted_model():
     """The process-wide scripted model, registered as provider `scripted`."""
     global _instance
     if _instance is None:
+        registry.litellm()  # the handler class subclasses litellm's
         _instance = _make_class()()
-        registry.register_provider("scripted", _instance)
+        registry.register_provider("scripted", CAPABILITIES, lambda: _instance)
     return _instance
 
 

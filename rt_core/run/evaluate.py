@@ -10,7 +10,6 @@ from .. import fiveq
 from ..errors import InputError
 from ..models.client import LLMClient, ModelSettings, run_async
 from ..models.embed import Embedder
-from ..models.retry import RetryPolicy
 from ..store.references import paper_text_hash
 from ..types import QUESTION_KEYS, Paper, Proposal, Run, RunRequest, Similarity
 from . import parse
@@ -105,14 +104,8 @@ class Reference:
 
 def restater_for(request: RunRequest, store) -> LLMClient | None:
     """The evaluator's restating model, separate from the run's model (None when unset)."""
-    c = request.config
-    if not c.evaluator_model.strip():
-        return None
-    settings = ModelSettings(model=c.evaluator_model.strip(), api_key=request.evaluator_key,
-                             base_url=c.evaluator_base_url.strip(), temperature=0.0,
-                             timeout=request.timeout,
-                             retry=RetryPolicy(max_retries=request.max_retries))
-    return LLMClient(settings, store=store)
+    settings = ModelSettings.for_evaluator(request)
+    return LLMClient(settings, store=store) if settings is not None else None
 
 
 async def reference_answers(store, paper: Paper, pasted: str = "",

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import config
 from ..errors import InputError, RTError
+from ..models import registry
 from ..models.client import run_async
 from ..models.embed import Embedder
 from ..types import MODES, QUESTION_KEYS, Paper, ProgressEvent, Researcher, Run, RunRequest
@@ -242,8 +242,8 @@ class Replay:
             for s in readers[1:]:
                 s.run.profiles.update(first.run.profiles)
                 s.run.errors.extend(e for e in first.run.errors if e.stage == "read")
-        if config.in_process(self.request.config.model):
-            for sim in self.sims.values():  # one in-process model: one mode at a time
+        if registry.serial(self.request.config.model):
+            for sim in self.sims.values():  # one model serving one call at a time: one mode at a time
                 await sim.arun()
         else:
             await asyncio.gather(*(sim.arun() for sim in self.sims.values()))

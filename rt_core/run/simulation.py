@@ -18,11 +18,11 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 
-from .. import config
-from ..errors import CancelledRun, ConfigError, InputError, RTError, Unreachable
+from .. import keys
+from ..errors import CancelledRun, InputError, RTError, Unreachable
+from ..models import registry
 from ..models.client import LLMClient, ModelSettings, agent_calls, run_async
 from ..models.embed import Embedder
-from ..models.local import model_queue
 from ..store import Store
 from ..store.runs import RunConflict
 from ..types import (
@@ -99,38 +99,6 @@ def validate(config: RunConfig, store: Store) -> None:
         corpus.get_paper(config.reference_paper_id)
 
 
-def check_key(request: RunRequest) -> None:
-    """A provider that needs a key and has none fails here, once, before any call (instead
-    of once per agent with the provider's own words).
-
-    At a base URL the user typed, only a key typed for it counts: the operator's key never
-    goes there (rt_core.keys), so "the environment has OPENAI_API_KEY" is no answer. A
-    server that needs no key accepts any text as one."""
-    c = request.config
-    if request.api_key or config.in_process(c.model):
-        return
-    var = config.PROVIDER_KEY_ENV.get(config.provider_of(c.model))
-    if c.base_url.strip():
-        if var:
-            raise ConfigError(f"no API key for model '{c.model}' at {c.base_url.strip()}",
-                              "Type this server's key in the Run page's API key field (or pass "
-                              "--api-key-env to the CLI); the server's own keys only go to their "
-                              "provider or RT_ALLOWED_BASE_URLS. A server that needs no key "
-                              "accepts any text, e.g. 'none'.")
-        return
-    from ..models.registry import litellm  # noqa: PLC0415  (slow)
-
-    try:
-        env = litellm().validate_environment(model=c.model)
-    except Exception:  # a model litellm cannot map: the first call will say what is wrong
-        return
-    missing = [k for k in env.get("missing_keys") or [] if "KEY" in k or "TOKEN" in k]
-    if missing:
-        raise ConfigError(f"no API key for model '{c.model}': {missing[0]} is not set",
-                          f"Set {missing[0]} before starting the app (or pass --api-key-env to the "
-                          "CLI), or type the key in the Run page's API key field.")
-
-
 class Simulation:
     """One run of one RunRequest. The request is validated once, here, and never copied
     into a second settings object: the client and the embedder are derived from it."""
@@ -143,7 +111,7 @@ class Simulation:
         with the same request under the same id: every call that had succeeded comes
         from the cache. `sleep` replaces the retry back-off wait (tests)."""
         validate(request.config, store)
-        check_key(request)
+        keys.check_request(request)
         self.request = request
         self.config = request.config
         self.mode = MODES[self.config.mode]
@@ -512,8 +480,7 @@ class Simulation:
         if self.mode.reads_profiles:
             plan.append(("read", lambda: self.read(self.config.researcher_ids)))
         plan += [("write", self.write), ("review", self.review), ("evaluate", self._evaluate_beside)]
-        queue = model_queue(self.client.settings.model) if config.in_process(self.client.settings.model) \
-            else None
+        queue = registry.queue_for(self.client.settings.model)
         name = "queue"
         try:
             if queue is not None:

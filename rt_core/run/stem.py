@@ -32,8 +32,6 @@ from .grounding import Grounding, researcher_record, words, wordset
 
 # Bump when profiles are built differently, so stored profiles from older rules are not reused.
 PROFILE_VERSION = "record-3"
-# Sampling that keeps a tiny model from looping on one phrase.
-SAMPLING = {"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}
 SCORE_GRAMMAR = 'root ::= " "? ([1-9] | "10")'
 # Sampled continuations per part: drafts are many and cheap; in the merged proposal, the
 # one people read, the drafts' own answers compete too, and Q1 (which must name every
@@ -66,7 +64,7 @@ async def line(ctx: StageContext, document: str, max_tokens: int = 60, attempt: 
     sampled candidate) has its own seed, so candidates differ and each is cached alone.
     `stop`: more places to stop than the line's end."""
     ctx.check_cancel()
-    extra: dict = dict(SAMPLING, seed=attempt)
+    extra: dict = {"seed": attempt}  # sampling defaults: the model's, from the registry
     if grammar:
         extra["grammar"] = grammar
     res = await ctx.client.complete([{"role": "user", "content": document}],

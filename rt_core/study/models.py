@@ -1,7 +1,7 @@
 """The two model passes of a study: restyling every proposal into one voice (as Si et al. do)
 and the LLM judge that rates the same units as the humans (for judge calibration).
 
-Both need an instruction model (config.prompt_style == "chat"): the embedded base model can
+Both need an instruction model (prompt style "chat" in the model registry): the embedded base model can
 neither rewrite in a given style nor answer in JSON, so restyling is skipped for it and the
 judge refuses it. Replies are cached by the LLM client (the llm_cache table); restyled texts
 are also stored on the study's items, next to the untouched originals.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from .. import keys as key_rule
 from ..errors import InputError
 from ..fiveq import QUESTIONS
 from ..models.client import LLMClient, ModelSettings
@@ -33,6 +34,11 @@ def can_use(settings: ModelSettings) -> bool:
     return settings.style == "chat"
 
 
+def _check(settings: ModelSettings) -> None:
+    """The one key rule (rt_core.keys), once, before the first of many calls."""
+    key_rule.check(settings.model, settings.base_url, settings.api_key, settings.server_key)
+
+
 def _tick(progress: Progress, total: int) -> Callable[[], None]:
     done = [0]
 
@@ -52,6 +58,7 @@ def restyle(store, study_id: str, settings: ModelSettings, progress: Progress = 
     if store.studies.progress(study_id):
         raise InputError("raters have already joined this study",
                          "Restyle before sharing the link, so every rater sees the same text.")
+    _check(settings)
     items = store.studies.items(study_id)
     client = LLMClient(settings, store=store)
     template = prompts.load("study")["restyle"]
@@ -105,6 +112,7 @@ def run_judge(store, study_id: str, settings: ModelSettings, progress: Progress 
     if not can_use(settings):
         raise InputError("the LLM judge needs an instruction-following model",
                          "Choose a hosted or Ollama model (e.g. gpt-4o-mini) on the Run page.")
+    _check(settings)
     study = store.studies.get(study_id)
     criteria = study["settings"].criteria
     keys = [c.name for c in criteria]

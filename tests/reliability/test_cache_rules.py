@@ -66,20 +66,20 @@ def test_a_cut_off_reply_is_noted(openai_server, store):
 @pytest.mark.parametrize("chars", [10, 200_000])
 def test_prompts_are_fitted_to_the_context_and_the_cut_is_noted(openai_server, store, monkeypatch, chars):
     monkeypatch.setenv("RT_CONTEXT_TOKENS", "2000")
-    from rt_core.models import client as cm
+    from rt_core.models import fitting, registry
 
-    cm.context_tokens.cache_clear()
+    registry.context_tokens.cache_clear()
     openai_server.responder = lambda messages: "ok"
     c = client(openai_server, store)
     text = "START " + "word " * (chars // 5) + " END"
     run_async(c.complete([{"role": "system", "content": "be brief"},
                           {"role": "user", "content": text}], max_tokens=300))
     sent = openai_server.chat_requests()[-1]["body"]["messages"]
-    total = sum(cm.estimate_tokens(m["content"]) for m in sent)
+    total = sum(fitting.estimate_tokens(m["content"]) for m in sent)
     assert total <= 2000 - 300
     if chars > 1000:
         assert sent[1]["content"].startswith("START") and sent[1]["content"].endswith("END")
         assert "characters cut here" in sent[1]["content"] and c.notes
     else:
         assert sent[1]["content"] == text and not c.notes
-    cm.context_tokens.cache_clear()
+    registry.context_tokens.cache_clear()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS
-from rt_core.models.client import estimate_tokens
+from rt_core.models.fitting import estimate_tokens
 from rt_core.models.scripted import demo_responder
 from rt_core.run.simulation import MAX_PROMPT_ABSTRACT, Simulation
 from rt_core.sources.uploads import parse_upload

@@ -1,0 +1,260 @@
+"""What each `python -m rt_core` command does; the parser (parser.py) maps names and
+flags to these functions, settings.py turns flags into requests and keys."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..community import ensure_loaded
+from ..errors import InputError
+from ..export import run_markdown
+from ..fiveq import QUESTION_KEYS
+from ..models.client import LLMClient, run_async
+from ..models.embed import Embedder
+from ..run import bench
+from ..run.context import StageContext
+from ..run.evaluate import judge, proposal_similarity, review_similarity
+from ..run.parse import parse_five_questions, parse_review
+from ..run.replay import Replay, import_target
+from ..run.simulation import Simulation
+from ..sources import SemanticScholar
+from ..store import open_store
+from ..types import MODES, Paper, ProgressEvent, Proposal, Researcher
+from . import settings
+
+
+def _read_text(arg: str) -> str:
+    if arg == "-":
+        return sys.stdin.read()
+    path = Path(arg)
+    if not path.exists():
+        raise InputError(f"no such file: {arg}")
+    return path.read_text("utf-8")
+
+
+def _store(args):
+
+    store = open_store(args.db)
+    ensure_loaded(store)
+    for run_id in store.runs.reap_orphans():  # runs whose process died: resumable
+        print(f"run {run_id} was left running by a process that has ended: marked interrupted "
+              f"(resume it with: python -m rt_core resume {run_id})", file=sys.stderr)
+    return store
+
+
+def _load_input_file(store, path: str) -> tuple[list[str], list[str]]:
+    """A JSON file {"papers": [...], "researchers": [...]} imported into the store."""
+    data = json.loads(_read_text(path))
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected an object with 'papers' and 'researchers'")
+    papers = [Paper.from_dict(p) for p in data.get("papers") or []]
+    researchers = [Researcher.from_dict(r) for r in data.get("researchers") or []]
+    bundle = store.corpus.import_bundle(papers, researchers, origin="cli")
+    return bundle.researcher_ids, bundle.paper_ids
+
+
+def _progress(event: ProgressEvent) -> None:
+    if event.status in ("done", "cached", "failed"):
+        tail = f": {event.partial[:90]}" if event.partial else ""
+        print(f"[{event.stage}] {event.agent} {event.status} ({event.done}/{event.total}){tail}",
+              file=sys.stderr)
+
+
+def cmd_run(args) -> int:
+
+    store = _store(args)
+    researchers, papers = settings.ids(args.researchers), settings.ids(args.papers)
+    if args.input:
+        r2, p2 = _load_input_file(store, args.input)
+        researchers, papers = researchers + r2, papers + p2
+    sim = Simulation(settings.run_request(args, researchers, papers), store, on_progress=_progress)
+    print(f"run {sim.run.id}: started", file=sys.stderr)
+    return _finish(sim.run_sync(), args)
+
+
+def cmd_resume(args) -> int:
+    """Re-run a stored run (interrupted, failed or cancelled) with its own settings under
+    its own id; every model call that had succeeded comes from the cache."""
+
+    store = _store(args)
+    old = store.runs.load(args.run_id)
+    if old.status == "running":
+        raise InputError(f"run {args.run_id} is still running in a live process",
+                         "Wait for it to finish; interrupted, failed or cancelled runs resume.")
+    request = settings.request_for(args, old.config)
+    sim = Simulation(request, store, on_progress=_progress, run_id=old.id, resume=True)
+    print(f"run {sim.run.id}: resuming (was {old.status})", file=sys.stderr)
+    return _finish(sim.run_sync(), args)
+
+
+def _finish(run, args) -> int:
+    payload = json.dumps(run.to_dict(), indent=2)
+    md = run_markdown(run)
+    if args.out_json:
+        Path(args.out_json).write_text(payload, "utf-8")
+    if args.out_md:
+        Path(args.out_md).write_text(md, "utf-8")
+    if not args.out_json and not args.out_md:
+        print(md)
+    print(f"run {run.id}: {run.status}", file=sys.stderr)
+    return 0 if run.status == "done" else 1
+
+
+def cmd_similarity(args) -> int:
+
+    if args.ref == "-" and args.gen == "-":
+        raise InputError("only one of REF and GEN can be read from standard input")
+    sides = {}
+    for label, arg in (("reference", args.ref), ("generated", args.gen)):
+        answers, missing = parse_five_questions(_read_text(arg))
+        if len(missing) == 5:
+            raise InputError(f"the {label} proposal ({arg}) has no recognisable questions",
+                             "Use headings such as '[Question 1]', 'Q1' or '1.' for the five questions.")
+        sides[label] = Proposal(**answers, missing=missing)
+    store = open_store(args.db)
+    # --api-key-env is the judge's key with --judge, else the embedder's.
+    key = settings.key_for(args, args.embedder, typed=not args.judge)
+    embedder = Embedder(args.embedder, store=store, api_key=key.value)
+    sim = proposal_similarity(embedder, sides["generated"], sides["reference"])
+    judged = _judge(args, store, sides) if args.judge else None
+    if args.json:
+        print(json.dumps({"per_question": sim.per_question, "mean": sim.mean,
+                          "embedder": sim.embedder, "judge": judged,
+                          "missing": {k: v.missing for k, v in sides.items()}}, indent=2))
+    else:
+        for k, v in sim.per_question.items():
+            print(f"{k}\t{v:.4f}")
+        print(f"mean\t{sim.mean:.4f}")
+        for k, v in (judged or {}).items():
+            print(f"judge {k}\t{v}")
+        for label, side in sides.items():
+            if side.missing:
+                print(f"note: the {label} proposal lacks {', '.join(side.missing)}", file=sys.stderr)
+    return 0
+
+
+def _judge(args, store, sides) -> dict:
+    """LLM-judge scores; needs an instruction-following model (not the tiny base model)."""
+
+    ctx = StageContext(LLMClient(settings.judge_settings(args), store=store))
+    return run_async(judge(ctx, sides["reference"], sides["generated"]))
+
+
+def cmd_review_similarity(args) -> int:
+    """Bullet recall of strengths and weaknesses, and Delta S, between two reviews."""
+
+    sides = {}
+    for label, arg in (("reference", args.ref), ("generated", args.gen)):
+        data, missing = parse_review(_read_text(arg))
+        if "strengths" in missing and "weaknesses" in missing:
+            raise InputError(f"the {label} review ({arg}) has no Strengths or Weaknesses part",
+                             "Label the parts 'Strengths:' and 'Weaknesses:' (and 'Score:').")
+        sides[label] = data
+    embedder = Embedder(args.embedder, store=open_store(args.db),
+                        api_key=settings.key_for(args, args.embedder, typed=False).value)
+    out = run_async(review_similarity(None, embedder, sides["generated"], sides["reference"]))
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        for k, v in out.items():
+            print(f"{k}\t{'-' if v is None else f'{v:.4f}'}")
+    return 0
+
+
+def _modes(text: str) -> list[str]:
+    modes = settings.ids(text)
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        raise InputError(f"unknown mode(s): {', '.join(bad) or '(none)'}",
+                         f"Use a comma-separated list of: {', '.join(MODES)}.")
+    return modes
+
+
+def _fmt(v) -> str:
+    return "missing" if v is None else f"{v:.3f}"
+
+
+def cmd_replay(args) -> int:
+    """Hide a paper, let its neighbourhood write in each mode, compare with the paper."""
+
+    store = _store(args)
+    pasted = _read_text(args.reference_text) if args.reference_text else ""
+    paper_id = args.paper_id
+    if args.import_paper:
+
+        with SemanticScholar(api_key=os.environ.get("S2_API_KEY") or None,
+                             cache=store.http_cache) as s2:
+            paper_id = import_target(store, args.paper_id, s2)
+        print(f"imported {paper_id}", file=sys.stderr)
+    result = Replay(settings.replay_request(args), store, paper_id, modes=_modes(args.modes),
+                    pasted=pasted, on_progress=_progress).run_sync()
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return 0 if all(r["status"] == "done" for r in result.rows()) else 1
+    print(f"replay of {result.target_id}: {result.title}")
+    for note in result.neighbourhood["notes"]:
+        print(f"note: {note}")
+    print(f"evaluator: {result.evaluator}")
+    print("mode	" + "	".join((*QUESTION_KEYS, "mean")) + "	status")
+    for row in result.rows():
+        print(row["mode"] + "	" + "	".join(_fmt(row[k]) for k in QUESTION_KEYS)
+              + f"	{_fmt(row['mean'])}	{row['status']}" + (f"  {row['error']}" if row["error"] else ""))
+    band = result.chance
+    if band:
+        print(f"chance	median {band.median:.3f}, 90% of unrelated papers in "
+              f"[{band.low:.3f}, {band.high:.3f}] (n = {band.n})")
+    else:
+        print("chance	not available: fewer than 3 unrelated papers with five answers in the store")
+    return 0 if all(r["status"] == "done" for r in result.rows()) else 1
+
+
+def cmd_bench(args) -> int:
+    """Replay every task of a JSON-lines file; per-mode similarity with bootstrap intervals."""
+
+
+    store = _store(args)
+    tasks = bench.load_tasks(args.tasks)
+    out = Path(args.out or Path("bench-results") / Path(args.tasks).stem)
+    bar = tqdm(total=len(tasks), desc="tasks", unit="task", file=sys.stderr,
+               disable=args.no_progress)
+    done_before = bench.read_results(out / "results.jsonl") if not args.fresh else {}
+    bar.update(sum(1 for t in tasks if t.id in done_before))
+
+    def tick(rec: dict) -> None:
+        bar.update(1)
+        if rec["status"] != "done":
+            bar.write(f"task {rec['task_id']} failed: {rec.get('error', '')}")
+
+    try:
+        result = run_async(bench.run_bench(tasks, settings.replay_request(args), store, out,
+                                           modes=_modes(args.modes), concurrency=args.tasks_at_once,
+                                           on_task_done=tick, fresh=args.fresh))
+    finally:
+        bar.close()
+    print(bench.table(result))
+    print(f"\n{len(tasks)} tasks ({result.skipped} resumed from {out / 'results.jsonl'}) in "
+          f"{result.seconds:.1f} s; wrote {out / 'summary.csv'} and {out / 'summary.json'}",
+          file=sys.stderr)
+    return 0 if all(r["status"] == "done" for r in result.records) else 1
+
+
+def cmd_search(args) -> int:
+    store = _store(args)
+    fields = settings.ids(args.fields)
+    if args.researchers:
+        for r in store.corpus.search_researchers(args.query, fields, args.limit):
+            print(f"{r.id}\t{r.name}\t{', '.join(r.fields)}\t{len(r.publication_ids)} papers")
+    else:
+        for p in store.corpus.search_papers(args.query, fields, args.limit):
+            print(f"{p.id}\t{p.year or ''}\t{', '.join(p.fields)}\t{p.title}")
+    return 0
+
+
+def cmd_init(args) -> int:
+    store = _store(args)
+    print(json.dumps({"database": str(store.path), **store.counts()}, indent=2))
+    return 0

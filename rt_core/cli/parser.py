@@ -1,0 +1,130 @@
+"""The argument parser of `python -m rt_core`: commands, flags and their help."""
+from __future__ import annotations
+
+import argparse
+
+from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
+from ..types import MODES, RunConfig
+from .commands import (
+    cmd_bench,
+    cmd_init,
+    cmd_replay,
+    cmd_resume,
+    cmd_review_similarity,
+    cmd_run,
+    cmd_search,
+    cmd_similarity,
+)
+
+DESCRIPTION = "Command line: `python -m rt_core run|replay|bench|similarity|search|init ...`."
+KEY_HELP = ("name of the environment variable holding the API key for this model and base URL "
+            "(without it, the provider's usual variable is used, and only at the provider's own "
+            "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
+
+
+def _replay_args(p) -> None:
+    p.add_argument("--modes", default="self,agent,data,global",
+                   help="comma-separated modes to run side by side")
+    p.add_argument("--model", default=LOCAL_MODEL, help="litellm model string for the run")
+    p.add_argument("--base-url", help="API base URL of the run's model")
+    p.add_argument("--api-key-env", help=KEY_HELP)
+    p.add_argument("--temperature", type=float, default=RunConfig.temperature)
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--reviewers", type=int, default=0,
+                   help="reviewers per mode (similarity does not need them)")
+    p.add_argument("--concurrency", type=int, default=4, help="model calls at once per mode")
+    p.add_argument("--embedder", default=LOCAL_EMBEDDER, help="the evaluator's embedder")
+    p.add_argument("--evaluator-model", help="a capable model that restates a reference in five "
+                   "questions once (stored); default: pasted text or shipped summaries")
+    p.add_argument("--evaluator-base-url")
+    p.add_argument("--keep-undated", action="store_true",
+                   help="let authors read their papers that have no year")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m rt_core", description=DESCRIPTION)
+    ap.add_argument("--db", help="SQLite store path (default: the user data folder)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    r = sub.add_parser("run", help="simulate read -> write -> review on a neighbourhood")
+    r.add_argument("--researchers", help="comma-separated researcher ids (the authors)")
+    r.add_argument("--papers", help="comma-separated paper ids")
+    r.add_argument("--input", help="JSON file with 'papers' and 'researchers' to import and use")
+    r.add_argument("--model", default=LOCAL_MODEL, help="litellm model string")
+    r.add_argument("--base-url", help="API base URL (Ollama, vLLM, any OpenAI-compatible server)")
+    r.add_argument("--api-key-env", help=KEY_HELP)
+    r.add_argument("--temperature", type=float, default=RunConfig.temperature)
+    r.add_argument("--timeout", type=float, default=120.0)
+    r.add_argument("--mode", choices=MODES, default="global")
+    r.add_argument("--reviewers", type=int, default=3, help="number of reviewers")
+    r.add_argument("--reviewer-ids", help="comma-separated reviewer ids (instead of choosing)")
+    r.add_argument("--cutoff", type=int, help="profile cut-off year")
+    r.add_argument("--reference", help="paper id to compare the proposal with")
+    r.add_argument("--embedder", default=LOCAL_EMBEDDER)
+    r.add_argument("--concurrency", type=int, default=4)
+    r.add_argument("--out-json")
+    r.add_argument("--out-md")
+    r.set_defaults(fn=cmd_run)
+
+    rs = sub.add_parser("resume", help="resume an interrupted, failed or cancelled run under its id")
+    rs.add_argument("run_id")
+    rs.add_argument("--api-key-env", help=KEY_HELP)
+    rs.add_argument("--timeout", type=float, default=120.0)
+    rs.add_argument("--out-json")
+    rs.add_argument("--out-md")
+    rs.set_defaults(fn=cmd_resume)
+
+    s = sub.add_parser("similarity", help="per-question similarity of two 5Q proposals")
+    s.add_argument("ref", help="reference proposal file, or - for stdin")
+    s.add_argument("gen", help="generated proposal file, or - for stdin")
+    s.add_argument("--embedder", default=LOCAL_EMBEDDER)
+    s.add_argument("--api-key-env", help="the variable holding the key of the judge (with "
+                   "--judge) or else of a hosted embedder")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--judge", action="store_true",
+                   help="also ask an LLM judge for consistency, novelty and feasibility (1-10)")
+    s.add_argument("--model", default=LOCAL_MODEL, help="judge model (litellm string)")
+    s.add_argument("--base-url", help="judge model base URL")
+    s.add_argument("--temperature", type=float, default=0.0)
+    s.add_argument("--timeout", type=float, default=120.0)
+    s.set_defaults(fn=cmd_similarity)
+
+    rv = sub.add_parser("review-similarity",
+                        help="strength/weakness bullet recall and Delta S of two reviews")
+    rv.add_argument("ref", help="reference review (Strengths:/Weaknesses:/Score:), file or -")
+    rv.add_argument("gen", help="generated review, file or -")
+    rv.add_argument("--embedder", default=LOCAL_EMBEDDER)
+    rv.add_argument("--json", action="store_true")
+    rv.set_defaults(fn=cmd_review_similarity)
+
+    rp = sub.add_parser("replay", help="hide a real paper and let its neighbourhood re-create it")
+    rp.add_argument("paper_id", help="a paper id in the store (see `search`), or with --import "
+                    "an arXiv id or DOI")
+    rp.add_argument("--import", dest="import_paper", action="store_true",
+                    help="first import the paper and the papers it cites from Semantic Scholar "
+                         "(needs internet; RT_S2_URL points at another server)")
+    rp.add_argument("--reference-text", help="the paper's own five answers (file or -)")
+    rp.add_argument("--json", action="store_true")
+    _replay_args(rp)
+    rp.set_defaults(fn=cmd_replay)
+
+    b = sub.add_parser("bench", help="replay every paper of a task file (JSON lines)")
+    b.add_argument("tasks", help='JSON lines, one {"paper_id": ...} per line '
+                   "(bench/tasks/replay_targets.jsonl ships with the starter community)")
+    b.add_argument("--out", help="output folder (default bench-results/<task file name>)")
+    b.add_argument("--tasks-at-once", type=int, default=2, help="tasks run concurrently")
+    b.add_argument("--fresh", action="store_true", help="start over instead of resuming")
+    b.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _replay_args(b)
+    b.set_defaults(fn=cmd_bench)
+
+    q = sub.add_parser("search", help="search the store")
+    q.add_argument("query", nargs="?", default="")
+    q.add_argument("--fields", help="comma-separated field ids")
+    q.add_argument("--researchers", action="store_true", help="search researchers, not papers")
+    q.add_argument("--limit", type=int, default=20)
+    q.set_defaults(fn=cmd_search)
+
+    i = sub.add_parser("init", help="create the store and load the starter community")
+    i.set_defaults(fn=cmd_init)
+    return ap
