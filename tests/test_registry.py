@@ -1,0 +1,98 @@
+"""The model registry: each model's capabilities are declared once and every module asks
+here; declarations never import litellm."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rt_core.models import registry
+from rt_core.models.client import LLMClient, ModelSettings, run_async
+from rt_core.models.fitting import estimate_tokens, fit_messages
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_embedded_model_is_a_serial_base_model_with_its_own_window():
+    caps = registry.capabilities("local/gemma-3-270m")
+    assert caps is registry.EMBEDDED and registry.prompt_style("local/gemma-3-270m") == "stem"
+    assert registry.serial("local//models/other.gguf") and registry.in_process("local/all-MiniLM-L6-v2")
+    assert registry.context_tokens("local/gemma-3-270m") == 4096
+    assert registry.key_env("local/gemma-3-270m") == ""
+    assert registry.queue_for("local/gemma-3-270m") is registry.queue_for("local/gemma-3-270m")
+
+
+def test_hosted_models_are_chat_models_with_their_key_variable():
+    assert registry.prompt_style("gpt-4o-mini") == "chat" and not registry.serial("gpt-4o-mini")
+    assert registry.key_env("gpt-4o-mini") == "OPENAI_API_KEY"
+    assert registry.key_env("anthropic/claude-3-5-haiku-latest") == "ANTHROPIC_API_KEY"
+    assert registry.key_env("voyage-3") == registry.key_env("voyage/voyage-3") == "VOYAGE_API_KEY"
+    assert registry.key_env("ollama/llama3.1") == ""
+    assert registry.queue_for("gpt-4o-mini") is None
+    assert registry.prompt_style("gpt-4o-mini", override="stem") == "stem"
+
+
+def test_model_names_lose_only_a_declared_prefix():
+    assert registry.model_name("local/gemma-3-270m") == "gemma-3-270m"
+    assert registry.model_name("local//models/x.gguf") == "/models/x.gguf"
+    assert registry.model_name("gemma-3-270m") == "gemma-3-270m"
+    assert registry.model_name("/models/x.gguf") == "/models/x.gguf"
+
+
+def test_a_declared_model_overrides_its_provider_and_can_be_forgotten():
+    caps = registry.Capabilities(prompt_style=registry.STEM, serial=True, context_tokens=1000)
+    previous = registry.declare("openai/tiny-base", caps)
+    try:
+        assert registry.prompt_style("openai/tiny-base") == "stem"
+        assert registry.context_tokens("openai/tiny-base") == 1000
+        assert registry.prompt_style("openai/other") == "chat"
+    finally:
+        registry.forget("openai/tiny-base", previous)
+    assert registry.prompt_style("openai/tiny-base") == "chat"
+
+
+def test_the_scripted_model_registers_its_capabilities(scripted):
+    assert registry.registered("scripted") and registry.in_process("scripted/x")
+    assert not registry.serial("scripted/x") and registry.prompt_style("scripted/x") == "chat"
+
+
+def test_declared_sampling_is_sent_unless_the_caller_sets_it(scripted):
+    previous = registry.declare("scripted/sampled", registry.Capabilities(
+        in_process=True, sampling={"top_p": 0.5, "frequency_penalty": 0.25}))
+    try:
+        scripted.enqueue("one", "two")
+        client = LLMClient(ModelSettings(model="scripted/sampled"))
+        run_async(client.complete([{"role": "user", "content": "hi"}]))
+        run_async(client.complete([{"role": "user", "content": "hi"}], extra={"top_p": 0.9}))
+    finally:
+        registry.forget("scripted/sampled", previous)
+    first, second = (h["params"] for h in scripted.history)
+    assert (first["top_p"], first["frequency_penalty"]) == (0.5, 0.25)
+    assert (second["top_p"], second["frequency_penalty"]) == (0.9, 0.25)
+
+
+def test_cost_is_estimated_from_tokens():
+    assert registry.estimate_cost("local/gemma-3-270m", 1000, 1000) == 0.0
+    hosted = registry.estimate_cost("gpt-4o-mini", 1_000_000, 0)
+    assert hosted is not None and 0.01 < hosted < 10  # litellm's bundled price table
+    assert registry.estimate_cost("gpt-4o-mini", 2_000_000, 0) == pytest.approx(2 * hosted)
+    assert registry.estimate_cost("openai/no-such-model-anywhere", 10, 10) is None
+
+
+def test_one_rule_fits_a_prompt_and_keeps_both_ends():
+    text = "START " + "word " * 20_000 + " END"
+    out, note = fit_messages([{"role": "user", "content": text}], context=2000, max_tokens=300)
+    assert out[0]["content"].startswith("START") and out[0]["content"].endswith("END")
+    assert estimate_tokens(out[0]["content"]) <= 2000 - 300 and "2,000 tokens" in note
+
+
+def test_declarations_do_not_import_litellm():
+    code = ("import sys; from rt_core.models import registry; from rt_core import keys; "
+            "registry.capabilities('gpt-4o-mini'); keys.resolve('gpt-4o-mini', ''); "
+            "print('litellm' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert out.stdout.strip() == "False"
