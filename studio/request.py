@@ -57,15 +57,9 @@ def provider_for_model(model: str) -> str:
     for name in provider_names():
         if provider_defaults(name)["model"] == model:
             return name
-    prefix = _prefix(model)
-    return next((name for name, d in PROVIDERS.items() if _prefix(d["model"]) == prefix),
-                "Any OpenAI-compatible URL")
-
-
-def _prefix(model: str) -> str:
-    """The provider prefix as typed ('' for a bare name such as gpt-4o-mini)."""
-    name = registry.model_name(model)
-    return "" if name == model.strip() else registry.provider_of(model)
+    prefix = registry.written_prefix(model)
+    return next((name for name, d in PROVIDERS.items()
+                 if registry.written_prefix(d["model"]) == prefix), "Any OpenAI-compatible URL")
 
 
 def shareable_model(model: str) -> bool:

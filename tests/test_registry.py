@@ -96,3 +96,16 @@ def test_declarations_do_not_import_litellm():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert out.stdout.strip() == "False"
+
+
+def test_share_links_map_a_model_to_its_preset_by_its_provider():
+    from studio import request
+
+    assert request.provider_for_model("gpt-4o-mini") == "OpenAI"
+    assert request.provider_for_model("gpt-4.1") == "OpenAI"
+    assert request.provider_for_model("openai/my-model") == "Any OpenAI-compatible URL"
+    assert request.provider_for_model("ollama/qwen3") == "Ollama (local server)"
+    assert request.provider_for_model("anthropic/claude-x") == "Anthropic"
+    assert request.provider_for_model("fireworks_ai/x") == "Any OpenAI-compatible URL"
+    assert request.shareable_model("local/gemma-3-270m") and request.shareable_model("gpt-4o-mini")
+    assert not request.shareable_model("local//etc/some.gguf")  # never a file on the server

@@ -76,6 +76,12 @@ def provider_of(model: str) -> str:
     return next((p for lead, p in _BARE_NAMES if model.startswith(lead)), "openai")
 
 
+def written_prefix(model: str) -> str:
+    """The provider prefix as written ('' for a bare name such as 'gpt-4o-mini')."""
+    prefix, sep, _ = model.strip().partition("/")
+    return prefix if sep else ""
+
+
 def model_name(model: str) -> str:
     """The model's own name, without a declared provider prefix ('local/gemma' -> 'gemma',
     'local//models/x.gguf' -> '/models/x.gguf'); a name without one is returned as it is."""
