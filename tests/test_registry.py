@@ -17,8 +17,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_embedded_model_is_a_serial_base_model_with_its_own_window():
+    from rt_core.models import local
+
     caps = registry.capabilities("local/gemma-3-270m")
-    assert caps is registry.EMBEDDED and registry.prompt_style("local/gemma-3-270m") == "stem"
+    assert caps is local.CAPABILITIES and registry.prompt_style("local/gemma-3-270m") == "stem"
     assert registry.serial("local//models/other.gguf") and registry.in_process("local/all-MiniLM-L6-v2")
     assert registry.context_tokens("local/gemma-3-270m") == 4096
     assert registry.key_env("local/gemma-3-270m") == ""

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .. import config
@@ -23,7 +24,13 @@ from . import registry
 from .fitting import fit_text, prompt_budget
 
 BUNDLED_NAME = "gemma-3-270m"
-N_CTX = registry.EMBEDDED.context_tokens
+# What the embedded model is, declared once (registered by rt_core/models/__init__.py): a
+# 270M base model with a 4,096-token window, run by llama.cpp one call at a time, with
+# sampling that keeps it from looping on one phrase.
+CAPABILITIES = registry.Capabilities(
+    prompt_style=registry.STEM, in_process=True, serial=True, context_tokens=4096,
+    sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}))
+N_CTX = CAPABILITIES.context_tokens
 
 
 def bundled_gguf_path() -> Path:
@@ -97,7 +104,7 @@ class _Engine:
 
     def complete(self, prompt: str, params: dict) -> dict:
         """One completion; sampling the caller left out comes from the model's declaration."""
-        params = {**registry.EMBEDDED.sampling, **params}
+        params = {**CAPABILITIES.sampling, **params}
         max_tokens = int(params.get("max_tokens") or 256)
         with self.lock:
             self._set_threads()
@@ -264,6 +271,11 @@ def _make_handler_class():
             return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
 
     return LocalGGUF
+
+
+def handler():
+    """The litellm handler of `local/...` models (built when litellm is first loaded)."""
+    return _make_handler_class()()
 
 
 def __getattr__(name: str):

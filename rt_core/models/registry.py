@@ -7,9 +7,9 @@ Everything else asks here (`capabilities(model)`, `prompt_style`, `serial`, `key
 no other module looks at a model string's prefix.
 
 Hosted providers are declared in `_HOSTED` below. In-process providers declare themselves
-with `register_provider(prefix, capabilities, handler)`: the embedded model (`local`) at
-the end of this module, the scripted test model (`scripted`) when a test or RT_SCRIPTED
-asks for it. Declarations never import litellm (it takes seconds); the first
+with `register_provider(prefix, capabilities, handler)`: the embedded model (`local`, its
+capabilities in local.py) when the models package loads, the scripted test model
+(`scripted`) when a test or RT_SCRIPTED asks for it. Declarations never import litellm (it takes seconds); the first
 `litellm()` call imports it with its network look-ups off and installs the handlers of
 the in-process providers. Prices come from litellm's cost map (`estimate_cost`).
 
@@ -284,17 +284,3 @@ async def _stop_logging_worker() -> None:
     except Exception:  # best effort: only tidies up
         log.debug("could not stop litellm's logging worker", exc_info=True)
 
-
-# -- the embedded model, registered like any in-process provider ----------------------------------
-def _local_handler():
-    from .local import LocalGGUF  # noqa: PLC0415  (slow: subclasses litellm.CustomLLM)
-
-    return LocalGGUF()
-
-
-# A 270M base model with a 4,096-token window, run by llama.cpp one call at a time; the
-# sampling keeps it from looping on one phrase.
-EMBEDDED = Capabilities(prompt_style=STEM, in_process=True, serial=True, context_tokens=4096,
-                        sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3,
-                                                   "top_p": 0.95}))
-register_provider("local", EMBEDDED, _local_handler)
