@@ -10,6 +10,7 @@ import pytest
 
 from rt_core import community as starter
 from rt_core.config import LOCAL_EMBEDDER
+from rt_core.errors import ConfigError
 from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.embed import Embedder
 from rt_core.models.local import ModelQueue, ThreadChooser, threads_for_load
@@ -173,6 +174,50 @@ def test_the_score_prefers_the_field_earlier_answers_left_out():
     old_field = "This matters because stellar spectra hold biased labels for every study."
     assert stem_write.score_candidate(new_field, g, earlier) > stem_write.score_candidate(old_field, g, earlier)
     assert stem_write.score_candidate(new_field, g, []) == stem_write.score_candidate(old_field, g, [])
+
+
+# -- the run's embedder ---------------------------------------------------------------------
+
+def test_a_stem_run_embeds_with_the_embedder_it_chose_and_reuses_nothing_from_minilm(
+        community, scripted, monkeypatch):
+    """Concepts, reviewer choice and the meta-review all use the run's embedder. A run on
+    another embedder after a MiniLM run gets that embedder's concepts in its prompts:
+    neither MiniLM's vectors nor anything built from them is reused."""
+    from rt_core.models import embed
+    from tests.wordhash import word_hash_embedder
+
+    scripted.responder = _echo_responder
+    papers = community.corpus.get_papers(["p-gaia", "p-spectra", "p-llm", "p-agents"])
+    minilm_run = Simulation(_stem_request(), community).run_sync()
+    assert minilm_run.status == "done", minilm_run.errors
+
+    hashed = word_hash_embedder()
+    hashed.texts.clear()
+    scripted.history.clear()
+
+    def no_minilm():
+        raise AssertionError("MiniLM was used by a run that chose another embedder")
+
+    monkeypatch.setattr(embed, "_local_minilm", no_minilm)
+    other = Simulation(_stem_request(embedder="wordhash/v1"), community).run_sync()
+    assert other.status == "done", other.errors
+    # The concepts in its prompts are the word-hash embedder's own, not MiniLM's.
+    mine = grounding.Grounding.for_store(community, papers, Embedder("wordhash/v1", store=community)).concepts
+    minis = grounding.Grounding.for_store(community, papers, minilm(community)).concepts
+    assert mine != minis  # the two embedders rank the phrases differently
+    prompts = " ".join(h["messages"][-1]["content"] for h in scripted.history)
+    assert all(f"Key concepts in {name}: {'; '.join(mine[f])}." in prompts
+               for f, name in (("astronomy", "Astronomy"), ("nlp", "NLP")))
+    # What it embedded: the papers (concepts), then the reviews' points (meta-review).
+    assert any(p.title in t for p in papers for t in hashed.texts)
+    points = [pt for r in other.reviews for pt in review_points(r.strengths) + review_points(r.weaknesses)]
+    assert points and set(points) <= set(hashed.texts)
+
+
+def test_the_meta_review_without_an_embedder_is_a_clear_error():
+    ctx = stem_ctx(grounding.Grounding([]))
+    with pytest.raises(ConfigError, match="embedder"):
+        run(stem.meta_review(ctx, PROPOSAL, [Review("a", "- The proposal is clear and sound.", "", 5)]))
 
 
 # -- honest profiles ---------------------------------------------------------------------------
