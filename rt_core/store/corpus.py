@@ -365,7 +365,7 @@ class Corpus:
         db = self.db.conn
         return {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                 for t in ("papers", "researchers", "fields", "runs", "profiles", "llm_cache",
-                          "embedding_cache", "http_cache", "ratings")}
+                          "embedding_cache", "http_cache")}
 
 
     # -- reviewer candidates (added for reviewer choice; see run.simulation) ----------
