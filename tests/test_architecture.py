@@ -74,6 +74,15 @@ def test_rt_core_has_no_import_cycle_counting_function_level_imports():
     assert cycles == [], f"import cycles: {cycles[:5]}"
 
 
+def test_the_store_imports_no_domain_code():
+    """store/ keeps records; what they mean (run/, study/) sits above it, never below."""
+    g = _import_graph()
+    domain = ("rt_core.run", "rt_core.study")
+    arrows = sorted((src, dst) for src, dst in g.edges if src.startswith("rt_core.store.")
+                    and any(dst == d or dst.startswith(d + ".") for d in domain))
+    assert arrows == []
+
+
 def test_rt_core_never_imports_streamlit():
     offenders = [str(p.relative_to(ROOT)) for p in _core_files()
                  if any(t.split(".")[0] == "streamlit" for t, _ in _imports(p, top_level_only=False))]
