@@ -2,7 +2,7 @@
 the rules for choosing what a stage reads.
 
 The stages themselves come in two styles with the same functions:
-`chat` (instruction models) and `stem` (base models); `run.styles.stages_for(style)`
+`chat` (instruction models) and `stem` (base models); `run.style.stages_for(style)`
 picks one, so no stage ever asks which style it is in. This module imports neither,
 so both can import it.
 """

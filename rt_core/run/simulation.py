@@ -41,7 +41,7 @@ from ..types import (
 from .context import StageContext, papers_key, select_publications
 from .evaluate import Reference, compare, reference_answers, restater_for
 from .grounding import Grounding
-from .styles import stages_for
+from .style import stages_for
 
 MAX_REVIEWERS = 10
 REVIEWER_POOL = 30  # at most this many candidates per run, found by full-text search
