@@ -28,8 +28,8 @@ def format_proposal(p: Proposal) -> str:
 
 
 def grounding_of(ctx: StageContext, papers: list[Paper]) -> Grounding:
-    """The run's material (set by the simulation), or one made from these papers alone
-    with the context's embedder (none: no concepts)."""
+    """The run's material (set by the simulation, with the run's embedder), or, for a
+    stage called on its own, one made from these papers with no embedder: no concepts."""
     g = getattr(ctx, "grounding", None)
     return g if g is not None else Grounding(papers)
 
