@@ -179,39 +179,43 @@ def test_the_score_prefers_the_field_earlier_answers_left_out():
 # -- the run's embedder ---------------------------------------------------------------------
 
 def test_a_stem_run_embeds_with_the_embedder_it_chose_and_reuses_nothing_from_minilm(
-        community, scripted, monkeypatch):
+        community, scripted, openai_server):
     """Concepts, reviewer choice and the meta-review all use the run's embedder. A run on
-    another embedder after a MiniLM run gets that embedder's concepts in its prompts:
-    neither MiniLM's vectors nor anything built from them is reused."""
-    from rt_core.models import embed
-    from tests.wordhash import word_hash_embedder
+    another embedder (a hosted model, here the OpenAI-compatible server on 127.0.0.1) after
+    a MiniLM run gets that embedder's concepts in its prompts: neither MiniLM's vectors nor
+    anything built from them is reused."""
+    def hosted() -> Embedder:
+        return Embedder("text-embedding-3-small", store=community, api_key="sk-test",
+                        base_url=openai_server.base_url)
 
     scripted.responder = _echo_responder
     papers = community.corpus.get_papers(["p-gaia", "p-spectra", "p-llm", "p-agents"])
     minilm_run = Simulation(_stem_request(), community).run_sync()
     assert minilm_run.status == "done", minilm_run.errors
+    def minilm_rows() -> int:
+        return community.db.conn.execute("SELECT count(*) FROM embedding_cache WHERE model=?",
+                                         (LOCAL_EMBEDDER,)).fetchone()[0]
 
-    hashed = word_hash_embedder()
-    hashed.texts.clear()
+    before = minilm_rows()
     scripted.history.clear()
 
-    def no_minilm():
-        raise AssertionError("MiniLM was used by a run that chose another embedder")
-
-    monkeypatch.setattr(embed, "_local_minilm", no_minilm)
-    other = Simulation(_stem_request(embedder="wordhash/v1"), community).run_sync()
+    other = Simulation(_stem_request(), community, embedder=hosted()).run_sync()
     assert other.status == "done", other.errors
-    # The concepts in its prompts are the word-hash embedder's own, not MiniLM's.
-    mine = grounding.Grounding.for_store(community, papers, Embedder("wordhash/v1", store=community)).concepts
+    # The concepts in its prompts are the hosted embedder's own, not MiniLM's.
+    mine = grounding.Grounding.for_store(community, papers, hosted()).concepts
     minis = grounding.Grounding.for_store(community, papers, minilm(community)).concepts
     assert mine != minis  # the two embedders rank the phrases differently
     prompts = " ".join(h["messages"][-1]["content"] for h in scripted.history)
-    assert all(f"Key concepts in {name}: {'; '.join(mine[f])}." in prompts
-               for f, name in (("astronomy", "Astronomy"), ("nlp", "NLP")))
-    # What it embedded: the papers (concepts), then the reviews' points (meta-review).
-    assert any(p.title in t for p in papers for t in hashed.texts)
+    for field_id, name in (("astronomy", "Astronomy"), ("nlp", "NLP")):
+        assert f"Key concepts in {name}: {'; '.join(mine[field_id])}." in prompts
+    # What the server was asked to embed: the papers (concepts), then the reviews' points
+    # (meta-review); and MiniLM embedded nothing new.
+    sent = [t for r in openai_server.requests if r["path"].endswith("/embeddings")
+            for t in r["body"]["input"]]
+    assert any(p.title in t for p in papers for t in sent)
     points = [pt for r in other.reviews for pt in review_points(r.strengths) + review_points(r.weaknesses)]
-    assert points and set(points) <= set(hashed.texts)
+    assert points and set(points) <= set(sent)
+    assert minilm_rows() == before
 
 
 def test_the_meta_review_without_an_embedder_is_a_clear_error():
