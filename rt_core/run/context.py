@@ -30,7 +30,8 @@ class StageContext:
     on_progress: Callable[[ProgressEvent], None] = lambda e: None
     cancel: threading.Event = field(default_factory=threading.Event)
     max_reasks: int = 2
-    # Per-run material for base-model stages (run.grounding.Grounding); chat stages ignore it.
+    # Per-run material for base-model stages (run.grounding.Grounding, which also carries
+    # the run's embedder for the clustered meta-review); chat stages ignore it.
     grounding: Any = None
 
     @property
