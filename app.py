@@ -1,6 +1,6 @@
 """ResearchTown Studio: the Streamlit entry frame (pages live in pages/).
 
-Kept thin on purpose: page config, shared state, navigation. Heavy objects (the
+Kept thin on purpose: page config, shared state, navigation (pages grouped in sections). Heavy objects (the
 store) are cached per process in studio.resources; litellm is only imported when
 a model is called (or when RT_SCRIPTED=demo registers the demo model).
 """
@@ -15,17 +15,20 @@ resources.get_store()
 state.init_state()
 
 joining = state.joining_study()  # a join link lands on the rating page
-nav = st.navigation([
-    st.Page(state.PAGES["neighbourhood"], title="Neighbourhood", icon=":material/hub:", default=not joining),
-    st.Page(state.PAGES["run"], title="Run", icon=":material/play_arrow:"),
-    st.Page(state.PAGES["results"], title="Results", icon=":material/description:"),
-    st.Page(state.PAGES["replay"], title="Replay a paper", icon=":material/replay:"),
-    st.Page(state.PAGES["history"], title="History", icon=":material/history:"),
-    st.Page(state.PAGES["settings"], title="Settings & About", icon=":material/settings:"),
-    st.Page(state.PAGES["study_create"], title="Study: create", icon=":material/groups:"),
-    st.Page(state.PAGES["study_rate"], title="Study: rate", icon=":material/rate_review:", default=joining),
-    st.Page(state.PAGES["study_results"], title="Study: results", icon=":material/leaderboard:"),
-])
+page = st.Page  # one line per page: file, title, icon
+nav = st.navigation({
+    "Build": [page(state.PAGES["neighbourhood"], title="Neighbourhood", icon=":material/hub:",
+                   default=not joining)],
+    "Run": [page(state.PAGES["run"], title="Run", icon=":material/play_arrow:"),
+            page(state.PAGES["results"], title="Results", icon=":material/description:"),
+            page(state.PAGES["history"], title="History", icon=":material/history:")],
+    "Evaluate": [page(state.PAGES["replay"], title="Replay a paper", icon=":material/replay:")],
+    "Study": [page(state.PAGES["study_create"], title="Create a study", icon=":material/groups:"),
+              page(state.PAGES["study_rate"], title="Rate proposals", icon=":material/rate_review:",
+                   default=joining),
+              page(state.PAGES["study_results"], title="Study results", icon=":material/leaderboard:")],
+    "About": [page(state.PAGES["settings"], title="Settings", icon=":material/settings:")],
+})
 # The app's name on every page (the browser tab alone was not enough).
 st.markdown("#### 🏘️ ResearchTown Studio")
 try:

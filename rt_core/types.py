@@ -228,7 +228,9 @@ class Similarity(_Record):
 class Run(_Record):
     id: str
     config: RunConfig
-    status: str = "pending"  # pending, running, done, failed, cancelled
+    # pending, running, then done, failed or cancelled; `interrupted` when the process
+    # running it ended first (store.runs.reap_orphans); all but `done` may resume.
+    status: str = "pending"
     created_at: str = ""
     profiles: dict[str, Profile] = field(default_factory=dict)
     proposal: Proposal | None = None

@@ -27,8 +27,8 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
 
 
 def _imports(path: Path, top_level_only: bool) -> list[tuple[str, list[str]]]:
-    """(imported module, names) for each import in a file; top-level ones only if asked
-    (imports inside functions are the deliberate, lazy ones and cannot form a load-time cycle)."""
+    """(imported module, names) for each import in a file, those inside functions too
+    unless asked for top-level ones only."""
     tree = ast.parse(path.read_text("utf-8"))
     module, is_pkg = _module_name(path), path.name == "__init__.py"
     nodes = tree.body if top_level_only else list(ast.walk(tree))
@@ -50,21 +50,37 @@ def _core_files() -> list[Path]:
     return sorted(p for p in CORE.rglob("*.py"))
 
 
-def test_rt_core_has_no_import_cycle():
+def _import_graph() -> nx.DiGraph:
+    """Module -> module it imports, counting imports inside functions: a lazy import does
+    not fail at load time, but it still ties the two modules into one (a circle through a
+    function-level import is a circle a reader has to hold in their head)."""
     g = nx.DiGraph()
     known = {_module_name(p) for p in _core_files()}
     for path in _core_files():
         src = _module_name(path)
         g.add_node(src)
-        for target, _ in _imports(path, top_level_only=True):
+        for target, _ in _imports(path, top_level_only=False):
             # importing a.b.c also runs a and a.b; edges to every known prefix
             parts = target.split(".")
             for i in range(1, len(parts) + 1):
                 dst = ".".join(parts[:i])
                 if dst in known and dst != src and not src.startswith(dst + "."):
                     g.add_edge(src, dst)
-    cycles = list(nx.simple_cycles(g))
+    return g
+
+
+def test_rt_core_has_no_import_cycle_counting_function_level_imports():
+    cycles = sorted(nx.simple_cycles(_import_graph()), key=len)
     assert cycles == [], f"import cycles: {cycles[:5]}"
+
+
+def test_the_store_imports_no_domain_code():
+    """store/ keeps records; what they mean (run/, study/) sits above it, never below."""
+    g = _import_graph()
+    domain = ("rt_core.run", "rt_core.study")
+    arrows = sorted((src, dst) for src, dst in g.edges if src.startswith("rt_core.store.")
+                    and any(dst == d or dst.startswith(d + ".") for d in domain))
+    assert arrows == []
 
 
 def test_rt_core_never_imports_streamlit():

@@ -9,10 +9,14 @@ import threading
 import pytest
 
 from rt_core import community as starter
+from rt_core.config import LOCAL_EMBEDDER
+from rt_core.errors import ConfigError
 from rt_core.models.client import LLMClient, ModelSettings
+from rt_core.models.embed import Embedder
 from rt_core.models.local import ThreadChooser, threads_for_load
 from rt_core.models.queue import ModelQueue
-from rt_core.run import context, grounding, stem
+from rt_core.run import context, grounding, stem, stem_checks, stem_line, stem_material, stem_write
+from rt_core.run.review_clusters import review_points
 from rt_core.run.simulation import Simulation
 from rt_core.types import Paper, Proposal, Review, RunConfig, RunRequest
 
@@ -22,8 +26,15 @@ def run(coro):
 
 
 def stem_ctx(g=None, max_reasks=2):
+    """A base-model stage context; without material of its own, an empty one embedded
+    with MiniLM (what a default run chooses)."""
     client = LLMClient(ModelSettings(model="scripted/x", prompt_style="stem"))
+    g = g if g is not None else grounding.Grounding([], embedder=Embedder(LOCAL_EMBEDDER))
     return context.StageContext(client, max_reasks=max_reasks, grounding=g)
+
+
+def minilm(store) -> Embedder:
+    return Embedder(LOCAL_EMBEDDER, store=store)
 
 
 # -- key concepts ------------------------------------------------------------------------
@@ -42,7 +53,7 @@ def test_chosen_fields_are_the_papers_primary_fields_most_common_first():
 def test_nlp_astronomy_concepts_name_each_field_and_not_the_other(starter_store):
     preset = starter.preset("nlp-astronomy")
     papers = starter_store.corpus.get_papers(preset["paper_ids"])
-    g = grounding.Grounding.for_store(starter_store, papers)
+    g = grounding.Grounding.for_store(starter_store, papers, minilm(starter_store))
     concepts = g.concepts
     assert set(concepts) == {"nlp", "astronomy"}
     astro = " ".join(concepts["astronomy"]).lower()
@@ -88,7 +99,7 @@ def test_question_stems_carry_a_concept_from_each_field(community, scripted):
     assert run_.status == "done", run_.errors
     q1 = run_.proposal.q1
     concepts = grounding.Grounding.for_store(community, community.corpus.get_papers(
-        ["p-gaia", "p-spectra", "p-llm", "p-agents"])).concepts
+        ["p-gaia", "p-spectra", "p-llm", "p-agents"]), minilm(community)).concepts
     assert any(c in q1 for c in concepts["astronomy"]), (q1, concepts)
     assert any(c in q1 for c in concepts["nlp"]), (q1, concepts)
     assert q1.startswith("How can")  # the plain stem stays the start (similarity strips it)
@@ -99,7 +110,7 @@ def test_the_self_baseline_gets_no_concepts_from_the_neighbourhood(community, sc
     the other modes have to read (and flatter it in a replay)."""
     scripted.responder = _echo_responder
     concepts = grounding.Grounding.for_store(community, community.corpus.get_papers(
-        ["p-gaia", "p-spectra", "p-llm", "p-agents"])).concepts
+        ["p-gaia", "p-spectra", "p-llm", "p-agents"]), minilm(community)).concepts
     alone = Simulation(_stem_request(mode="self"), community).run_sync()
     assert alone.status == "done", alone.errors
     prompts = " ".join(h["messages"][-1]["content"] for h in scripted.history)
@@ -132,9 +143,9 @@ def test_the_score_prefers_answers_covering_every_field_without_filler():
     both = "How can language agents classify stellar spectra from survey pipelines?"
     one = "How can language agents plan web tasks for users?"
     filler = "How can this important research help people understand the world better?"
-    assert stem.score_candidate(both, g, []) > stem.score_candidate(one, g, [])
-    assert stem.score_candidate(one, g, []) > stem.score_candidate(filler, g, [])
-    assert stem.score_candidate(both, g, [both]) < stem.score_candidate(both, g, [])
+    assert stem_write.score_candidate(both, g, []) > stem_write.score_candidate(one, g, [])
+    assert stem_write.score_candidate(one, g, []) > stem_write.score_candidate(filler, g, [])
+    assert stem_write.score_candidate(both, g, [both]) < stem_write.score_candidate(both, g, [])
 
 
 def test_with_three_fields_every_q1_stem_names_a_concept_of_each(scripted):
@@ -153,7 +164,7 @@ def test_with_three_fields_every_q1_stem_names_a_concept_of_each(scripted):
             assert any(c in line for c in cs), (field, line)
     # Two fields: the pairs are the plain ones.
     two = grounding.Grounding([], _concepts={k: concepts[k] for k in ("astronomy", "nlp")})
-    assert stem.every_field_pairs(two, 3) == stem.concept_pairs(two, 3)
+    assert stem_material.every_field_pairs(two, 3) == stem_material.concept_pairs(two, 3)
 
 
 def test_the_score_prefers_the_field_earlier_answers_left_out():
@@ -162,8 +173,56 @@ def test_the_score_prefers_the_field_earlier_answers_left_out():
     earlier = ["How can language agents classify stellar spectra?"]
     new_field = "This matters because police records hold biased labels for every study."
     old_field = "This matters because stellar spectra hold biased labels for every study."
-    assert stem.score_candidate(new_field, g, earlier) > stem.score_candidate(old_field, g, earlier)
-    assert stem.score_candidate(new_field, g, []) == stem.score_candidate(old_field, g, [])
+    assert stem_write.score_candidate(new_field, g, earlier) > stem_write.score_candidate(old_field, g, earlier)
+    assert stem_write.score_candidate(new_field, g, []) == stem_write.score_candidate(old_field, g, [])
+
+
+# -- the run's embedder ---------------------------------------------------------------------
+
+def test_a_stem_run_embeds_with_the_embedder_it_chose_and_reuses_nothing_from_minilm(
+        community, scripted, openai_server):
+    """Concepts, reviewer choice and the meta-review all use the run's embedder. A run on
+    another embedder (a hosted model, here the OpenAI-compatible server on 127.0.0.1) after
+    a MiniLM run gets that embedder's concepts in its prompts: neither MiniLM's vectors nor
+    anything built from them is reused."""
+    def hosted() -> Embedder:
+        return Embedder("text-embedding-3-small", store=community, api_key="sk-test",
+                        base_url=openai_server.base_url)
+
+    scripted.responder = _echo_responder
+    papers = community.corpus.get_papers(["p-gaia", "p-spectra", "p-llm", "p-agents"])
+    minilm_run = Simulation(_stem_request(), community).run_sync()
+    assert minilm_run.status == "done", minilm_run.errors
+    def minilm_rows() -> int:
+        return community.db.conn.execute("SELECT count(*) FROM embedding_cache WHERE model=?",
+                                         (LOCAL_EMBEDDER,)).fetchone()[0]
+
+    before = minilm_rows()
+    scripted.history.clear()
+
+    other = Simulation(_stem_request(), community, embedder=hosted()).run_sync()
+    assert other.status == "done", other.errors
+    # The concepts in its prompts are the hosted embedder's own, not MiniLM's.
+    mine = grounding.Grounding.for_store(community, papers, hosted()).concepts
+    minis = grounding.Grounding.for_store(community, papers, minilm(community)).concepts
+    assert mine != minis  # the two embedders rank the phrases differently
+    prompts = " ".join(h["messages"][-1]["content"] for h in scripted.history)
+    for field_id, name in (("astronomy", "Astronomy"), ("nlp", "NLP")):
+        assert f"Key concepts in {name}: {'; '.join(mine[field_id])}." in prompts
+    # What the server was asked to embed: the papers (concepts), then the reviews' points
+    # (meta-review); and MiniLM embedded nothing new.
+    sent = [t for r in openai_server.requests if r["path"].endswith("/embeddings")
+            for t in r["body"]["input"]]
+    assert any(p.title in t for p in papers for t in sent)
+    points = [pt for r in other.reviews for pt in review_points(r.strengths) + review_points(r.weaknesses)]
+    assert points and set(points) <= set(sent)
+    assert minilm_rows() == before
+
+
+def test_the_meta_review_without_an_embedder_is_a_clear_error():
+    ctx = stem_ctx(grounding.Grounding([]))
+    with pytest.raises(ConfigError, match="embedder"):
+        run(stem.meta_review(ctx, PROPOSAL, [Review("a", "- The proposal is clear and sound.", "", 5)]))
 
 
 # -- honest profiles ---------------------------------------------------------------------------
@@ -194,16 +253,16 @@ def test_empty_review_sections_are_reasked_then_replaced_by_labelled_checks(scri
     rev = run(stem.review(stem_ctx(g), "r1", "I review.", PROPOSAL, []))
     asks = [h for h in scripted.history if not h["params"].get("grammar")]
     assert len(asks) == 2 * 3  # strengths and weaknesses, each asked and re-asked twice
-    assert not stem.section_empty(rev.strengths) and not stem.section_empty(rev.weaknesses)
-    assert rev.strengths.count(stem.AUTO_CHECK) >= 2
+    assert not stem_checks.section_empty(rev.strengths) and not stem_checks.section_empty(rev.weaknesses)
+    assert rev.strengths.count(stem_checks.AUTO_CHECK) >= 2
     assert "Q1 names a concept from Astronomy" in rev.strengths and "Q5 names the data" in rev.strengths
-    assert rev.weaknesses.startswith(f"- {stem.AUTO_CHECK}") and rev.score == 5
+    assert rev.weaknesses.startswith(f"- {stem_checks.AUTO_CHECK}") and rev.score == 5
 
 
 def test_checks_flag_a_missing_field_and_a_plan_without_a_metric():
     g = grounding.Grounding([], _concepts={"astronomy": ["stellar spectra"], "nlp": ["language agents"]},
                             field_names={"astronomy": "Astronomy", "nlp": "NLP"})
-    good, bad = stem.proposal_checks(Proposal(q1="How can language agents book flights?",
+    good, bad = stem_checks.proposal_checks(Proposal(q1="How can language agents book flights?",
                                               q5="We will build it."), g)
     assert "Q1 names no concept from Astronomy." in bad
     assert any("Q5 does not name the data and a metric" in b for b in bad)
@@ -215,7 +274,7 @@ def test_a_weakness_that_restates_the_strength_is_not_kept(scripted):
     scripted.responder = lambda m, p: " 6" if p.get("grammar") else same
     rev = run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
     assert rev.strengths == "- The proposal" + same
-    assert stem.AUTO_CHECK in rev.weaknesses
+    assert stem_checks.AUTO_CHECK in rev.weaknesses
 
 
 def test_the_meta_review_is_the_reviewers_points_clustered():
@@ -228,7 +287,7 @@ def test_the_meta_review_is_the_reviewers_points_clustered():
                "- However, the proposal ignores the cost of labelling.", 5),
     ]
     meta = run(stem.meta_review(stem_ctx(), PROPOSAL, reviews))
-    points = {p for r in reviews for p in stem.review_points(r.strengths) + stem.review_points(r.weaknesses)}
+    points = {p for r in reviews for p in review_points(r.strengths) + review_points(r.weaknesses)}
     for section in (meta.strengths, meta.weaknesses):
         for ln in section.splitlines():
             body = ln.removeprefix("- ").rsplit(" (", 1)[0]
@@ -392,8 +451,8 @@ def test_the_embedded_model_combines_nlp_and_astronomy(starter_store):
     assert done.proposal.missing == []
     assert len(done.reviews) == 3
     for r in done.reviews:
-        assert not stem.section_empty(r.strengths) and not stem.section_empty(r.weaknesses), r
-    points = {p for r in done.reviews for p in stem.review_points(r.strengths) + stem.review_points(r.weaknesses)}
+        assert not stem_checks.section_empty(r.strengths) and not stem_checks.section_empty(r.weaknesses), r
+    points = {p for r in done.reviews for p in review_points(r.strengths) + review_points(r.weaknesses)}
     for ln in (done.meta_review.strengths + "\n" + done.meta_review.weaknesses).splitlines():
         assert ln.removeprefix("- ").rsplit(" (", 1)[0] in points, ln
     for prof in done.profiles.values():  # profiles are the record, not a biography
@@ -451,10 +510,11 @@ def test_a_second_run_on_the_one_model_waits_with_its_place_and_can_cancel(commu
 
 def test_a_continuation_that_jumps_to_the_next_point_is_dropped():
     """Seen on the embedded model: 'How can X help with Y' + '2. Main results: ...'."""
-    assert stem.clean_line("2. Main results: Recombination improves galaxy clustering.") == ""
-    assert stem.clean_line(" to map stars? 2. Why it matters: because.") == "to map stars?"
-    assert stem.clean_line("alpine flora . 2a: What are the advantages? b- what") == "alpine flora."
-    assert stem.clean_line("data from 2 surveys: Gaia and SDSS.") == "data from 2 surveys: Gaia and SDSS."
-    assert stem.clean_line(" has not been studied by experts (e-mail address: x@y.com). It is new.") \
+    assert stem_line.clean_line("2. Main results: Recombination improves galaxy clustering.") == ""
+    assert stem_line.clean_line(" to map stars? 2. Why it matters: because.") == "to map stars?"
+    assert stem_line.clean_line("alpine flora . 2a: What are the advantages? b- what") == "alpine flora."
+    assert stem_line.clean_line("data from 2 surveys: Gaia and SDSS.") == "data from 2 surveys: Gaia and SDSS."
+    assert stem_line.clean_line(" has not been studied by experts (e-mail address: x@y.com). It is new.") \
         == "has not been studied by experts. It is new."
-    assert stem.clean_line(" is new, see www.example.org/a and mail me@lab.edu today.") == "is new, see and mail today."
+    assert stem_line.clean_line(" is new, see www.example.org/a and mail me@lab.edu today.") \
+        == "is new, see and mail today."

@@ -13,12 +13,12 @@ def test_migrating_an_empty_database_creates_the_schema(tmp_path):
     assert applied == [m.__name__ for m in MIGRATIONS]
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     for t in ("papers", "researchers", "authorship", "citations", "fields", "paper_fields",
-              "researcher_fields", "profiles", "runs", "ratings", "llm_cache", "embedding_cache",
+              "researcher_fields", "profiles", "runs", "llm_cache", "embedding_cache",
               "http_cache", "meta", "papers_fts", "researchers_fts", "_migrations"):
         assert t in tables, t
     assert {"id", "title", "abstract", "abstract_source", "arxiv_id", "doi", "norm_title"} <= columns(db, "papers")
     assert {"key", "model", "response", "prompt_tokens", "completion_tokens"} <= columns(db, "llm_cache")
-    assert {"run_id", "rater", "kind", "value", "other_run_id"} <= columns(db, "ratings")
+    assert "ratings" not in tables  # created by m002, never used, dropped by m008
 
 
 def test_migrate_is_idempotent_and_records_each_step(tmp_path):

@@ -1,15 +1,17 @@
 """Stage logic against the scripted model: what is asked, what is parsed, what is re-asked."""
 import asyncio
 
+from rt_core import fiveq
 from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.run import chat, context, stem
 from rt_core.types import Paper, Proposal
 
 PAPERS = [Paper(id="a", title="Star maps from kinematics", abstract="We map stars. More text.", year=2020),
           Paper(id="b", title="Agents on the web", abstract="Agents browse. They act.", year=2023)]
-TITLES = ["What is the problem?", "Why is it interesting and important?", "Why is it hard?",
-          "Why hasn't it been solved before?", "What are the key components of my approach and results?"]
-FULL = "\n".join(f"[Question {i}] {t}\nAnswer {i}." for i, t in enumerate(TITLES, 1))
+# Replies are built from fiveq, the one place the questions are written.
+HEADINGS = {q.number: q.heading for q in fiveq.QUESTIONS}
+LEAD = {q.key: q.stem_lead for q in fiveq.QUESTIONS}
+FULL = "\n".join(f"{h}\nAnswer {i}." for i, h in HEADINGS.items())
 
 
 def ctx_for(style="chat", max_reasks=2):
@@ -32,8 +34,8 @@ def test_draft_is_one_call_with_persona_and_all_papers(scripted):
 
 
 def test_a_missing_part_is_asked_for_alone(scripted):
-    partial = "\n".join(f"[Question {i}] {TITLES[i-1]}\nAnswer {i}." for i in (1, 2, 4, 5))
-    scripted.enqueue(partial, "[Question 3] Why is it hard?\nBecause of noise.")
+    partial = "\n".join(f"{HEADINGS[i]}\nAnswer {i}." for i in (1, 2, 4, 5))
+    scripted.enqueue(partial, f"{HEADINGS[3]}\nBecause of noise.")
     draft = run(chat.write_draft(ctx_for(), None, PAPERS))
     assert draft.q3 == "Because of noise." and draft.missing == []
     follow_up = scripted.history[1]["messages"]
@@ -42,7 +44,7 @@ def test_a_missing_part_is_asked_for_alone(scripted):
 
 
 def test_a_part_that_never_comes_is_marked_missing(scripted):
-    partial = "\n".join(f"[Question {i}] {TITLES[i-1]}\nAnswer {i}." for i in (1, 2, 3, 4))
+    partial = "\n".join(f"{HEADINGS[i]}\nAnswer {i}." for i in (1, 2, 3, 4))
     scripted.enqueue(partial, "", "   ")
     draft = run(chat.write_draft(ctx_for(max_reasks=2), None, PAPERS))
     assert draft.missing == ["q5"] and draft.q5 == ""
@@ -95,12 +97,12 @@ def test_stem_style_completes_one_line_per_question_keeping_earlier_answers(scri
     scripted.enqueue(" we align star maps with agents?", " it joins two fields.", " the data differ a lot.",
                      " nobody tried it yet.", " build a benchmark and test it.")
     draft = run(stem.write_draft(ctx_for("stem"), "I study stars.", PAPERS))
-    assert draft.q1 == "How can we align star maps with agents?"
-    assert draft.q5 == "We will build a benchmark and test it."
+    assert draft.q1 == f"{LEAD['q1']} we align star maps with agents?"
+    assert draft.q5 == f"{LEAD['q5']} build a benchmark and test it."
     prompts = [h["messages"][-1]["content"] for h in scripted.history]
     assert len(prompts) == 5
-    assert prompts[0].endswith("1. Research question: How can")
-    assert "How can we align star maps with agents?" in prompts[1]  # earlier answer kept
+    assert prompts[0].endswith(fiveq.BY_KEY["q1"].stem)
+    assert draft.q1 in prompts[1]  # earlier answer kept
     # Each line also stops where it would run on into the next numbered point.
     assert [h["params"]["stop"] for h in scripted.history] == [
         ["\n", " 2. "], ["\n", " 3. "], ["\n", " 4. "], ["\n", " 5. "], ["\n"]]
@@ -110,7 +112,7 @@ def test_two_words_finish_a_stem_but_a_bare_mark_or_number_does_not(scripted):
     scripted.enqueue(" data collection?", ".", " 2", " it joins two fields.", " the data differ a lot.",
                      " nobody tried it yet.", " build a benchmark and test it.")
     draft = run(stem.write_draft(ctx_for("stem"), "I study stars.", PAPERS))
-    assert draft.q1 == "How can data collection?"
+    assert draft.q1 == f"{LEAD['q1']} data collection?"
     assert draft.q2.endswith(" it joins two fields.")  # "." and "2" were asked again
     assert len(scripted.history) == 5 + 2
 
@@ -119,8 +121,8 @@ def test_stem_style_cuts_run_on_lines_and_retries_empty_ones(scripted):
     scripted.enqueue(" we map stars? 2. Research question: How can we", "", " it matters a lot.",
                      " it is hard.", " it is still open.", " do it well.")
     draft = run(stem.write_draft(ctx_for("stem"), None, PAPERS))
-    assert draft.q1 == "How can we map stars?"
-    assert draft.q2 == "This matters because it matters a lot."
+    assert draft.q1 == f"{LEAD['q1']} we map stars?"
+    assert draft.q2 == f"{LEAD['q2']} it matters a lot."
     assert scripted.history[2]["params"]["seed"] == 1  # the retry varies the seed
 
 
@@ -158,7 +160,7 @@ def test_no_schema_is_sent_to_models_without_support(scripted):
 
 
 def test_re_asks_are_new_requests_even_with_the_cache(scripted, store):
-    partial = "\n".join(f"[Question {i}] {TITLES[i-1]}\nAnswer {i}." for i in (1, 2, 3, 4))
+    partial = "\n".join(f"{HEADINGS[i]}\nAnswer {i}." for i in (1, 2, 3, 4))
     scripted.enqueue(partial, "", "The fifth answer.")
     client = LLMClient(ModelSettings(model="scripted/x"), store=store)
     draft = run(chat.write_draft(context.StageContext(client, max_reasks=2), None, PAPERS))

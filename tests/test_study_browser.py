@@ -135,11 +135,11 @@ def test_two_browsers_rate_at_once_and_results_show_everything(server, browser):
     # The organiser picks an instruction model (the scripted demo) so the judge can run.
     org.goto(server)
     expect(org.get_by_text("Start from a case study")).to_be_visible(timeout=60_000)
-    org.get_by_test_id("stSidebarNav").get_by_text("Run", exact=True).click()
+    org.get_by_test_id("stSidebarNavLink").get_by_text("Run", exact=True).click()
     org.get_by_test_id("stSelectbox").filter(has_text="Provider").first.click()
     org.get_by_role("option", name=SCRIPTED_PRESET).click()
     expect(org.get_by_text("scripted demo model returns canned")).to_be_visible(timeout=30_000)
-    org.get_by_test_id("stSidebarNav").get_by_text("Study: results", exact=True).click()
+    org.get_by_test_id("stSidebarNavLink").get_by_text("Study results", exact=True).click()
     expect(org.get_by_role("heading", name="Study results")).to_be_visible(timeout=30_000)
     expect(org.get_by_text("Krippendorff's alpha (all)")).to_be_visible(timeout=60_000)
     expect(org.get_by_text("Fleiss' kappa")).to_be_visible()

@@ -240,11 +240,4 @@ def table(result: BenchResult) -> str:
     return "\n".join(lines).rstrip()
 
 
-def replay_targets_tasks() -> list[dict]:
-    """The shipped task file's content: one task per starter-community replay target."""
-    from .. import community  # noqa: PLC0415
-
-    return [{"paper_id": t["paper_id"]} for t in community.replay_targets()]
-
-
 __all__ = ["BenchResult", "Task", "load_tasks", "run_bench", "summarise", "table"]

@@ -8,9 +8,10 @@ same functions for base models.
 from __future__ import annotations
 
 from .. import fiveq
+from ..text import clip
 from ..types import MetaReview, Paper, Profile, Proposal, Review
 from . import parse
-from .context import NEUTRAL_PERSONA, NEUTRAL_REVIEWER, NO_PAPERS, StageContext, clip
+from .context import NEUTRAL_PERSONA, NEUTRAL_REVIEWER, NO_PAPERS, StageContext
 
 REVIEW_SCHEMA = {
     "name": "review",

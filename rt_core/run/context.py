@@ -1,17 +1,17 @@
-"""What every stage gets: the model client, progress, cancel, and small text helpers.
+"""What every stage gets: the model client, progress, cancel, the run's material, and
+the rules for choosing what a stage reads.
 
 The stages themselves come in two styles with the same functions:
-`chat` (instruction models) and `stem` (base models); `stages_for(style)` picks one,
-so no stage ever asks which style it is in.
+`chat` (instruction models) and `stem` (base models); `run.style.stages_for(style)`
+picks one, so no stage ever asks which style it is in. This module imports neither,
+so both can import it.
 """
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from ..errors import CancelledRun
@@ -30,7 +30,8 @@ class StageContext:
     on_progress: Callable[[ProgressEvent], None] = lambda e: None
     cancel: threading.Event = field(default_factory=threading.Event)
     max_reasks: int = 2
-    # Per-run material for base-model stages (run.grounding.Grounding); chat stages ignore it.
+    # Per-run material for base-model stages (run.grounding.Grounding, which also carries
+    # the run's embedder for the clustered meta-review); chat stages ignore it.
     grounding: Any = None
 
     @property
@@ -48,27 +49,6 @@ class StageContext:
     def check_cancel(self) -> None:
         if self.cancel.is_set():
             raise CancelledRun("the run was cancelled", "Finished parts are kept; start again to resume.")
-
-
-def stages_for(style: str) -> ModuleType:
-    """The stage functions for a prompt style: `run.chat` or `run.stem`."""
-    from . import chat, stem  # noqa: PLC0415  (both import this module)
-
-    return stem if style == "stem" else chat
-
-
-# -- text helpers shared by both styles -----------------------------------------------
-
-def clip(text: str, limit: int) -> str:
-    """Whitespace folded, cut at a word boundary with ' ...' when longer than limit."""
-    text = re.sub(r"\s+", " ", text or "").strip()
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " ..."
-
-
-def first_sentence(text: str, limit: int = 180) -> str:
-    text = re.sub(r"\s+", " ", text or "").strip()
-    m = re.match(r"(.+?[.!?])(\s|$)", text)
-    return clip(m.group(1) if m else text, limit)
 
 
 def papers_key(parts: list[str]) -> str:

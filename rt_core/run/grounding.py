@@ -3,11 +3,11 @@ concepts per field, and what a researcher's record says about them.
 
 A 270M-parameter base model cannot combine two fields unaided, so the stem stages
 (run.stem) hand it concepts to build on. Concepts are key phrases of the chosen papers,
-ranked with the bundled MiniLM in the manner of KeyBERT: candidate phrases are the
-stop-word-free runs of the titles and abstracts; a phrase ranks high when its embedding
-is close to its own field's papers and far from the other chosen fields', and when it
-uses words that are rare in the rest of the store. Maximal marginal relevance keeps the
-chosen few from repeating one another.
+ranked with the run's embedder (the bundled MiniLM by default) in the manner of
+KeyBERT: candidate phrases are the stop-word-free runs of the titles and abstracts; a
+phrase ranks high when its embedding is close to its own field's papers and far from the
+other chosen fields', and when it uses words that are rare in the rest of the store.
+Maximal marginal relevance keeps the chosen few from repeating one another.
 
 Everything here is deterministic and needs no model call.
 """
@@ -20,40 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..text import STOP, words, wordset
 from ..types import Paper
 
-
-def wordset(text: str) -> frozenset[str]:
-    """A set of words written as one whitespace-separated block (easier to read and edit)."""
-    return frozenset(text.split())
-
-
-# Function words and words that say nothing about a field; a key phrase never starts or
-# ends with one and is split at the others.
-STOP = wordset("""a an the and or but nor of for to in on at by with from into onto over under
-as is are was were be been being it its this that these those their there them they we our us
-you your he she his her i my me not no than then so such which who whom whose what when where
-while how why can could may might must should would will shall do does did done has have had
-also only both each every either neither more most less least much many some any all other
-another same very well just even via per about after before between among across through
-within without against during upon toward towards up down out off again further here once
-using use used uses based new novel approach approaches method methods result results show
-shows shown find finds found study studies paper papers work works make makes made take
-takes allow allows provide provides give gives large small high low first second one two three
-several often known whose rather instead where whereas yet thus hence however therefore
-argue argues authors propose proposes present presents introduce introduces describe
-describes report reports review reviews case kind kinds part parts set sets lot
-number numbers level levels term terms summary contents overview introduction including
-include includes complete completes organise organises organize organizes exhibit exhibits
-facilitate facilitates achieve achieves predict predicts displace displaces change changes
-shape shapes raise raises reduce reduces live lives assess assesses improve improves remain
-remains explain explains suggest suggests reveal reveals yield yields enable enables require
-requires increase increases decrease decreases lead leads drive drives affect affects help
-helps capture captures combine combines compare compares estimate estimates measure measures
-produce produces reach reaches serve serves treat treats keep keeps need needs hold holds
-seem seems appear appears become becomes tend tends test tests run runs let lets learn learns
-obtain obtains apply applies achieved overall additional various specific recent strong
-stronger weak weaker whole went grew grow grows phrased alter alters whether""")
 # Words that name a method when they end a phrase ("importance sampling", "mixed model").
 METHOD_HEADS = wordset("""sampling hashing model models modelling modeling regression network
 networks simulation simulations inference estimation estimator estimators learning training
@@ -66,12 +35,6 @@ pruning compression parallelism scheduling caching theory theorem proof proofs e
 calculus geometry statistics mapping imaging tomography spectra catalogue catalog emulator
 emulators embedding embeddings attention""")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|[0-9]+|[^\sA-Za-z0-9]")
-_WORD = re.compile(r"[a-z][a-z0-9\-]{2,}")
-
-
-def words(text: str) -> set[str]:
-    """Lower-case content words of a text (3+ characters, no stop words)."""
-    return {w.strip("-") for w in _WORD.findall((text or "").lower())} - STOP
 
 
 def candidate_phrases(text: str, max_words: int = 3) -> list[str]:
@@ -141,7 +104,7 @@ def field_concepts(papers: list[Paper], background: list[Paper], embedder, k: in
     """Up to k key concepts per chosen field, most representative first.
 
     `background` is what "rare elsewhere" is measured against (store papers of any field);
-    `embedder` is an rt_core Embedder (the bundled MiniLM in practice)."""
+    `embedder` is the run's Embedder (the bundled MiniLM by default)."""
     fields = fields or chosen_fields(papers)
     by_field = {f: [p for p in papers if p.fields and p.fields[0] == f] or
                 [p for p in papers if f in p.fields] for f in fields}
@@ -168,7 +131,7 @@ def field_concepts(papers: list[Paper], background: list[Paper], embedder, k: in
                     counts[key] += weight
                     first_form.setdefault(key, ph)
         cands = [c for c in counts if _specificity(c, df_other, len(others)) > 0.3]
-        # Embed only the likeliest few dozen: MiniLM costs ~3 ms per short phrase.
+        # Embed only the likeliest few dozen: even MiniLM costs ~3 ms per short phrase.
         cands = sorted(cands, key=lambda c: -(_specificity(c, df_other, len(others))
                                               * (1 + counts[c])))[:max_candidates]
         if not cands:
@@ -249,13 +212,13 @@ class Grounding:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
-    def for_store(cls, store, papers: list[Paper], background_limit: int = 400) -> Grounding:
-        from ..config import LOCAL_EMBEDDER  # noqa: PLC0415
-        from ..models.embed import Embedder  # noqa: PLC0415
-
+    def for_store(cls, store, papers: list[Paper], embedder, background_limit: int = 400) -> Grounding:
+        """The material for a run on `store`, ranked with the run's own `embedder` (an
+        rt_core Embedder): a run that chose another embedder gets concepts from it, and
+        its prompts (hence its cached calls) differ from a MiniLM run's."""
         names = {f["id"]: f["name"] for f in store.corpus.list_fields()}
         background = store.corpus.search_papers("", limit=background_limit)
-        return cls(papers, background, names, Embedder(LOCAL_EMBEDDER, store=store))
+        return cls(papers, background, names, embedder)
 
     @property
     def fields(self) -> list[str]:

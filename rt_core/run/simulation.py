@@ -25,6 +25,7 @@ from ..models.client import LLMClient, ModelSettings, agent_calls, run_async
 from ..models.embed import Embedder
 from ..store import Store
 from ..store.runs import RunConflict
+from ..text import clip, first_sentence
 from ..types import (
     MODES,
     QUESTION_KEYS,
@@ -37,16 +38,10 @@ from ..types import (
     RunRequest,
     StageError,
 )
-from .context import (
-    StageContext,
-    clip,
-    first_sentence,
-    papers_key,
-    select_publications,
-    stages_for,
-)
+from .context import StageContext, papers_key, select_publications
 from .evaluate import Reference, compare, reference_answers, restater_for
 from .grounding import Grounding
+from .style import stages_for
 
 MAX_REVIEWERS = 10
 REVIEWER_POOL = 30  # at most this many candidates per run, found by full-text search
@@ -140,7 +135,7 @@ class Simulation:
         # A replay hands every mode the same reference answers (resolved once).
         self.reference: Reference | None = None
         # Key concepts per chosen field, computed on first use (only base-model stages ask).
-        self.ctx.grounding = Grounding.for_store(store, self._grounding_papers())
+        self.ctx.grounding = Grounding.for_store(store, self._grounding_papers(), self.embedder)
         self._drafts: dict[str, Proposal] = {}
         self._candidates: asyncio.Task | None = None
         self._created = False

@@ -49,7 +49,7 @@ class Store:
         conn = self.db.conn
         return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                 for t in ("papers", "researchers", "fields", "runs", "profiles", "llm_cache",
-                          "embedding_cache", "http_cache", "ratings")}
+                          "embedding_cache", "http_cache")}
 
     def cache_sizes(self) -> dict[str, int]:
         return caches.cache_sizes(self.db)

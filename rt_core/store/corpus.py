@@ -361,13 +361,6 @@ class Corpus:
                               "LIMIT ?", [*fields, limit]).fetchall()
         return [self._row_to_researcher(db, r) for r in rows]
 
-    def counts(self) -> dict[str, int]:
-        db = self.db.conn
-        return {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                for t in ("papers", "researchers", "fields", "runs", "profiles", "llm_cache",
-                          "embedding_cache", "http_cache", "ratings")}
-
-
     # -- reviewer candidates (added for reviewer choice; see run.simulation) ----------
     def reviewer_candidates(self, words: list[str], fields: Iterable[str] = (),
                             exclude: Iterable[str] = (), limit: int = 30,

@@ -263,7 +263,7 @@ def m006_reference_answers(db: sqlite3.Connection) -> None:
 
 @migration
 def m007_studies(db: sqlite3.Connection) -> None:
-    """Human-evaluation studies. Supersedes the unused `ratings` table (left in place, empty).
+    """Human-evaluation studies. Supersede the unused `ratings` table (dropped by m008).
 
     Uniqueness is the store's job, so concurrent raters cannot double or misattribute an
     answer: one assignment per (rater, position), one submission per assignment, one answer
@@ -355,4 +355,14 @@ def m007_studies(db: sqlite3.Connection) -> None:
         created_at TEXT NOT NULL,
         PRIMARY KEY (study_id, model, unit_id, shown_left, shown_right, criterion)
     );
+    """)
+
+
+@migration
+def m008_drop_ratings(db: sqlite3.Connection) -> None:
+    """Drop the `ratings` table: nothing wrote to it since studies (m007) replaced it.
+    Plain SQL that every supported database understands."""
+    db.executescript("""
+    DROP INDEX IF EXISTS ratings_run;
+    DROP TABLE IF EXISTS ratings;
     """)

@@ -1,4 +1,4 @@
-"""Stored runs (and the ratings people give them).
+"""Stored runs (people's ratings of them live in studies: store/studies.py).
 
 Several processes (app servers, CLI runs) may share one store, so a run row says who
 runs it: the owner's process id and host, a lease (one per simulation) and a heartbeat
@@ -27,7 +27,6 @@ from ..types import Run
 from .db import Database
 
 HOST = socket.gethostname()
-FINISHED = ("done", "failed", "cancelled", "interrupted")
 
 
 class RunConflict(RTError):
@@ -264,15 +263,3 @@ class Runs:
     def delete(self, run_id: str) -> bool:
         return self.db.conn.execute("DELETE FROM runs WHERE id=?", (run_id,)).rowcount > 0
 
-    def add_rating(self, run_id: str, rater: str, kind: str, value: float | None,
-                   comment: str = "", other_run_id: str | None = None) -> int:
-        if not self.db.conn.execute("SELECT 1 FROM runs WHERE id=?", (run_id,)).fetchone():
-            raise NotFoundError(f"Unknown run id: {run_id}")
-        cur = self.db.conn.execute("INSERT INTO ratings(run_id, rater, kind, value, other_run_id, "
-                                   "comment) VALUES (?, ?, ?, ?, ?, ?)",
-                                   (run_id, rater, kind, value, other_run_id, comment))
-        return int(cur.lastrowid)
-
-    def ratings(self, run_id: str) -> list[dict]:
-        return [dict(r) for r in self.db.conn.execute("SELECT * FROM ratings WHERE run_id=? ORDER BY id",
-                                                      (run_id,))]

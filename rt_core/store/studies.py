@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import InputError, NotFoundError
-from ..study.design import (
+from ..study_types import (
     CODE_ALPHABET,
     StudyClosedError,
     StudyItem,

@@ -1,6 +1,7 @@
 """What a study is made of: its rubric, settings, items (proposals) and units (what a rater judges).
 
-Pure functions and records, no store: `build_items` turns stored runs into blinded items grouped
+The records themselves live in rt_core/study_types.py, below the store that keeps them;
+they are importable from here too. Pure functions, no store: `build_items` turns stored runs into blinded items grouped
 into arms (plus the real paper's five answers as a hidden arm), `build_units` makes one unit per
 item (absolute mode) or one per pair of arms on the same target (pairwise mode), plus an optional
 gold pair with a known answer.
@@ -9,57 +10,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
 from functools import cache
 from itertools import combinations
 from pathlib import Path
-from typing import Any
 
 from ..errors import InputError
 from ..fiveq import QUESTION_KEYS
+from ..study_types import CODE_ALPHABET as CODE_ALPHABET
+from ..study_types import DEFAULT_CRITERIA as DEFAULT_CRITERIA
+from ..study_types import MODES as MODES
+from ..study_types import Criterion, StudyItem, Unit
+from ..study_types import StudyClosedError as StudyClosedError
+from ..study_types import StudySettings as StudySettings
+from ..study_types import Task as Task
+from ..study_types import check_rater_id as check_rater_id
+from ..study_types import neutral as neutral
 from ..types import Run
 
-MODES = ("absolute", "pairwise")
 REAL_ARM = "real paper"  # the hidden arm; stats.picked_real_rate's default
 GOLD_ARM = "gold decoy"  # the deliberately weak side of a gold pair
-RATER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{1,39}$")
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: easy to read out loud
 # Run settings an organiser can group arms by (RunConfig field names).
 ARM_BY = ("mode", "model", "temperature", "num_reviewers", "prompt_style", "embedder")
-
-
-class StudyClosedError(InputError):
-    hint = "The organiser has closed this study; answers given before it closed are kept."
-
-
-@dataclass(frozen=True)
-class Criterion:
-    """One rubric line: a 1-10 scale with what 1 and 10 mean."""
-    name: str
-    question: str
-    low: str  # anchor for 1
-    high: str  # anchor for 10
-
-    def __post_init__(self) -> None:
-        if not re.fullmatch(r"[a-z][a-z0-9_]{0,29}", self.name):
-            raise InputError(f"criterion name {self.name!r} is not usable",
-                             "Use lower-case letters, digits and _ (up to 30 characters).")
-
-
-# The Si et al. (2024) rubric, anchors in our own words.
-DEFAULT_CRITERIA: tuple[Criterion, ...] = (
-    Criterion("novelty", "How new is the idea?", "a well-known idea, done before",
-              "clearly different from anything published"),
-    Criterion("feasibility", "Could a small team carry it out in a few months?",
-              "impossible with today's means", "straightforward to execute"),
-    Criterion("excitement", "Would the field care if it worked?", "nobody would notice",
-              "would change how people work"),
-    Criterion("effectiveness", "How likely is it to work as promised?", "almost certainly fails",
-              "very likely to deliver"),
-    Criterion("overall", "Your overall judgement of the proposal.", "reject", "top-conference award"),
-)
 
 
 def parse_criteria(text: str) -> list[Criterion]:
@@ -73,89 +45,6 @@ def parse_criteria(text: str) -> list[Criterion]:
             raise InputError(f"criterion line {n} needs four parts separated by |",
                              "Write: name | question | what 1 means | what 10 means.")
         out.append(Criterion(parts[0].lower(), *parts[1:]))
-    return out
-
-
-@dataclass(frozen=True)
-class StudySettings:
-    name: str
-    mode: str = "pairwise"
-    criteria: tuple[Criterion, ...] = DEFAULT_CRITERIA
-    raters_per_unit: int = 2  # controlled overlap: how many raters judge each unit
-    max_units_per_rater: int = 20  # a cap per rater, so no one rater dominates
-    repeat_check: bool = False  # show one unit again (sides swapped) at the end
-    gold_check: bool = False  # pairwise: a pair with a known answer
-    allowed_raters: tuple[str, ...] = ()  # empty: any well-formed rater id
-    arm_by: str = "mode"
-    restyled: bool = False  # items were restyled by a model (originals kept)
-
-    def __post_init__(self) -> None:
-        if not self.name.strip():
-            raise InputError("the study needs a name", "Give it a short name raters will recognise.")
-        if self.mode not in MODES:
-            raise InputError(f"unknown study mode {self.mode!r}", f"Choose one of {', '.join(MODES)}.")
-        names = [c.name for c in self.criteria]
-        if not names or len(set(names)) != len(names):
-            raise InputError("the rubric needs at least one criterion and unique names",
-                             "Remove the duplicate criterion.")
-        if self.raters_per_unit < 1 or self.max_units_per_rater < 1:
-            raise InputError("raters per item and items per rater must be at least 1")
-        for rid in self.allowed_raters:
-            check_rater_id(rid)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StudySettings:
-        d = dict(data)
-        d["criteria"] = tuple(Criterion(**c) for c in d.get("criteria") or ())
-        d["allowed_raters"] = tuple(d.get("allowed_raters") or ())
-        return cls(**d)
-
-
-def check_rater_id(rater_id: str) -> str:
-    rid = (rater_id or "").strip()
-    if not RATER_ID.fullmatch(rid):
-        raise InputError(f"{rid!r} is not a valid rater id" if rid else "enter your rater id",
-                         "Use 2-40 letters, digits, '.', '_', '-' or '@' (no spaces), e.g. your "
-                         "initials or the id the organiser gave you.")
-    return rid
-
-
-@dataclass
-class StudyItem:
-    item_id: str
-    arm: str
-    target: str  # what the proposal is about: the reference paper, or the neighbourhood
-    source: str  # "run", "real" or "gold"
-    answers: dict[str, str]
-    run_id: str = ""
-    styled: dict[str, str] | None = None  # restyled answers; `answers` stays the original
-
-    def shown(self) -> dict[str, str]:
-        """What a rater sees: the restyled text if there is one, in the neutral format."""
-        return neutral(self.styled or self.answers)
-
-
-@dataclass(frozen=True)
-class Unit:
-    unit_id: str
-    item_a: str
-    item_b: str | None = None  # None: an absolute-mode unit (one item)
-    gold_item: str | None = None  # a gold pair: the item that should win
-
-
-_MARKUP = re.compile(r"(\*\*|__|`|^#+\s*|^\s*[-*•]\s+)", re.M)
-
-
-def neutral(answers: Mapping[str, str]) -> dict[str, str]:
-    """One plain format for every arm: Markdown markers and list bullets removed, whitespace
-    collapsed, so layout cannot give an arm away."""
-    out = {}
-    for k in QUESTION_KEYS:
-        text = _MARKUP.sub("", str(answers.get(k) or ""))
-        out[k] = " ".join(text.split()) or "(no answer)"
     return out
 
 
@@ -251,13 +140,3 @@ def build_units(items: list[StudyItem], mode: str, gold_check: bool = False) -> 
         items = [*items, decoy]
         units.append(Unit("u-gold", anchor.item_id, decoy.item_id, gold_item=anchor.item_id))
     return items, units
-
-
-@dataclass
-class Task:
-    """One thing a rater is asked to do, as the rating page needs it (no arm, run or model)."""
-    position: int
-    unit_id: str
-    left: dict[str, str]
-    right: dict[str, str] | None = None
-    done: bool = False

@@ -1,0 +1,61 @@
+"""Small text helpers every part of a run shares, defined once: cutting text to a
+length, a text's first sentence, and its content words (one stop-word list).
+
+A leaf module (it imports nothing of rt_core), so stages, grounding, reviewer choice
+and evaluation can all use it without an import circle.
+"""
+from __future__ import annotations
+
+import re
+
+
+def clip(text: str, limit: int) -> str:
+    """Whitespace folded, cut at a word boundary with ' ...' when longer than limit."""
+    text = re.sub(r"\s+", " ", text or "").strip()
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " ..."
+
+
+def first_sentence(text: str, limit: int = 180) -> str:
+    """The first sentence (clipped): what a small model or a short summary has room for."""
+    text = re.sub(r"\s+", " ", text or "").strip()
+    m = re.match(r"(.+?[.!?])(\s|$)", text)
+    return clip(m.group(1) if m else text, limit)
+
+
+def wordset(text: str) -> frozenset[str]:
+    """A set of words written as one whitespace-separated block (easier to read and edit)."""
+    return frozenset(text.split())
+
+
+# Function words and words that say nothing about a field; a key phrase never starts or
+# ends with one and is split at the others.
+STOP = wordset("""a an the and or but nor of for to in on at by with from into onto over under
+as is are was were be been being it its this that these those their there them they we our us
+you your he she his her i my me not no than then so such which who whom whose what when where
+while how why can could may might must should would will shall do does did done has have had
+also only both each every either neither more most less least much many some any all other
+another same very well just even via per about after before between among across through
+within without against during upon toward towards up down out off again further here once
+using use used uses based new novel approach approaches method methods result results show
+shows shown find finds found study studies paper papers work works make makes made take
+takes allow allows provide provides give gives large small high low first second one two three
+several often known whose rather instead where whereas yet thus hence however therefore
+argue argues authors propose proposes present presents introduce introduces describe
+describes report reports review reviews case kind kinds part parts set sets lot
+number numbers level levels term terms summary contents overview introduction including
+include includes complete completes organise organises organize organizes exhibit exhibits
+facilitate facilitates achieve achieves predict predicts displace displaces change changes
+shape shapes raise raises reduce reduces live lives assess assesses improve improves remain
+remains explain explains suggest suggests reveal reveals yield yields enable enables require
+requires increase increases decrease decreases lead leads drive drives affect affects help
+helps capture captures combine combines compare compares estimate estimates measure measures
+produce produces reach reaches serve serves treat treats keep keeps need needs hold holds
+seem seems appear appears become becomes tend tends test tests run runs let lets learn learns
+obtain obtains apply applies achieved overall additional various specific recent strong
+stronger weak weaker whole went grew grow grows phrased alter alters whether""")
+_WORD = re.compile(r"[a-z][a-z0-9\-]{2,}")
+
+
+def words(text: str) -> set[str]:
+    """Lower-case content words of a text (3+ characters, no stop words)."""
+    return {w.strip("-") for w in _WORD.findall((text or "").lower())} - STOP
