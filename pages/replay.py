@@ -9,12 +9,13 @@ import streamlit as st
 from rt_core import community
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS
-from rt_core.run import replay
+from rt_core.run import replay, warmup
 from rt_core.types import MODES
 from studio import charts, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
+warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
 ss.setdefault("replay_jobs", {})
 
 st.title("Replay a paper")

@@ -5,12 +5,13 @@ import streamlit as st
 
 from rt_core import keys
 from rt_core.config import LOCAL_MODEL
-from rt_core.run import jobs, plan
+from rt_core.run import jobs, plan, warmup
 from rt_core.types import MODES
 from studio import render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
+warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
 STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
 
 st.title("Run")

@@ -31,6 +31,7 @@ from .recorder import Recorder
 from .reviewers import ReviewerChoice
 from .runner import Runner
 from .validation import effective_cutoff, validate
+from .warmup import warm_up
 
 
 def check_key(request: RunRequest) -> None:
@@ -79,6 +80,7 @@ class Simulation:
         from the cache. `sleep` replaces the retry back-off wait (tests)."""
         validate(request.config, store)
         check_key(request)
+        warm_up()  # no-op when a page started it; else it overlaps the rest of the set-up
         self.request = request
         self.config = request.config
         self.mode = MODES[self.config.mode]
