@@ -30,8 +30,9 @@ def names(config: RunConfig) -> list[str]:
 def test_the_plan_follows_the_settings():
     full = RunConfig(model="scripted/demo", researcher_ids=["r"], paper_ids=["p"], num_reviewers=2,
                      reference_paper_id="x")
-    assert names(full) == ["candidates", "read", "write", "aggregate", "choose", "read_reviewers",
-                           "review", "meta_review", "evaluate"]
+    assert names(full) == names(RunRequest(full)) == [
+        "candidates", "read", "write", "aggregate", "choose", "read_reviewers", "review", "meta_review",
+        "evaluate"]
     needs = {s.name: s.needs for s in plan_for(full)}
     # The candidates need nothing, so they overlap the reading and writing; only the
     # choice waits for both them and the proposal.

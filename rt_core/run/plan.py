@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import config as rt_config
-from ..types import MODES, RunConfig
+from ..types import MODES, RunConfig, RunRequest
 from . import steps
 
 # The groups the Run page shows, in order, with their titles (a group's time is the sum
@@ -34,9 +34,10 @@ class Stage:
     saves: bool = True  # the run is saved when it ends (False: it changed nothing stored)
 
 
-def plan_for(config: RunConfig) -> list[Stage]:
+def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
     """The stages of a run with these settings (validated or not: unknown modes plan
     like 'global', validation reports them)."""
+    config = settings.config if isinstance(settings, RunRequest) else settings
     mode = MODES.get(config.mode, MODES["global"])
     wants_reviews = bool(config.reviewer_ids) or config.num_reviewers > 0
     chooses = mode.reads_profiles and not config.reviewer_ids and config.num_reviewers > 0

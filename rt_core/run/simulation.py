@@ -22,7 +22,7 @@ from ..models.local import model_queue
 from ..store import Store
 from ..store.runs import RunConflict
 from ..types import MODES, ProgressEvent, Proposal, Run, RunRequest
-from .context import StageContext, stages_for
+from .context import StageContext
 from .evaluate import Reference
 from .grounding import Grounding
 from .plan import Stage, plan_for
@@ -30,6 +30,7 @@ from .reading import Reader
 from .recorder import Recorder
 from .reviewers import ReviewerChoice
 from .runner import Runner
+from .style import stages_for
 from .validation import effective_cutoff, validate
 from .warmup import warm_up
 

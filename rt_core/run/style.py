@@ -4,14 +4,17 @@ There are two styles: `run.chat` for instruction models (one reply answers a who
 format) and `run.stem` for base models (documents that end in a sentence stem). The
 steps of a run (`run.steps`) call only these functions, so they never ask which style
 they are in, and a third style is a third module with the same functions.
-`context.stages_for(style)` picks the module; tests/test_stages.py checks that both
-modules conform (names and parameters), since modules cannot inherit.
+`stages_for(style)` picks the module; tests/test_plan.py checks that both modules
+conform (names and parameters), since modules cannot inherit. Kept apart from
+`run.context` (which both styles import) so that choosing a style never closes an
+import circle.
 """
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
 from ..types import MetaReview, Paper, Profile, Proposal, Review
+from . import chat, stem
 from .context import StageContext
 
 
@@ -45,3 +48,8 @@ class PromptStyle(Protocol):
 
 
 STAGE_FUNCTIONS = ("read_profile", "write_draft", "aggregate", "review", "meta_review")
+
+
+def stages_for(style: str) -> PromptStyle:
+    """The stage functions for a prompt style: `run.chat` or `run.stem`."""
+    return stem if style == "stem" else chat
