@@ -185,10 +185,11 @@ def test_both_prompt_styles_implement_the_stage_protocol(module):
 def test_the_model_client_is_imported_before_the_first_run_needs_it():
     import sys
 
-    from rt_core.models import registry
+    from rt_core.models import embed, registry
     from rt_core.run.warmup import warm_up
 
     thread = warm_up()
     assert warm_up() is thread  # once per process
     thread.join()
     assert registry._litellm is not None and "openai.resources" in sys.modules
+    assert "minilm" in embed._local_models
