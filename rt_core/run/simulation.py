@@ -67,7 +67,6 @@ def check_key(request: RunRequest) -> None:
                           "CLI), or type the key in the Run page's API key field.")
 
 
-
 class Simulation:
     """One run of one RunRequest. The request is validated once, here, and never copied
     into a second settings object: the client and the embedder are derived from it."""
