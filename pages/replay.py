@@ -9,12 +9,13 @@ import streamlit as st
 from rt_core import community
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS
-from rt_core.run import replay
-from rt_core.types import MODES, RunConfig
+from rt_core.run import replay, warmup
+from rt_core.types import MODES
 from studio import charts, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
+warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
 ss.setdefault("replay_jobs", {})
 
 st.title("Replay a paper")
@@ -108,12 +109,9 @@ st.caption(render.md_escape(f"Run model: {ss['model']} (change it on the Run pag
 
 
 def _start() -> None:
-    evaluator = (ss.get("evaluator_model") or "").strip()
-    cfg = RunConfig(model=ss["model"].strip(), base_url=ss["base_url"].strip(),
-                    temperature=float(ss["temperature"]), num_reviewers=0,
-                    embedder=ss["embedder"], evaluator_model=evaluator,
-                    keep_undated=keep_undated)
-    req = request.request_for(cfg)
+    # The Run page's model settings; the replay sets each mode's neighbourhood itself.
+    req = request.build_request(num_reviewers=0, reviewer_ids=[], keep_undated=keep_undated,
+                                evaluator_model=(ss.get("evaluator_model") or "").strip())
     job = replay.start(req, store, target_id, modes=modes, pasted=pasted)
     ss["replay_jobs"][target_id] = job
     ss["replay_current"] = target_id

@@ -6,14 +6,13 @@ import streamlit as st
 from rt_core import keys
 from rt_core.config import LOCAL_MODEL
 from rt_core.models import registry
-from rt_core.run import jobs
+from rt_core.run import jobs, plan, warmup
 from rt_core.types import MODES
 from studio import render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
-STAGE_TITLES = {"read": "Reading: researcher profiles", "write": "Writing: drafts and the joint proposal",
-                "review": "Reviewing: reviews and meta-review", "evaluate": "Evaluating against the reference"}
+warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
 STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
 
 st.title("Run")
@@ -160,15 +159,6 @@ if err is not None:
 
 
 # -- live progress ------------------------------------------------------------------------
-def _stage_plan(job) -> list[str]:
-    cfg = job.run.config
-    plan = ["read"] if MODES[cfg.mode].reads_profiles else []
-    plan += ["write", "review"]
-    if cfg.reference_paper_id:
-        plan.append("evaluate")
-    return plan
-
-
 def _progress(run_id: str) -> None:
     job = ss["jobs"].get(run_id)
     if job is None:
@@ -176,7 +166,9 @@ def _progress(run_id: str) -> None:
     events = job.snapshot()
     run = job.run
     done = job.done
-    plan = _stage_plan(job)
+    # One bar per group of the run's own plan (rt_core.run.plan), the plan the runner executes.
+    bar_titles = dict(plan.progress_groups(run.config))
+    groups = list(bar_titles)
     by_stage: dict[str, dict[str, object]] = {}
     totals: dict[str, int] = {}
     authors = set(run.config.researcher_ids)
@@ -197,17 +189,17 @@ def _progress(run_id: str) -> None:
     names = store.corpus.researcher_names(agent_ids)
 
     fractions = []
-    for stage in plan:
+    for stage in groups:
         agents = by_stage.get(stage, {})
         total = max(len(agents), totals.get(stage, 0))
         finished = sum(1 for e in agents.values() if e.status != "started")
         fractions.append(finished / total if total else 0.0)
     # Bars never go backwards: a stage that learns of more work keeps what it showed.
     seen = ss.setdefault(f"_bars_{run_id}", {})
-    fractions = [max(f, seen.get(stage, 0.0)) for stage, f in zip(plan, fractions, strict=True)]
-    seen.update(zip(plan, fractions, strict=True))
-    current = next((s for s in reversed(plan) if s in by_stage), plan[0])
-    overall = 1.0 if done else min(0.99, sum(fractions) / max(1, len(plan)))
+    fractions = [max(f, seen.get(stage, 0.0)) for stage, f in zip(groups, fractions, strict=True)]
+    seen.update(zip(groups, fractions, strict=True))
+    current = next((s for s in reversed(groups) if s in by_stage), groups[0])
+    overall = 1.0 if done else min(0.99, sum(fractions) / max(1, len(groups)))
     overall = max(overall, seen.get("_overall", 0.0))
     seen["_overall"] = overall
 
@@ -219,7 +211,7 @@ def _progress(run_id: str) -> None:
     if waiting:
         label, box = "Queued for the embedded model", "running"
     elif not done:
-        label, box = f"Running · {STAGE_TITLES.get(current, current)}", "running"
+        label, box = f"Running · {bar_titles.get(current, current)}", "running"
     elif job.error or job.unexpected or run.status == "failed":
         label, box = f"Run {run_id} failed", "error"
     elif run.status == "cancelled":
@@ -228,9 +220,9 @@ def _progress(run_id: str) -> None:
         label, box = f"Run {run_id} finished", "complete"
     st.progress(overall, text=f"{int(overall * 100)}% · {len(events)} progress events")
     with st.status(label, state=box, expanded=not done):
-        for stage, frac in zip(plan, fractions, strict=True):
+        for stage, frac in zip(groups, fractions, strict=True):
             agents = by_stage.get(stage, {})
-            st.markdown(f"**{STAGE_TITLES[stage]}**")
+            st.markdown(f"**{bar_titles[stage]}**")
             st.progress(frac, text=f"{int(frac * 100)}%")
             for agent, e in agents.items():
                 rid = agent.removeprefix("profile:")

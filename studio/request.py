@@ -107,8 +107,9 @@ def demo_settings() -> dict[str, str]:
     return demo.settings() if demo is not None else {}
 
 
-def build_request() -> RunRequest:
-    """The Run page's settings as one RunRequest: read once, here, from the session."""
+def build_request(**overrides) -> RunRequest:
+    """The Run page's settings as one RunRequest: read once, here, from the session.
+    `overrides` replace settings a page decides itself (the Replay page: no reviewers)."""
     ss = st.session_state
     named = ss["reviewer_choice"] == NAMED_REVIEWERS
     config = RunConfig(
@@ -119,7 +120,7 @@ def build_request() -> RunRequest:
         reviewer_ids=list(ss["reviewer_ids"]) if named else [],
         cutoff_year=int(ss["cutoff_year"]) if ss["use_cutoff"] else None,
         reference_paper_id=ss["reference_id"] or "", embedder=ss["embedder"])
-    return request_for(config)
+    return request_for(dataclasses.replace(config, **overrides))
 
 
 def request_for(config: RunConfig) -> RunRequest:

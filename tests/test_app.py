@@ -241,6 +241,12 @@ def test_run_shows_progress_and_finishes(finished):
     assert int(at.metric[labels.index("Model calls")].value) == job.run.usage.calls > 0
     shown = "\n".join(texts(at))
     assert "✅" in shown  # each agent's status and partial output
+    # One bar per group of the run's own plan, in the plan's order.
+    from rt_core.run.plan import GROUPS, progress_groups
+
+    bars = [m.value.strip("*") for m in at.markdown if m.value.strip("*") in GROUPS.values()]
+    assert bars == [title for _, title in progress_groups(job.run.config)]
+    assert len(bars) == 4  # read, write, review and (a reference was given) evaluate
 
 
 def test_results_show_five_questions_reviews_and_similarity(finished):

@@ -26,12 +26,28 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _type_checking_only(node: ast.AST) -> bool:
+    """`if TYPE_CHECKING:`: imports for annotations alone, which never run."""
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def _walk_running_code(tree: ast.AST) -> list[ast.AST]:
+    """Every node that can run (functions included), leaving out `if TYPE_CHECKING:` blocks."""
+    out, todo = [], [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        todo += [c for c in ast.iter_child_nodes(node) if not _type_checking_only(c)]
+    return out
+
+
 def _imports(path: Path, top_level_only: bool) -> list[tuple[str, list[str]]]:
     """(imported module, names) for each import in a file, those inside functions too
-    unless asked for top-level ones only."""
+    unless asked for top-level ones only. Imports under `if TYPE_CHECKING:` name a type for
+    an annotation and never run, so they tie no modules together and are left out."""
     tree = ast.parse(path.read_text("utf-8"))
     module, is_pkg = _module_name(path), path.name == "__init__.py"
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    nodes = tree.body if top_level_only else _walk_running_code(tree)
     out = []
     for node in nodes:
         if isinstance(node, ast.Import):

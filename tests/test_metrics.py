@@ -110,13 +110,13 @@ def _sim(store, **cfg) -> Simulation:
 def test_profile_key_changes_with_everything_the_profile_depends_on(community, abstract, temperature):
     pubs = community.corpus.publications("r-ada")
     base = _sim(community, temperature=temperature)
-    key = base.profile_key(pubs)
-    assert key == _sim(community, temperature=temperature).profile_key(pubs)  # stable
+    key = base.reader.profile_key(pubs)
+    assert key == _sim(community, temperature=temperature).reader.profile_key(pubs)  # stable
     edited = [Paper.from_dict({**p.to_dict(), "abstract": p.abstract + " " + abstract}) for p in pubs]
-    assert base.profile_key(edited) != key  # the text it read
-    assert _sim(community, temperature=temperature + 0.05).profile_key(pubs) != key
+    assert base.reader.profile_key(edited) != key  # the text it read
+    assert _sim(community, temperature=temperature + 0.05).reader.profile_key(pubs) != key
     other_style = _sim(community, temperature=temperature, prompt_style="stem")
-    assert other_style.profile_key(pubs) != key  # another prompt template and style
+    assert other_style.reader.profile_key(pubs) != key  # another prompt template and style
 
 
 def test_reference_sources_in_order(community, scripted):

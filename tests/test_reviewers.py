@@ -6,7 +6,7 @@ import numpy as np
 
 from rt_core.models.embed import Embedder
 from rt_core.models.scripted import demo_responder
-from rt_core.run import simulation
+from rt_core.run import reviewers
 from rt_core.run.simulation import Simulation
 from rt_core.types import Paper, Proposal, Researcher, RunConfig, RunRequest
 
@@ -42,23 +42,23 @@ def test_each_paper_is_embedded_on_its_own_and_the_best_match_wins(community):
         Researcher(id="r-pat", name="Pat", fields=["nlp"], publication_ids=["p1", "p2"])])
     emb = WordEmbedder()
     sim = sim_for(community, emb, researcher_ids=["r-nia"], paper_ids=["p-agents"])
-    vectors = sim.candidate_vectors()
+    vectors = sim.reviewers.candidate_vectors()
     assert vectors["r-mo"].shape[0] == 5  # one vector per paper, none cut off
     assert all(len(t) < 400 for t in emb.texts)
     proposal = Proposal(q1="How can web agents do language tasks?", q5="We will build web agents.")
-    ranked = sim.choose_reviewers(proposal, vectors)
+    ranked = sim.reviewers.choose_reviewers(proposal, vectors)
     assert ranked == ["r-mo"] or ranked == ["r-lee"]  # both wrote a web-agents paper
     sim.config.num_reviewers = 3
-    top3 = sim.choose_reviewers(proposal, vectors)
+    top3 = sim.reviewers.choose_reviewers(proposal, vectors)
     assert top3.index("r-mo") < top3.index("r-pat")
 
 
 def test_reviewers_come_from_the_neighbourhoods_fields_when_there_are_any(community):
     sim = sim_for(community, researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=1)
-    assert sim.candidate_pool() == ["r-sam"]  # the other astronomer, not the crime or NLP people
+    assert sim.reviewers.candidate_pool() == ["r-sam"]  # the other astronomer, not the crime or NLP people
     # With more reviewers wanted than the field holds, the search widens.
     wide = sim_for(community, researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=3)
-    pool = wide.candidate_pool()
+    pool = wide.reviewers.candidate_pool()
     assert pool[0] == "r-sam" and len(pool) >= 3 and "r-ada" not in pool
 
 
@@ -75,19 +75,20 @@ def test_a_large_store_is_not_loaded_whole(community, monkeypatch):
     real = community.corpus.publications
     monkeypatch.setattr(community.corpus, "publications", lambda rid: loaded.append(rid) or real(rid))
     sim = sim_for(community, researcher_ids=["r-cole"], paper_ids=["p-crime"], num_reviewers=2)
-    vectors = sim.candidate_vectors()
+    vectors = sim.reviewers.candidate_vectors()
     candidates = [r for r in loaded if r != "r-cole"]
-    assert 2 <= len(vectors) <= simulation.REVIEWER_POOL
-    assert len(set(candidates)) <= simulation.REVIEWER_POOL  # not 3,000
+    assert 2 <= len(vectors) <= reviewers.REVIEWER_POOL
+    assert len(set(candidates)) <= reviewers.REVIEWER_POOL  # not 3,000
 
 
 def test_candidates_are_embedded_before_the_drafts_are_written(community, scripted):
     scripted.responder = demo_responder
     sim = sim_for(community, researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"],
                   num_reviewers=1, embedder=Embedder(store=community))
-    seen = []
-    sim.ctx.on_progress = lambda e: seen.append(sim._candidates is not None) \
-        if e.stage == "read" and e.status == "started" else None
     run = sim.run_sync()
-    assert run.status == "done" and seen and all(seen)
+    assert run.status == "done"
+    # The candidates stage needs nothing, so it starts with the authors' reading, before
+    # any draft is written; the choice waits for it and for the proposal.
+    assert sim.started.index("candidates") < sim.started.index("write")
+    assert [s.needs for s in sim.plan if s.name == "choose"] == [("aggregate", "candidates")]
     assert len(run.reviews) == 1 and run.reviews[0].reviewer_id not in {"r-ada", "r-nia"}

@@ -30,7 +30,7 @@ _local_lock = threading.Lock()
 _local_compute = threading.Lock()
 
 
-def _local_minilm():
+def local_minilm():
     with _local_lock:
         if "minilm" not in _local_models:
             from .minilm import MiniLM  # noqa: PLC0415
@@ -83,7 +83,7 @@ class Embedder:
                                  f"Use {LOCAL_EMBEDDER} or a hosted model name.")
             from threadpoolctl import threadpool_limits  # noqa: PLC0415
 
-            model = _local_minilm()
+            model = local_minilm()
             with _local_compute, threadpool_limits(limits=1, user_api="blas"):
                 return model.encode(texts)
         out = []

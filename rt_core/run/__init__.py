@@ -1,2 +1,3 @@
-"""A run: the stages (chat and stem styles), the simulation that drives them, background
-jobs for the UI, evaluation against a reference, prompts and output parsing."""
+"""A run: its plan of stages and the runner that executes it, the stages (chat and stem
+styles of one protocol), background jobs for the UI, evaluation against a reference,
+prompts and output parsing."""

@@ -3,7 +3,7 @@
 A chat model answers a whole format in one reply. A reply that lacks a part is
 asked again for that part only (bounded by ctx.max_reasks); a part that never
 arrives is listed in `missing`, never left blank silently. `run.stem` has the
-same functions for base models.
+same functions for base models: both implement `run.style.PromptStyle`.
 """
 from __future__ import annotations
 

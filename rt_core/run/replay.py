@@ -3,8 +3,9 @@
 The neighbourhood comes from the graph: the target's authors, who read only their
 publications from before the target's year (never the target; undated papers only when
 the user keeps them), and the papers the target cites (cite edges). Each ticked mode
-(self, agent, data, global) runs on that same neighbourhood; the stages they share are
-done once: the authors' profiles are read once, the reviewer candidates embedded once,
+(self, agent, data, global) runs on that same neighbourhood, through the same runner
+as a single run (the replay is a plan whose stages include each mode's run); the
+stages they share are done once: the authors' profiles are read once, the reviewer candidates embedded once,
 the reference's five answers resolved once. Every mode is scored by the same evaluator
 and shown next to a chance band: how similar the reference is to the five answers of
 random unrelated papers in the store.
@@ -25,8 +26,11 @@ from ..models import registry
 from ..models.client import run_async
 from ..models.embed import Embedder
 from ..types import MODES, QUESTION_KEYS, Paper, ProgressEvent, Researcher, Run, RunRequest
+from . import steps
 from .evaluate import Reference, compare, reference_answers, restater_for
 from .jobs import BackgroundJob
+from .plan import Stage
+from .runner import Runner
 from .simulation import Simulation
 
 MODE_ORDER = ("self", "agent", "data", "global")
@@ -208,6 +212,8 @@ class Replay:
         self.cancel = cancel
         self.sims: dict[str, Simulation] = {}
         self.errors: dict[str, str] = {}
+        self.reference: Reference | None = None
+        self.band: ChanceBand | None = None
         for mode in self.modes:
             cfg = dataclasses.replace(
                 request.config, mode=mode, researcher_ids=list(self.hood.researcher_ids),
@@ -225,42 +231,82 @@ class Replay:
             self.on_progress(dataclasses.replace(e, agent=f"{mode}: {e.agent}"))
         return emit
 
-    async def arun(self) -> ReplayResult:
-        target = self.hood.target
-        reference = await reference_answers(self.store, target, self.pasted,
-                                             restater_for(self.request, self.store))
-        for sim in self.sims.values():
-            sim.reference = reference
+    def plan(self) -> list[Stage]:
+        """The replay's stages: the shared ones once (the reference's answers, the authors'
+        profiles, the reviewer candidates), then each mode's own run, then the chance band.
+        On the one in-process model the modes run one after another."""
         readers = [s for s in self.sims.values() if s.mode.reads_profiles]
+        shared: tuple[str, ...] = ("reference",)
+        plan = [Stage("reference", _resolve_reference)]
+        if any("candidates" in (st.name for st in s.plan) for s in readers):
+            plan.append(Stage("candidates", _shared_candidates))
+            shared += ("candidates",)
         if readers:
-            # Shared stages, done once: the authors' profiles and the reviewer candidates.
-            first = readers[0]
-            shared = None
-            for s in readers:
-                shared = s.start_candidates(shared) or shared
-            await first.read(self.hood.researcher_ids)
-            for s in readers[1:]:
-                s.run.profiles.update(first.run.profiles)
-                s.run.errors.extend(e for e in first.run.errors if e.stage == "read")
-        if registry.serial(self.request.config.model):
-            for sim in self.sims.values():  # one model serving one call at a time: one mode at a time
-                await sim.arun()
-        else:
-            await asyncio.gather(*(sim.arun() for sim in self.sims.values()))
-        band = await asyncio.to_thread(chance_band, self.store, self.embedder, reference)
+            plan.append(Stage("read", _shared_profiles))
+            shared += ("read",)
+        one_at_a_time = registry.serial(self.request.config.model)
+        previous: tuple[str, ...] = ()
+        for mode in self.sims:
+            plan.append(Stage(f"mode:{mode}", _mode_run(mode), shared + previous))
+            previous = (f"mode:{mode}",) if one_at_a_time else ()
+        plan.append(Stage("chance", _chance, tuple(s.name for s in plan if s.name.startswith("mode:"))
+                          or shared))
+        return plan
+
+    async def arun(self) -> ReplayResult:
+        await Runner(self.plan(), self).run()
+        target = self.hood.target
         sims = {m: s.run.similarity for m, s in self.sims.items() if s.run.similarity}
         any_sim = next(iter(sims.values()), None)
         return ReplayResult(
             target.id, target.title,
-            any_sim.evaluator if any_sim else self.embedder.name, reference.source,
-            any_sim.kind if any_sim else ("whole-text" if reference.answers is None
+            any_sim.evaluator if any_sim else self.embedder.name, self.reference.source,
+            any_sim.kind if any_sim else ("whole-text" if self.reference.answers is None
                                           else "five-question"),
             {"researcher_ids": self.hood.researcher_ids, "paper_ids": self.hood.paper_ids,
              "cutoff_year": self.hood.cutoff_year, "notes": self.hood.notes},
-            band, {m: s.run for m, s in self.sims.items()}, dict(self.errors))
+            self.band, {m: s.run for m, s in self.sims.items()}, dict(self.errors))
 
     def run_sync(self) -> ReplayResult:
         return run_async(self.arun())
+
+
+# -- the replay's own stages (each takes the Replay) -------------------------------------
+async def _resolve_reference(r: Replay) -> None:
+    r.reference = await reference_answers(r.store, r.hood.target, r.pasted,
+                                          restater_for(r.request, r.store))
+    for sim in r.sims.values():
+        sim.reference = r.reference
+
+
+def _readers(r: Replay) -> list[Simulation]:
+    return [s for s in r.sims.values() if s.mode.reads_profiles]
+
+
+async def _shared_candidates(r: Replay) -> None:
+    """The modes that choose reviewers share one neighbourhood, so one set of vectors."""
+    first, *rest = _readers(r)
+    await steps.embed_candidates(first)
+    for s in rest:
+        s.candidate_vectors, s.candidates_error = first.candidate_vectors, first.candidates_error
+
+
+async def _shared_profiles(r: Replay) -> None:
+    first, *rest = _readers(r)
+    await steps.read_authors(first)
+    for s in rest:
+        s.run.profiles.update(first.run.profiles)
+        s.run.errors.extend(e for e in first.run.errors if e.stage == "read")
+
+
+def _mode_run(mode: str):
+    async def run_mode(r: Replay) -> None:
+        await r.sims[mode].arun()  # its own plan skips what the shared stages did
+    return run_mode
+
+
+async def _chance(r: Replay) -> None:
+    r.band = await asyncio.to_thread(chance_band, r.store, r.embedder, r.reference)
 
 
 def replay(request: RunRequest, store, target_id: str, **kw) -> ReplayResult:

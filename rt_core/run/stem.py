@@ -11,7 +11,8 @@ Profiles are the record (fields, recurring topics, methods named in the papers),
 no model call; reviews never leave a section empty (re-asked, else labelled automatic
 checks of the proposal, run/stem_checks.py); the meta-review is drawn from the reviews
 by clustering their points (run/review_clusters.py), so it cannot contradict them.
-The functions match `run.chat`, so the simulation does not care which style it runs.
+The functions match `run.chat` (both implement `run.style.PromptStyle`), so the
+simulation does not care which style it runs.
 """
 from __future__ import annotations
 

@@ -1,0 +1,72 @@
+"""Runs any plan: each stage as soon as the stages it needs have finished.
+
+The runner knows nothing of what stages do. Stages that need nothing from each other
+run at the same time; the first failure stops the plan (stages still going are
+cancelled and awaited, so nothing runs on after the plan returns) and is raised to
+the caller, which knows what a failure means for its run. `on_start` and `on_end`
+let the caller time and save around every stage, whether it finished or failed.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .plan import Stage
+
+
+def check(plan: Sequence[Stage]) -> None:
+    """A plan names each stage once and needs only earlier stages (so it cannot deadlock)."""
+    seen: set[str] = set()
+    for s in plan:
+        if s.name in seen:
+            raise ValueError(f"stage '{s.name}' appears twice in the plan")
+        missing = [n for n in s.needs if n not in seen]
+        if missing:
+            raise ValueError(f"stage '{s.name}' needs {', '.join(missing)}, which no earlier stage is")
+        seen.add(s.name)
+
+
+class Runner:
+    def __init__(self, plan: Sequence[Stage], state: Any,
+                 on_start: Callable[[Stage], None] = lambda s: None,
+                 on_end: Callable[[Stage, float], None] = lambda s, seconds: None):
+        check(plan)
+        self.plan = list(plan)
+        self.state = state
+        self.on_start = on_start
+        self.on_end = on_end
+        self.failed: Stage | None = None  # the stage whose failure stopped the plan
+
+    async def _one(self, stage: Stage) -> None:
+        started = time.perf_counter()
+        try:
+            await stage.action(self.state)
+        except BaseException:
+            if self.failed is None:
+                self.failed = stage
+            raise
+        finally:
+            self.on_end(stage, time.perf_counter() - started)
+
+    async def run(self) -> None:
+        waiting = list(self.plan)
+        finished: set[str] = set()
+        going: dict[asyncio.Task, Stage] = {}
+        try:
+            while waiting or going:
+                for stage in [s for s in waiting if set(s.needs) <= finished]:
+                    waiting.remove(stage)
+                    self.on_start(stage)
+                    going[asyncio.ensure_future(self._one(stage))] = stage
+                done, _ = await asyncio.wait(going, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    stage = going.pop(task)
+                    task.result()  # raises the stage's failure
+                    finished.add(stage.name)
+        except BaseException:
+            for task in going:
+                task.cancel()
+            await asyncio.gather(*going, return_exceptions=True)
+            raise

@@ -1,0 +1,54 @@
+"""What a run's settings must satisfy, checked once before any model is called.
+
+A run that would fail on its third stage because of a typo in an id wastes the
+user's time and tokens; these checks read only the store. The profile cut-off and
+the long-abstract rule live here too: both are rules about the input, stated once,
+that the reading and writing stages apply.
+"""
+from __future__ import annotations
+
+from ..errors import InputError
+from ..store import Store
+from ..types import MODES, RunConfig
+
+MAX_REVIEWERS = 10
+
+# The stated rule for long inputs: an abstract longer than this is cut to its first
+# MAX_PROMPT_ABSTRACT characters before any prompt sees it, and the run says so.
+MAX_PROMPT_ABSTRACT = 20_000
+
+
+def effective_cutoff(config: RunConfig, reference_year: int | None) -> int | None:
+    """The profile cut-off: the user's, and never later than the year before the reference
+    (what a reference's authors could have read when they wrote it)."""
+    years = [y for y in (config.cutoff_year,
+                         reference_year - 1 if reference_year else None) if y is not None]
+    return min(years) if years else None
+
+
+def validate(config: RunConfig, store: Store) -> None:
+    """Fail early, with a clear message, before any model is called."""
+    mode = MODES.get(config.mode)
+    if mode is None:
+        raise InputError(f"unknown aggregation mode '{config.mode}'", f"Use one of: {', '.join(MODES)}.")
+    if not config.researcher_ids and not config.paper_ids:
+        raise InputError("the neighbourhood is empty", "Add at least one researcher or paper.")
+    if mode.needs_researchers and not config.researcher_ids:
+        raise InputError(f"mode '{mode.name}' needs at least one researcher",
+                         "Add researchers, or use mode 'data' for papers only.")
+    if mode.needs_papers and not config.paper_ids:
+        raise InputError(f"mode '{mode.name}' needs at least one paper",
+                         "Add papers, or use mode 'agent'.")
+    if not 0 <= config.num_reviewers <= MAX_REVIEWERS:
+        raise InputError(f"number of reviewers must be between 0 and {MAX_REVIEWERS}")
+    corpus = store.corpus
+    corpus.get_researchers(config.researcher_ids)  # raise NotFoundError on unknown ids
+    corpus.get_papers(config.paper_ids)
+    if config.reviewer_ids:
+        corpus.get_researchers(config.reviewer_ids)
+        clash = set(config.reviewer_ids) & set(config.researcher_ids)
+        if clash:
+            raise InputError(f"reviewers cannot be authors: {', '.join(sorted(clash))}",
+                             "Pick reviewers who are not in the neighbourhood.")
+    if config.reference_paper_id:
+        corpus.get_paper(config.reference_paper_id)

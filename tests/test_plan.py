@@ -1,0 +1,195 @@
+"""A run is a plan of stages: what the plan holds, how the runner executes any plan, and
+the stage protocol both prompt styles implement."""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+
+import pytest
+
+from rt_core.errors import ProviderError
+from rt_core.models.scripted import demo_responder
+from rt_core.run import chat, stem
+from rt_core.run.plan import Stage, plan_for, progress_groups
+from rt_core.run.runner import Runner, check
+from rt_core.run.simulation import Simulation
+from rt_core.run.style import STAGE_FUNCTIONS, PromptStyle
+from rt_core.types import RunConfig, RunRequest
+
+
+def request(**cfg) -> RunRequest:
+    return RunRequest(RunConfig(**{"model": "scripted/demo", **cfg}), max_retries=0)
+
+
+def names(config: RunConfig) -> list[str]:
+    return [s.name for s in plan_for(config)]
+
+
+# -- the plan ---------------------------------------------------------------------------
+def test_the_plan_follows_the_settings():
+    full = RunConfig(model="scripted/demo", researcher_ids=["r"], paper_ids=["p"], num_reviewers=2,
+                     reference_paper_id="x")
+    assert names(full) == names(RunRequest(full)) == [
+        "candidates", "read", "write", "aggregate", "choose", "read_reviewers", "review", "meta_review",
+        "evaluate"]
+    needs = {s.name: s.needs for s in plan_for(full)}
+    # The candidates need nothing, so they overlap the reading and writing; only the
+    # choice waits for both them and the proposal.
+    assert needs["candidates"] == () and needs["read"] == ()
+    assert needs["choose"] == ("aggregate", "candidates")
+    named = RunConfig(model="scripted/demo", researcher_ids=["r"], reviewer_ids=["q"])
+    assert "candidates" not in names(named) and "read_reviewers" in names(named)
+    no_people = RunConfig(model="scripted/demo", paper_ids=["p"], mode="data", num_reviewers=1)
+    assert names(no_people) == ["write", "aggregate", "choose", "review", "meta_review"]
+    assert names(RunConfig(model="scripted/demo", mode="self", num_reviewers=0)) == ["write", "aggregate"]
+
+
+def test_the_embedded_model_queues_first_and_everything_waits_for_it():
+    plan = plan_for(RunConfig(researcher_ids=["r"], num_reviewers=1))  # the default: embedded
+    assert plan[0].name == "queue"
+    roots = [s.name for s in plan if not s.needs]
+    assert roots == ["queue", "candidates"]  # the candidates are embedded while it waits
+
+
+def test_progress_bars_come_from_the_plan():
+    cfg = RunConfig(model="scripted/demo", researcher_ids=["r"], num_reviewers=0, reference_paper_id="x")
+    assert [g for g, _ in progress_groups(cfg)] == ["read", "write", "evaluate"]
+    cfg = RunConfig(model="scripted/demo", mode="data", paper_ids=["p"], num_reviewers=3)
+    groups = progress_groups(cfg)
+    assert [g for g, _ in groups] == ["write", "review"] and all(title for _, title in groups)
+
+
+@pytest.mark.parametrize("plan,problem", [
+    ([Stage("a", None), Stage("a", None)], "twice"),
+    ([Stage("a", None, ("b",)), Stage("b", None)], "needs b"),
+])
+def test_a_plan_that_could_not_run_is_refused(plan, problem):
+    with pytest.raises(ValueError, match=problem):
+        check(plan)
+
+
+# -- the runner -------------------------------------------------------------------------
+def test_a_stage_added_to_the_plan_runs_and_is_saved(community, demo):
+    """A new stage is an entry in the plan: the runner runs it after what it needs and
+    saves the run when it ends."""
+    sim = Simulation(request(researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"], num_reviewers=1),
+                     community)
+    seen = {}
+
+    async def count_drafts(s: Simulation) -> None:
+        seen["drafts"] = len(s.run.proposal.drafts)
+        seen["reviews"] = len(s.run.reviews)
+        s.run.notes.append("counted the drafts")
+
+    sim.plan.append(Stage("count", count_drafts, ("aggregate",), "write"))
+    run = sim.run_sync()
+    assert run.status == "done", run.errors
+    assert seen["drafts"] == 2
+    assert sim.started.index("aggregate") < sim.started.index("count")
+    assert "counted the drafts" in community.runs.load(run.id).notes
+
+
+def test_stages_that_need_nothing_from_each_other_overlap():
+    """Each of two stages waits for the other to have started: run one after the other,
+    neither could finish (the wait_for only turns such a hang into a failure)."""
+    class State:
+        a, b = asyncio.Event(), asyncio.Event()
+
+    async def first(s):
+        s.a.set()
+        await asyncio.wait_for(s.b.wait(), 30)
+
+    async def second(s):
+        s.b.set()
+        await asyncio.wait_for(s.a.wait(), 30)
+
+    order = []
+    runner = Runner([Stage("one", first), Stage("two", second), Stage("after", _noop, ("one", "two"))],
+                    State(), on_start=lambda s: order.append(s.name))
+    asyncio.run(runner.run())
+    assert order == ["one", "two", "after"]
+
+
+async def _noop(_state) -> None:
+    return None
+
+
+def test_a_failing_stage_stops_the_plan_and_cancels_what_overlaps_it():
+    cancelled = []
+
+    async def slow(_s):
+        try:
+            await asyncio.Event().wait()  # never set: only a cancel ends it
+        except asyncio.CancelledError:
+            cancelled.append("slow")
+            raise
+
+    async def boom(_s):
+        raise ProviderError("down")
+
+    runner = Runner([Stage("slow", slow), Stage("boom", boom), Stage("never", _noop, ("boom",))], None)
+    with pytest.raises(ProviderError):
+        asyncio.run(runner.run())
+    assert runner.failed.name == "boom" and cancelled == ["slow"]
+
+
+def failing_for(marker):
+    def responder(messages, params):
+        if marker in "\n".join(m["content"] for m in messages):
+            raise ProviderError("the provider fell over", "Try again.")
+        return demo_responder(messages, params)
+    return responder
+
+
+def test_resuming_after_a_failed_stage_repeats_no_call_that_succeeded(community, demo):
+    demo.responder = failing_for("Strengths")  # every review prompt: the review stage fails
+    req = request(researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"], num_reviewers=1)
+    first = Simulation(req, community)
+    first.plan = [s if s.name != "review" else Stage("review", _review_or_fail, s.needs, s.group)
+                  for s in first.plan]
+    failed = first.run_sync()
+    assert failed.status == "failed" and failed.errors[-1].stage == "review"
+    succeeded = [json.dumps(h["messages"]) for h in demo.history
+                 if "Strengths" not in json.dumps(h["messages"])]
+    assert succeeded
+    demo.responder = demo_responder
+    before = len(demo.history)
+    resumed = Simulation(req, community, run_id=failed.id, resume=True).run_sync()
+    assert resumed.status == "done" and resumed.id == failed.id
+    again = [json.dumps(h["messages"]) for h in demo.history[before:]]
+    assert not set(again) & set(succeeded)  # every finished call came from the cache
+    assert again  # and the review that had failed was asked for
+
+
+async def _review_or_fail(sim) -> None:
+    """The review stage, failing the run when an agent failed (a failed *stage*)."""
+    from rt_core.run import steps
+
+    await steps.review(sim)
+    if any(e.stage == "review" for e in sim.run.errors):
+        raise ProviderError("the reviews failed")
+
+
+# -- the stage protocol -------------------------------------------------------------------
+@pytest.mark.parametrize("module", [chat, stem])
+def test_both_prompt_styles_implement_the_stage_protocol(module):
+    assert isinstance(module, PromptStyle)
+    for name in STAGE_FUNCTIONS:
+        want = list(inspect.signature(getattr(PromptStyle, name)).parameters)[1:]  # without self
+        got = getattr(module, name)
+        assert inspect.iscoroutinefunction(got), name
+        assert list(inspect.signature(got).parameters) == want, name
+
+
+def test_the_model_client_is_imported_before_the_first_run_needs_it():
+    import sys
+
+    from rt_core.models import embed, registry
+    from rt_core.run.warmup import warm_up
+
+    thread = warm_up()
+    assert warm_up() is thread  # once per process
+    thread.join()
+    assert registry._litellm is not None and "openai.resources" in sys.modules
+    assert "minilm" in embed._local_models
