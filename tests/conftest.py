@@ -17,9 +17,58 @@ from rt_core.store import Store  # noqa: E402
 from rt_core.types import Paper, Researcher  # noqa: E402
 
 
+# Modules whose every `store` test runs on both engines; RT_TEST_BACKENDS=sqlite,postgresql
+# runs the whole suite on both (or RT_TEST_BACKENDS=postgresql on PostgreSQL alone).
+BOTH_BACKENDS = {"test_store", "test_migrate", "test_simulate", "test_runs", "test_study",
+                 "test_cache_rules", "test_llm", "test_bench"}
+
+
+def pytest_generate_tests(metafunc):
+    if "backend" not in metafunc.fixturenames:
+        return
+    chosen = os.environ.get("RT_TEST_BACKENDS", "")
+    if chosen:
+        backends = [b.strip() for b in chosen.split(",") if b.strip()]
+    elif metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_BACKENDS:
+        backends = ["sqlite", "postgresql"]
+    else:
+        return  # the `backend` fixture below: SQLite
+    metafunc.parametrize("backend", backends)
+
+
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "studio.sqlite3")
+def backend() -> str:
+    return "sqlite"
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One throwaway PostgreSQL server for the session (tests/pgserver.py)."""
+    from tests.pgserver import PgServer
+
+    server = PgServer()
+    try:
+        server.create_template()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def store_at(backend, tmp_path, request):
+    """Where a fresh, migrated store lives: a SQLite file or a new PostgreSQL database."""
+    if backend == "sqlite":
+        yield tmp_path / "studio.sqlite3"
+        return
+    server = request.getfixturevalue("pg_server")
+    url = server.fresh_database()
+    yield url
+    server.drop(url)
+
+
+@pytest.fixture
+def store(store_at):
+    s = Store(store_at)
     yield s
     s.close()
 

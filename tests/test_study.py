@@ -216,10 +216,10 @@ def test_absolute_scores_are_range_checked(store):
     assert store.studies.submit(sid, "ann", 1, {c.name: 7 for c in crit})
 
 
-def test_ten_raters_at_once_lose_double_and_misattribute_nothing(tmp_path):
-    """Ten threads, each with its own Store (own connection) on one SQLite file, join and rate
+def test_ten_raters_at_once_lose_double_and_misattribute_nothing(store_at):
+    """Ten threads, each with its own Store (own connection) on one store, join and rate
     the same study at once; each also submits every task twice, as a double click would."""
-    path = tmp_path / "shared.sqlite3"
+    path = store_at
     organiser = Store(path)
     study = new_study(organiser, raters_per_unit=10, max_units_per_rater=8)
     sid, crit = study["id"], study["settings"].criteria

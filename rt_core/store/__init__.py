@@ -1,4 +1,5 @@
-"""The SQLite store, one file opened through `open_store()`, which applies migrations.
+"""The store, opened through `open_store()`, which applies migrations: a SQLite file (the
+zero-setup default) or a PostgreSQL database (`RT_DB=postgresql://...`), the same API on both.
 
 A `Store` is the database plus one object per concern, so callers say what they
 touch: `store.corpus` (papers, researchers, fields, search, imports),
@@ -7,6 +8,7 @@ touch: `store.corpus` (papers, researchers, fields, search, imports),
 """
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from .. import config
 from . import caches
 from .caches import EmbeddingCache, HttpCache, LLMCache, ProfileCache
 from .corpus import BundleSummary, Corpus, ImportSummary
-from .db import Database
+from .db import Database, is_url
 from .references import References
 from .runs import Runs
 from .studies import Studies
@@ -23,8 +25,8 @@ __all__ = ["BundleSummary", "Corpus", "ImportSummary", "Store", "open_store"]
 
 
 class Store:
-    def __init__(self, path: Path | str):
-        self.db = Database(path)
+    def __init__(self, location: Path | str):
+        self.db = Database(location)
         self.corpus = Corpus(self.db)
         self.runs = Runs(self.db)
         self.studies = Studies(self.db)
@@ -35,8 +37,13 @@ class Store:
         self.references = References(self.db)
 
     @property
-    def path(self) -> Path:
+    def path(self) -> Path | str:
+        """The SQLite file, or the PostgreSQL URL without its password."""
         return self.db.path
+
+    @property
+    def dialect(self) -> str:
+        return self.db.dialect
 
     def transaction(self):
         return self.db.transaction()
@@ -62,11 +69,20 @@ _STORES: dict[str, Store] = {}
 _STORES_LOCK = threading.Lock()
 
 
+def store_location(path: Path | str | None = None) -> Path | str:
+    """A PostgreSQL URL as given, else a SQLite file (default: RT_DB, the user data folder)."""
+    given = path or os.environ.get("RT_DB")
+    if is_url(str(given or "")):
+        return str(given)
+    return Path(path) if path else config.db_path()
+
+
 def open_store(path: Path | str | None = None) -> Store:
-    """The store at `path` (default: the user data folder), migrated and ready."""
-    p = Path(path) if path else config.db_path()
+    """The store at `path` (a file or a postgresql:// URL; default: RT_DB or the user data
+    folder), migrated and ready."""
+    where = store_location(path)
     with _STORES_LOCK:
-        key = str(p.resolve())
+        key = where if isinstance(where, str) else str(where.resolve())
         if key not in _STORES:
-            _STORES[key] = Store(p)
+            _STORES[key] = Store(where)
         return _STORES[key]

@@ -29,8 +29,11 @@ class LLMCache:
 
     def put(self, key: str, model: str, text: str, prompt_tokens: int,
                       completion_tokens: int) -> None:
-        self.db.conn.execute("INSERT OR REPLACE INTO llm_cache(key, model, response, prompt_tokens, "
-                          "completion_tokens) VALUES (?, ?, ?, ?, ?)",
+        self.db.conn.execute("INSERT INTO llm_cache(key, model, response, prompt_tokens, "
+                          "completion_tokens) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET "
+                          "model=excluded.model, response=excluded.response, prompt_tokens="
+                          "excluded.prompt_tokens, completion_tokens=excluded.completion_tokens, "
+                          "created_at=datetime('now')",
                           (key, model, text, prompt_tokens, completion_tokens))
 
 
@@ -55,7 +58,8 @@ class EmbeddingCache:
         with self.db.transaction() as db:
             for t, v in items.items():
                 v = np.asarray(v, dtype=np.float32)
-                db.execute("INSERT OR REPLACE INTO embedding_cache VALUES (?, ?, ?, ?)",
+                db.execute("INSERT INTO embedding_cache VALUES (?, ?, ?, ?) ON CONFLICT(model, "
+                           "text_hash) DO UPDATE SET dim=excluded.dim, vector=excluded.vector",
                            (model, self.text_hash(t), int(v.shape[0]), v.tobytes()))
 
 
@@ -73,8 +77,9 @@ class HttpCache:
         return row[0] if row else None
 
     def set(self, key: str, value: str) -> None:
-        self.db.conn.execute("INSERT OR REPLACE INTO http_cache(key, body, created_at) VALUES "
-                          "(?, ?, datetime('now'))", (key, value))
+        self.db.conn.execute("INSERT INTO http_cache(key, body, created_at) VALUES "
+                          "(?, ?, datetime('now')) ON CONFLICT(key) DO UPDATE SET body=excluded.body, "
+                          "created_at=excluded.created_at", (key, value))
 
 
 class ProfileCache:
@@ -88,8 +93,10 @@ class ProfileCache:
 
     def put(self, researcher_id: str, model: str, papers_key: str, text: str,
                     paper_ids: list[str]) -> None:
-        self.db.conn.execute("INSERT OR REPLACE INTO profiles(researcher_id, model, papers_key, text, "
-                          "paper_ids_json) VALUES (?, ?, ?, ?, ?)",
+        self.db.conn.execute("INSERT INTO profiles(researcher_id, model, papers_key, text, "
+                          "paper_ids_json) VALUES (?, ?, ?, ?, ?) ON CONFLICT(researcher_id, model, "
+                          "papers_key) DO UPDATE SET text=excluded.text, paper_ids_json="
+                          "excluded.paper_ids_json, created_at=datetime('now')",
                           (researcher_id, model, papers_key, text, json.dumps(paper_ids)))
 
 

@@ -16,8 +16,7 @@ from ..errors import InputError, NotFoundError
 from ..sources.ids import normalise_title
 from ..types import Paper, Researcher
 from .db import Database
-
-FTS_WINDOW = 400
+from .search import FTS_WINDOW, for_dialect, marks
 _PAPER_COLS = ("id", "title", "abstract", "abstract_source", "authors_json", "year", "venue",
                "arxiv_id", "doi", "s2_id", "openalex_id", "url")
 
@@ -51,6 +50,7 @@ class BundleSummary:
 class Corpus:
     def __init__(self, db: Database):
         self.db = db
+        self.fts = for_dialect(db.dialect)
 
     def import_bundle(self, papers: Iterable[Paper] = (), researchers: Iterable[Researcher] = (),
                       origin: str = "") -> BundleSummary:
@@ -116,27 +116,24 @@ class Corpus:
                     summary.merged[p.id] = existing
                     target = existing
                 for f in p.fields:
-                    db.execute("INSERT OR IGNORE INTO paper_fields VALUES (?, ?)", (target, f))
+                    db.execute("INSERT INTO paper_fields VALUES (?, ?) ON CONFLICT DO NOTHING",
+                               (target, f))
                 for ref in p.references:
-                    db.execute("INSERT OR IGNORE INTO citations VALUES (?, ?)", (target, ref))
+                    db.execute("INSERT INTO citations VALUES (?, ?) ON CONFLICT DO NOTHING",
+                               (target, ref))
         return summary
 
     def _insert_paper(self, db: sqlite3.Connection, p: Paper, origin: str) -> None:
-        cur = db.execute(
+        db.execute(
             f"INSERT INTO papers({', '.join(_PAPER_COLS)}, norm_title, origin) "
             f"VALUES ({', '.join('?' * (len(_PAPER_COLS) + 2))})",
             (p.id, p.title.strip(), p.abstract or "", p.abstract_source, json.dumps(p.authors),
              p.year, p.venue, p.arxiv_id, (p.doi or "").lower(), p.s2_id, p.openalex_id, p.url,
              normalise_title(p.title), origin))
-        self._index_paper(db, cur.lastrowid, p.title, p.abstract, p.authors)
-
-    def _index_paper(self, db, rowid: int, title: str, abstract: str, authors: list[str]) -> None:
-        db.execute("DELETE FROM papers_fts WHERE rowid=?", (rowid,))
-        db.execute("INSERT INTO papers_fts(rowid, title, abstract, authors) VALUES (?, ?, ?, ?)",
-                   (rowid, title, abstract or "", "; ".join(authors)))
+        self.fts.index_paper(db, p.id, p.title, p.abstract, p.authors)
 
     def _merge_paper(self, db: sqlite3.Connection, existing_id: str, p: Paper) -> None:
-        row = db.execute("SELECT rowid, * FROM papers WHERE id=?", (existing_id,)).fetchone()
+        row = db.execute("SELECT * FROM papers WHERE id=?", (existing_id,)).fetchone()
         old = self._row_to_paper(row)
         updates: dict[str, object] = {}
         for col in ("venue", "arxiv_id", "doi", "s2_id", "openalex_id", "url"):
@@ -156,7 +153,7 @@ class Corpus:
             db.execute(f"UPDATE papers SET {sets} WHERE id=?", (*updates.values(), existing_id))
             merged = self._row_to_paper(db.execute("SELECT * FROM papers WHERE id=?",
                                                    (existing_id,)).fetchone())
-            self._index_paper(db, row["rowid"], merged.title, merged.abstract, merged.authors)
+            self.fts.index_paper(db, existing_id, merged.title, merged.abstract, merged.authors)
 
     @staticmethod
     def _row_to_paper(row: sqlite3.Row, fields: list[str] | None = None,
@@ -212,33 +209,28 @@ class Corpus:
             for r in researchers:
                 if not (r.name or "").strip():
                     raise InputError(f"researcher {r.id or '(no id)'} has no name")
-                row = db.execute("SELECT rowid FROM researchers WHERE id=?", (r.id,)).fetchone()
-                if row is None:
-                    cur = db.execute(
+                if not db.execute("SELECT 1 FROM researchers WHERE id=?", (r.id,)).fetchone():
+                    db.execute(
                         "INSERT INTO researchers(id, name, affiliation, s2_id, openalex_id, origin) "
                         "VALUES (?, ?, ?, ?, ?, ?)",
                         (r.id, r.name.strip(), r.affiliation, r.s2_id, r.openalex_id, origin))
-                    rowid = cur.lastrowid
                     summary.added.append(r.id)
                 else:
-                    rowid = row[0]
                     db.execute("UPDATE researchers SET name=?, affiliation=COALESCE(NULLIF(?, ''), "
                                "affiliation), s2_id=COALESCE(NULLIF(?, ''), s2_id), openalex_id="
                                "COALESCE(NULLIF(?, ''), openalex_id) WHERE id=?",
                                (r.name.strip(), r.affiliation, r.s2_id, r.openalex_id, r.id))
                     summary.merged[r.id] = r.id
-                row = db.execute("SELECT name, affiliation FROM researchers WHERE rowid=?",
-                                 (rowid,)).fetchone()  # what the table now holds
-                db.execute("DELETE FROM researchers_fts WHERE rowid=?", (rowid,))
-                db.execute("INSERT INTO researchers_fts(rowid, name, affiliation) VALUES (?, ?, ?)",
-                           (rowid, row[0], row[1]))
+                self.fts.index_researcher(db, r.id)
                 for f in r.fields:
-                    db.execute("INSERT OR IGNORE INTO researcher_fields VALUES (?, ?)", (r.id, f))
+                    db.execute("INSERT INTO researcher_fields VALUES (?, ?) ON CONFLICT DO NOTHING",
+                               (r.id, f))
                 for pid in r.publication_ids:
                     real = self._resolve_paper_id(db, pid)
                     if real is None:
                         raise NotFoundError(f"researcher {r.name}: unknown paper id {pid}")
-                    db.execute("INSERT OR IGNORE INTO authorship VALUES (?, ?)", (r.id, real))
+                    db.execute("INSERT INTO authorship VALUES (?, ?) ON CONFLICT DO NOTHING",
+                               (r.id, real))
         return summary
 
     def _resolve_paper_id(self, db, pid: str) -> str | None:
@@ -300,33 +292,18 @@ class Corpus:
                 "SELECT researcher_id FROM authorship WHERE paper_id=?", (pid,))]
         return out
 
-    # -- search --------------------------------------------------------------
-    @staticmethod
-    def _fts_query(text: str) -> str:
-        """Turn free text into a safe FTS5 query: quoted words, the last one a prefix
-        (the user may still be typing it)."""
-        words = re.findall(r"\w+", text or "", flags=re.UNICODE)[:12]
-        return " ".join(f'"{w}"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words))
-
+    # -- search (the SQL of each engine's index is in search.py) ------------
     def search_papers(self, text: str = "", fields: Iterable[str] = (), limit: int = 50,
                       offset: int = 0) -> list[Paper]:
         fields = list(fields)
-        params: list[object] = []
         field_sql = ""
         if fields:
             # EXISTS lets SQLite walk papers in (year, title) order and stop after `limit`.
             field_sql = (" AND EXISTS (SELECT 1 FROM paper_fields pf WHERE pf.paper_id=p.id AND "
-                         f"pf.field_id IN ({', '.join('?' * len(fields))}))")
-        q = self._fts_query(text)
+                         f"pf.field_id IN ({marks(fields)}))")
+        q = self.fts.query(text)
         if q:
-            # Rank at most FTS_WINDOW matches (the most recently added that pass the field
-            # filter): ranking every match of a very common word in a large store costs
-            # ~100 ms; this keeps queries under 50 ms.
-            sql = ("WITH hits AS (SELECT f.rowid AS rid, f.rank AS rank FROM papers_fts f "
-                   f"JOIN papers p ON p.rowid=f.rowid WHERE papers_fts MATCH ?{field_sql} "
-                   "ORDER BY f.rowid DESC LIMIT ?) "
-                   "SELECT p.* FROM hits JOIN papers p ON p.rowid=hits.rid "
-                   "ORDER BY hits.rank LIMIT ? OFFSET ?")
+            sql = self.fts.papers_sql(field_sql)
             params = [q, *fields, FTS_WINDOW, limit, offset]
         else:
             sql = (f"SELECT p.* FROM papers p WHERE 1=1{field_sql} "
@@ -350,12 +327,10 @@ class Corpus:
         if fields:
             field_sql = (f" AND r.id IN (SELECT researcher_id FROM researcher_fields WHERE field_id "
                          f"IN ({', '.join('?' * len(fields))}))")
-        q = self._fts_query(text)
+        q = self.fts.query(text)
         db = self.db.conn
         if q:
-            rows = db.execute("SELECT r.* FROM researchers_fts f JOIN researchers r ON r.rowid=f.rowid "
-                              f"WHERE researchers_fts MATCH ?{field_sql} ORDER BY f.rank LIMIT ?",
-                              [q, *fields, limit]).fetchall()
+            rows = db.execute(self.fts.researchers_sql(field_sql), [q, *fields, limit]).fetchall()
         else:
             rows = db.execute(f"SELECT r.* FROM researchers r WHERE 1=1{field_sql} ORDER BY r.name "
                               "LIMIT ?", [*fields, limit]).fetchall()
@@ -372,13 +347,12 @@ class Corpus:
         terms = [w for w in dict.fromkeys(re.findall(r"\w+", " ".join(words).lower())) if len(w) > 2]
         if not terms:
             return []
-        query = " OR ".join(f'"{w}"' for w in terms[:24])
+        query = self.fts.any_query(terms[:24])
         field_sql = (f" AND a.researcher_id IN (SELECT researcher_id FROM researcher_fields WHERE "
                      f"field_id IN ({', '.join('?' * len(fields))}))") if fields else ""
         skip_sql = (f" AND a.researcher_id NOT IN ({', '.join('?' * len(exclude))})"
                     if exclude else "")
-        sql = ("WITH hits AS (SELECT rowid AS rid, rank FROM papers_fts WHERE papers_fts MATCH ? "
-               "ORDER BY rank LIMIT ?) "
+        sql = (f"WITH hits AS ({self.fts.hits_sql()}) "
                "SELECT a.researcher_id AS rid, MIN(hits.rank) AS best, count(*) AS n FROM hits "
                "JOIN papers p ON p.rowid=hits.rid JOIN authorship a ON a.paper_id=p.id "
                f"WHERE 1=1{field_sql}{skip_sql} GROUP BY a.researcher_id "

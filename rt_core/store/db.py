@@ -1,7 +1,9 @@
-"""The SQLite file: one connection per thread, transactions, the meta table, migrations.
+"""The database: one connection per thread, transactions, the meta table, migrations.
 
+A path (or nothing) is a SQLite file, the zero-setup default; a `postgresql://` URL is a
+PostgreSQL database shared by several processes or machines (`pg.py` adapts the SQL).
 Each thread gets its own connection (Streamlit runs every browser session in a
-thread); WAL mode lets those sessions read while one writes.
+thread); on SQLite, WAL mode lets those sessions read while one writes.
 """
 from __future__ import annotations
 
@@ -13,31 +15,57 @@ from pathlib import Path
 
 from .migrations import migrate
 
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_url(location: object) -> bool:
+    """Whether a store location names a PostgreSQL server rather than a SQLite file."""
+    return isinstance(location, str) and location.startswith(URL_SCHEMES)
+
 
 class Database:
-    def __init__(self, path: Path | str):
-        self.path = Path(path)
+    def __init__(self, location: Path | str):
         self._local = threading.local()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._opened: list = []  # every thread's connection, so close() ends them all
+        self._lock = threading.Lock()
+        self.url = str(location) if is_url(location) else ""
+        if self.url:
+            from . import pg  # noqa: PLC0415  (slow: psycopg, only for PostgreSQL)
+
+            pg.check_url(self.url)
+            self._pg = pg
+            self.dialect = "postgresql"
+            self.path = pg.display_url(self.url)  # never the password
+        else:
+            self.dialect = "sqlite"
+            self.path = Path(location)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         migrate(self.conn)
 
     @property
     def conn(self) -> sqlite3.Connection:
         db = getattr(self._local, "conn", None)
         if db is None:
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=30,
-                                 check_same_thread=False)
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA foreign_keys=ON")
-            db.execute("PRAGMA busy_timeout=30000")
+            db = self._pg.connect(self.url) if self.url else self._sqlite()
             self._local.conn = db
+            if self.url:
+                with self._lock:
+                    self._opened.append(db)
+        return db
+
+    def _sqlite(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA busy_timeout=30000")
         return db
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """All or nothing: nothing half-written reaches the store."""
+        """All or nothing: nothing half-written reaches the store. Writers take turns
+        (BEGIN IMMEDIATE; on PostgreSQL an advisory lock), so a read-then-write holds."""
         db = self.conn
         if db.in_transaction:  # nested: join the outer transaction
             yield db
@@ -51,10 +79,16 @@ class Database:
         db.execute("COMMIT")
 
     def close(self) -> None:
+        """Close this thread's connection (on PostgreSQL every thread's: a server counts
+        connections, a file does not)."""
         db = getattr(self._local, "conn", None)
         if db is not None:
             db.close()
             self._local.conn = None
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for other in opened:
+            other.close()
 
     # -- meta --------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -64,4 +98,3 @@ class Database:
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) "
                           "DO UPDATE SET value=excluded.value", (key, value))
-

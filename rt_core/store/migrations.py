@@ -1,7 +1,12 @@
 """Schema changes as numbered functions. Only ever append; never edit one that shipped.
 
 `migrate(conn)` applies, in order, every migration the database has not seen,
-recording each in `_migrations`, each in its own transaction.
+recording each in `_migrations`, each in its own transaction. The same migrations run on
+SQLite and PostgreSQL: write the SQL in SQLite's spelling through `db.executescript`
+(column types `BLOB`, `REAL` and `INTEGER PRIMARY KEY AUTOINCREMENT` are translated for
+PostgreSQL, see `pg.py`), and branch on `db.dialect` ("sqlite" or "postgresql") only where
+the engines truly differ (full-text indexes). A new migration is one more function below;
+the store tests run it on both engines.
 """
 from __future__ import annotations
 
@@ -75,15 +80,30 @@ def m001_corpus(db: sqlite3.Connection) -> None:
         PRIMARY KEY (researcher_id, paper_id)
     );
     CREATE INDEX authorship_paper ON authorship(paper_id);
-
-    -- Full-text indexes keyed by the rowid of papers / researchers.
-    CREATE VIRTUAL TABLE papers_fts USING fts5(
-        title, abstract, authors, tokenize='unicode61 remove_diacritics 2'
-    );
-    CREATE VIRTUAL TABLE researchers_fts USING fts5(
-        name, affiliation, tokenize='unicode61 remove_diacritics 2'
-    );
     """)
+    if db.dialect == "sqlite":
+        db.executescript("""
+        -- Full-text indexes keyed by the rowid of papers / researchers.
+        CREATE VIRTUAL TABLE papers_fts USING fts5(
+            title, abstract, authors, tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE VIRTUAL TABLE researchers_fts USING fts5(
+            name, affiliation, tokenize='unicode61 remove_diacritics 2'
+        );
+        """)
+    else:
+        # PostgreSQL has no rowid: an identity column plays its part (newest-first windows
+        # in search.py), and the text index is a generated tsvector column with a GIN index.
+        db.executescript("""
+        ALTER TABLE papers ADD COLUMN rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE;
+        ALTER TABLE papers ADD COLUMN fts tsvector GENERATED ALWAYS AS (to_tsvector('simple',
+            title || ' ' || abstract || ' ' || authors_json)) STORED;
+        CREATE INDEX papers_fts ON papers USING GIN (fts);
+        ALTER TABLE researchers ADD COLUMN rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE;
+        ALTER TABLE researchers ADD COLUMN fts tsvector GENERATED ALWAYS AS (to_tsvector('simple',
+            name || ' ' || affiliation)) STORED;
+        CREATE INDEX researchers_fts ON researchers USING GIN (fts);
+        """)
 
 
 @migration
@@ -152,23 +172,35 @@ def m003_browse_index(db: sqlite3.Connection) -> None:
     db.executescript("CREATE INDEX papers_year_title ON papers(year DESC, title);")
 
 
-def migrate(db: sqlite3.Connection) -> list[str]:
-    """Apply pending migrations; return the names applied."""
-    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, "
-               "applied_at TEXT NOT NULL DEFAULT (datetime('now')))")
-    done = {r[0] for r in db.execute("SELECT name FROM _migrations")}
+def migrate(db) -> list[str]:
+    """Apply pending migrations; return the names applied. `db` is a sqlite3 connection
+    or a `pg.PgConnection`; BEGIN IMMEDIATE serialises concurrent migrators on both."""
+    dialect = getattr(db, "dialect", "sqlite")
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if dialect == "postgresql":
+            from .pg import install_compat  # noqa: PLC0415  (psycopg: only for PostgreSQL)
+
+            install_compat(db)
+        db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, "
+                   "applied_at TEXT NOT NULL DEFAULT (datetime('now')))")
+        done = {r[0] for r in db.execute("SELECT name FROM _migrations")}
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
     applied = []
     for fn in MIGRATIONS:
         if fn.__name__ in done:
             continue
-        # executescript commits implicitly, so guard with an explicit savepoint-free
-        # transaction: BEGIN IMMEDIATE serialises concurrent migrators.
+        # executescript commits implicitly, so every statement goes through _TxProxy
+        # inside one explicit transaction.
         db.execute("BEGIN IMMEDIATE")
         try:
             if db.execute("SELECT 1 FROM _migrations WHERE name=?", (fn.__name__,)).fetchone():
                 db.execute("ROLLBACK")
                 continue
-            _run_script_in_tx(db, fn)
+            fn(_TxProxy(db, dialect))
             db.execute("INSERT INTO _migrations(name) VALUES (?)", (fn.__name__,))
             db.execute("COMMIT")
         except BaseException:
@@ -179,21 +211,22 @@ def migrate(db: sqlite3.Connection) -> list[str]:
 
 
 class _TxProxy:
-    """Lets a migration call executescript without it committing mid-migration."""
+    """What a migration holds: the connection, its `dialect`, and an executescript that
+    runs statement by statement inside the migration's transaction."""
 
-    def __init__(self, db: sqlite3.Connection):
+    def __init__(self, db, dialect: str):
         self._db = db
+        self.dialect = dialect
 
     def executescript(self, script: str) -> None:
         for stmt in _split_sql(script):
-            self._db.execute(stmt)
+            if self.dialect == "postgresql":
+                self._db.executescript_ddl(stmt)
+            else:
+                self._db.execute(stmt)
 
     def __getattr__(self, name):
         return getattr(self._db, name)
-
-
-def _run_script_in_tx(db: sqlite3.Connection, fn) -> None:
-    fn(_TxProxy(db))
 
 
 def _split_sql(script: str) -> list[str]:
@@ -259,6 +292,9 @@ def m006_reference_answers(db: sqlite3.Connection) -> None:
         PRIMARY KEY (paper_id, source, model, text_hash)
     );
     """)
+    if db.dialect == "postgresql":  # newest-first ties are broken by insertion order
+        db.executescript("ALTER TABLE reference_answers ADD COLUMN rowid BIGINT "
+                         "GENERATED ALWAYS AS IDENTITY UNIQUE;")
 
 
 @migration

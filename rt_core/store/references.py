@@ -36,8 +36,9 @@ class References:
             text_hash: str = "", note: str = "") -> None:
         data = {**answers.answers(), "missing": list(answers.missing)}
         self.db.conn.execute(
-            "INSERT OR REPLACE INTO reference_answers(paper_id, source, model, text_hash, "
-            "answers_json, note) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO reference_answers(paper_id, source, model, text_hash, answers_json, note) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(paper_id, source, model, text_hash) DO UPDATE "
+            "SET answers_json=excluded.answers_json, note=excluded.note, created_at=datetime('now')",
             (paper_id, source, model, text_hash, json.dumps(data), note))
 
     def restated(self, paper: Paper) -> StoredReference | None:

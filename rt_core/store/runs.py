@@ -18,7 +18,6 @@ import json
 import os
 import re
 import socket
-import sqlite3
 import threading
 import time
 
@@ -124,14 +123,13 @@ class Runs:
         """Insert a new run (version 1); with a lease, this process owns it while it runs."""
         values = self._values(run, title)
         owner = (os.getpid(), HOST, lease, time.time()) if lease else (None, "", "", None)
-        try:
-            self.db.conn.execute(
-                "INSERT INTO runs(id, created_at, model, mode, status, title, mean_score, similarity, "
-                "config_json, result_json, owner_pid, owner_host, owner_lease, heartbeat_at, version) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
-                (run.id, run.created_at, run.config.model, run.config.mode, *values, *owner))
-        except sqlite3.IntegrityError:
-            raise RunConflict(f"a run with id {run.id} already exists") from None
+        cur = self.db.conn.execute(
+            "INSERT INTO runs(id, created_at, model, mode, status, title, mean_score, similarity, "
+            "config_json, result_json, owner_pid, owner_host, owner_lease, heartbeat_at, version) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING",
+            (run.id, run.created_at, run.config.model, run.config.mode, *values, *owner))
+        if cur.rowcount == 0:
+            raise RunConflict(f"a run with id {run.id} already exists")
         run.version = 1
         if lease:
             HEARTBEAT.add(lease, self.db)

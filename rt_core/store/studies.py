@@ -248,7 +248,7 @@ class Studies:
             "max(s.submitted_at) AS last_answer FROM study_raters r "
             "LEFT JOIN study_assignments a ON a.study_id=r.study_id AND a.rater_id=r.rater_id "
             "LEFT JOIN study_submissions s ON s.study_id=a.study_id AND s.rater_id=a.rater_id "
-            "AND s.position=a.position WHERE r.study_id=? GROUP BY r.rater_id ORDER BY r.rater_id",
+            "AND s.position=a.position WHERE r.study_id=? GROUP BY r.rater_id, r.joined_at ORDER BY r.rater_id",
             (study_id,))]
 
     # -- the LLM judge ---------------------------------------------------------------------
@@ -256,7 +256,8 @@ class Studies:
         with self.db.transaction() as db:
             db.executemany(
                 "INSERT INTO study_judge(study_id, model, unit_id, shown_left, shown_right, criterion, score, "
-                "choice, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+                "choice, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(study_id, model, unit_id, "
+                "shown_left, shown_right, criterion) DO UPDATE SET "
                 "score=excluded.score, choice=excluded.choice, created_at=excluded.created_at",
                 [(study_id, model, r["unit_id"], r["shown_left"], r.get("shown_right") or "", r["criterion"],
                   r.get("score"), r.get("choice"), now()) for r in rows])

@@ -1,0 +1,107 @@
+"""Full-text search over papers and researchers, on each engine's own index.
+
+SQLite keeps FTS5 tables keyed by rowid (kept in step by `index_*`); PostgreSQL keeps a
+generated `tsvector` column with a GIN index (nothing to keep in step). The contract is
+the same on both: free text becomes words, all of which must match, the last one as a
+prefix (the user may still be typing it); at most `FTS_WINDOW` of the most recently
+added matches are ranked (ranking every match of a very common word in a large store
+costs ~100 ms), best first; reviewer candidates match any word.
+"""
+from __future__ import annotations
+
+import re
+
+FTS_WINDOW = 400
+
+
+def words(text: str, limit: int = 12) -> list[str]:
+    return re.findall(r"\w+", text or "", flags=re.UNICODE)[:limit]
+
+
+def marks(values: list) -> str:
+    return ", ".join("?" * len(values))
+
+
+class SqliteSearch:
+    @staticmethod
+    def query(text: str) -> str:
+        ws = words(text)
+        return " ".join(f'"{w}"' + ("*" if i == len(ws) - 1 else "") for i, w in enumerate(ws))
+
+    @staticmethod
+    def any_query(terms: list[str]) -> str:
+        return " OR ".join(f'"{w}"' for w in terms)
+
+    @staticmethod
+    def index_paper(db, paper_id: str, title: str, abstract: str, authors: list[str]) -> None:
+        rowid = db.execute("SELECT rowid FROM papers WHERE id=?", (paper_id,)).fetchone()[0]
+        db.execute("DELETE FROM papers_fts WHERE rowid=?", (rowid,))
+        db.execute("INSERT INTO papers_fts(rowid, title, abstract, authors) VALUES (?, ?, ?, ?)",
+                   (rowid, title, abstract or "", "; ".join(authors)))
+
+    @staticmethod
+    def index_researcher(db, researcher_id: str) -> None:
+        rowid = db.execute("SELECT rowid FROM researchers WHERE id=?", (researcher_id,)).fetchone()[0]
+        db.execute("DELETE FROM researchers_fts WHERE rowid=?", (rowid,))
+        db.execute("INSERT INTO researchers_fts(rowid, name, affiliation) SELECT rowid, name, "
+                   "affiliation FROM researchers WHERE rowid=?", (rowid,))
+
+    # Each *_sql returns SQL whose first placeholder is the query, as `query()` makes it.
+    @staticmethod
+    def papers_sql(field_sql: str) -> str:
+        return ("WITH hits AS (SELECT f.rowid AS rid, f.rank AS rank FROM papers_fts f "
+                f"JOIN papers p ON p.rowid=f.rowid WHERE papers_fts MATCH ?{field_sql} "
+                "ORDER BY f.rowid DESC LIMIT ?) "
+                "SELECT p.* FROM hits JOIN papers p ON p.rowid=hits.rid "
+                "ORDER BY hits.rank LIMIT ? OFFSET ?")
+
+    @staticmethod
+    def researchers_sql(field_sql: str) -> str:
+        return ("SELECT r.* FROM researchers_fts f JOIN researchers r ON r.rowid=f.rowid "
+                f"WHERE researchers_fts MATCH ?{field_sql} ORDER BY f.rank LIMIT ?")
+
+    @staticmethod
+    def hits_sql() -> str:
+        """(rid, rank) of the best `?` papers matching the query; lower rank is better."""
+        return "SELECT rowid AS rid, rank FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rank LIMIT ?"
+
+
+class PostgresSearch:
+    # ts_rank is higher for better matches; its negation orders like FTS5's rank.
+    @staticmethod
+    def query(text: str) -> str:
+        ws = words(text)
+        return " & ".join(f"'{w}'" + (":*" if i == len(ws) - 1 else "") for i, w in enumerate(ws))
+
+    @staticmethod
+    def any_query(terms: list[str]) -> str:
+        return " | ".join(f"'{w}'" for w in terms)
+
+    @staticmethod
+    def index_paper(db, paper_id: str, title: str, abstract: str, authors: list[str]) -> None:
+        """Nothing to do: the tsvector column is generated from the row."""
+
+    @staticmethod
+    def index_researcher(db, researcher_id: str) -> None:
+        """Nothing to do: the tsvector column is generated from the row."""
+
+    @staticmethod
+    def papers_sql(field_sql: str) -> str:
+        return ("WITH hits AS (SELECT p.rowid AS rid, -ts_rank(p.fts, q, 1) AS rank FROM papers p, "
+                f"to_tsquery('simple', ?) q WHERE p.fts @@ q{field_sql} ORDER BY p.rowid DESC LIMIT ?) "
+                "SELECT p.* FROM hits JOIN papers p ON p.rowid=hits.rid "
+                "ORDER BY hits.rank, hits.rid LIMIT ? OFFSET ?")
+
+    @staticmethod
+    def researchers_sql(field_sql: str) -> str:
+        return ("SELECT r.* FROM researchers r, to_tsquery('simple', ?) q WHERE r.fts @@ q"
+                f"{field_sql} ORDER BY -ts_rank(r.fts, q, 1), r.rowid LIMIT ?")
+
+    @staticmethod
+    def hits_sql() -> str:
+        return ("SELECT rowid AS rid, -ts_rank(fts, q, 1) AS rank FROM papers, "
+                "to_tsquery('simple', ?) q WHERE fts @@ q ORDER BY rank, rowid LIMIT ?")
+
+
+def for_dialect(dialect: str):
+    return PostgresSearch if dialect == "postgresql" else SqliteSearch
