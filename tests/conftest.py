@@ -16,7 +16,6 @@ import pytest  # noqa: E402
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import Paper, Researcher  # noqa: E402
 
-
 # Modules whose every `store` test runs on both engines; RT_TEST_BACKENDS=sqlite,postgresql
 # runs the whole suite on both (or RT_TEST_BACKENDS=postgresql on PostgreSQL alone).
 BOTH_BACKENDS = {"test_store", "test_migrate", "test_simulate", "test_runs", "test_study",

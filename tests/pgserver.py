@@ -70,7 +70,7 @@ class PgServer:
 
     def create_template(self) -> None:
         """The migrated schema, once: every fresh database copies it."""
-        from rt_core.store import Store  # noqa: PLC0415  (after conftest sets RT_DATA_DIR)
+        from rt_core.store import Store
 
         self.admin.execute(f"CREATE DATABASE {TEMPLATE}")
         Store(self.url(TEMPLATE)).close()

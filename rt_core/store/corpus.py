@@ -17,6 +17,7 @@ from ..sources.ids import normalise_title
 from ..types import Paper, Researcher
 from .db import Database
 from .search import FTS_WINDOW, for_dialect, marks
+
 _PAPER_COLS = ("id", "title", "abstract", "abstract_source", "authors_json", "year", "venue",
                "arxiv_id", "doi", "s2_id", "openalex_id", "url")
 

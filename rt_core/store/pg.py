@@ -12,7 +12,9 @@ engine they hold:
   (`COMPAT_FUNCTIONS`, created before migrations run);
 - migration DDL: `BLOB` is `BYTEA`, `REAL` is `DOUBLE PRECISION` (PostgreSQL's REAL has
   only six digits), `INTEGER PRIMARY KEY AUTOINCREMENT` is an identity column;
-- rows answer both `row[0]` and `row["name"]`, like `sqlite3.Row`.
+- rows answer both `row[0]` and `row["name"]`, like `sqlite3.Row`;
+- PostgreSQL text cannot hold the NUL character, which SQLite stores: it is written as
+  U+FFFD (the replacement character) rather than failing the write.
 
 Full-text search differs too much for rewriting and lives in `search.py`.
 """
@@ -25,6 +27,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
+from psycopg.types.string import StrDumperUnknown
 
 from ..errors import ConfigError
 
@@ -85,7 +88,13 @@ def connect(url: str) -> PgConnection:
         raise ConfigError(f"cannot open the PostgreSQL store at {display_url(url)}: {reason}",
                           "Start the server, or check the host, port, user, password and "
                           "database name in RT_DB (or --db).") from None
+    raw.adapters.register_dumper(str, _NulSafeStr)
     return PgConnection(raw)
+
+
+class _NulSafeStr(StrDumperUnknown):
+    def dump(self, obj: str):
+        return super().dump(obj.replace("\x00", "\ufffd"))
 
 
 class PgConnection:

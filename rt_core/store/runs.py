@@ -141,7 +141,7 @@ class Runs:
         cur = self.db.conn.execute(
             "UPDATE runs SET status=?, title=?, mean_score=?, similarity=?, config_json=?, result_json=?, "
             "version=version+1 WHERE id=? AND version=? AND (status != 'running' OR owner_lease=?)",
-            (*values, run.id, run.version, lease or "\x00"))
+            (*values, run.id, run.version, lease or "(no lease)"))  # leases are hex
         if cur.rowcount == 0:
             row = self.db.conn.execute("SELECT status, version FROM runs WHERE id=?", (run.id,)).fetchone()
             if row is None:
