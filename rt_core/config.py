@@ -30,5 +30,10 @@ def data_dir() -> Path:
     return path
 
 
-def db_path() -> Path:
-    return Path(os.environ.get("RT_DB") or data_dir() / "studio.sqlite3")
+def db_path() -> Path | str:
+    """Where the store is: RT_DB (a SQLite file, or a postgresql:// URL kept as text) or
+    the user data folder."""
+    where = os.environ.get("RT_DB") or ""
+    if where.startswith(("postgresql://", "postgres://")):
+        return where
+    return Path(where or data_dir() / "studio.sqlite3")

@@ -23,13 +23,15 @@ def get_store() -> Store:
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _paper_choices(path: str, version: int) -> dict[str, str]:
-    return _store_at(path).corpus.paper_choices()
+def _paper_choices(_store: Store, path: str, version: int) -> dict[str, str]:
+    # The store itself is not hashed (leading underscore); its path (a PostgreSQL URL
+    # without the password) and paper count key the cache.
+    return _store.corpus.paper_choices()
 
 
 def paper_choices(store: Store) -> dict[str, str]:
     """id -> title of the store's papers, for pickers (one query, cached briefly)."""
-    return _paper_choices(str(store.path), store.counts()["papers"])
+    return _paper_choices(store, str(store.path), store.counts()["papers"])
 
 
 @st.cache_data(show_spinner=False)

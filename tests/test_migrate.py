@@ -1,48 +1,97 @@
+"""The numbered migrations, on an empty database of each engine (`backend` in conftest)."""
 import sqlite3
 
+import psycopg
+import pytest
+
+from rt_core.store import pg
 from rt_core.store.migrations import MIGRATIONS, migrate
 
 
-def columns(db, table):
-    return {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+@pytest.fixture
+def db(backend, tmp_path, request):
+    """A raw, empty connection: nothing migrated yet."""
+    if backend == "sqlite":
+        conn = sqlite3.connect(tmp_path / "empty.db", isolation_level=None)
+        yield conn
+        conn.close()
+        return
+    server = request.getfixturevalue("pg_server")
+    url = server.fresh_database(empty=True)
+    conn = pg.connect(url)
+    yield conn
+    conn.close()
+    server.drop(url)
 
 
-def test_migrating_an_empty_database_creates_the_schema(tmp_path):
-    db = sqlite3.connect(tmp_path / "empty.db", isolation_level=None)
+def tables(db) -> set[str]:
+    if getattr(db, "dialect", "sqlite") == "sqlite":
+        return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    return {r[0] for r in db.execute("SELECT table_name FROM information_schema.tables "
+                                     "WHERE table_schema='public'")}
+
+
+def columns(db, table) -> set[str]:
+    if getattr(db, "dialect", "sqlite") == "sqlite":
+        return {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+    return {r[0] for r in db.execute("SELECT column_name FROM information_schema.columns "
+                                     "WHERE table_name=?", (table,))}
+
+
+def test_migrating_an_empty_database_creates_the_schema(db):
     applied = migrate(db)
     assert applied == [m.__name__ for m in MIGRATIONS]
-    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    found = tables(db)
     for t in ("papers", "researchers", "authorship", "citations", "fields", "paper_fields",
               "researcher_fields", "profiles", "runs", "llm_cache", "embedding_cache",
-              "http_cache", "meta", "papers_fts", "researchers_fts", "_migrations"):
-        assert t in tables, t
+              "http_cache", "meta", "_migrations", "studies", "study_answers"):
+        assert t in found, t
+    if getattr(db, "dialect", "sqlite") == "sqlite":
+        assert {"papers_fts", "researchers_fts"} <= found
+    else:  # the text index is a generated column with a GIN index
+        assert "fts" in columns(db, "papers") and "fts" in columns(db, "researchers")
+        indexes = {r[0] for r in db.execute("SELECT indexname FROM pg_indexes WHERE indexdef "
+                                            "LIKE '%USING gin%'")}
+        assert {"papers_fts", "researchers_fts"} <= indexes
     assert {"id", "title", "abstract", "abstract_source", "arxiv_id", "doi", "norm_title"} <= columns(db, "papers")
     assert {"key", "model", "response", "prompt_tokens", "completion_tokens"} <= columns(db, "llm_cache")
-    assert "ratings" not in tables  # created by m002, never used, dropped by m008
+    assert "ratings" not in found  # created by m002, never used, dropped by m008
 
 
-def test_migrate_is_idempotent_and_records_each_step(tmp_path):
-    db = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+def test_migrate_is_idempotent_and_records_each_step(db):
     migrate(db)
     assert migrate(db) == []
     names = [r[0] for r in db.execute("SELECT name FROM _migrations ORDER BY name")]
     assert names == sorted(m.__name__ for m in MIGRATIONS)
 
 
-def test_a_failing_migration_leaves_nothing_half_applied(tmp_path, monkeypatch):
-    db = sqlite3.connect(tmp_path / "y.db", isolation_level=None)
+def test_a_failing_migration_leaves_nothing_half_applied(db, monkeypatch):
     migrate(db)
 
     def m999_broken(conn):
         conn.executescript("CREATE TABLE half (x INTEGER); INSERT INTO nowhere VALUES (1);")
 
     monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", MIGRATIONS + [m999_broken])
-    try:
+    with pytest.raises((sqlite3.OperationalError, psycopg.errors.UndefinedTable)):
         migrate(db)
-    except sqlite3.OperationalError:
-        pass
-    else:
-        raise AssertionError("the broken migration should raise")
-    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert "half" not in tables
+    assert "half" not in tables(db)
     assert not db.execute("SELECT 1 FROM _migrations WHERE name='m999_broken'").fetchone()
+    assert not db.in_transaction
+
+
+def test_a_new_migration_runs_on_both_engines_in_sqlites_spelling(db, monkeypatch):
+    """What adding a migration takes: one function, SQLite's types, translated as needed."""
+    migrate(db)
+
+    def m998_example(conn):
+        conn.executescript("""
+        CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB, weight REAL,
+                            created_at TEXT NOT NULL DEFAULT (datetime('now')));
+        """)
+
+    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", MIGRATIONS + [m998_example])
+    assert migrate(db) == ["m998_example"]
+    db.execute("INSERT INTO notes(body, weight) VALUES (?, ?)", (b"\x00\x01", 0.1234567891))
+    row = db.execute("SELECT id, body, weight, created_at FROM notes").fetchone()
+    assert row[0] == 1 and bytes(row[1]) == b"\x00\x01" and row[2] == 0.1234567891
+    assert len(row[3]) == len("2026-01-01 00:00:00")

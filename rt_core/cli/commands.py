@@ -23,6 +23,7 @@ from ..run.replay import Replay, import_target
 from ..run.simulation import Simulation
 from ..sources import SemanticScholar
 from ..store import open_store
+from ..store.transfer import copy_store
 from ..types import MODES, Paper, ProgressEvent, Proposal, Researcher
 from . import settings
 
@@ -257,4 +258,9 @@ def cmd_search(args) -> int:
 def cmd_init(args) -> int:
     store = _store(args)
     print(json.dumps({"database": str(store.path), **store.counts()}, indent=2))
+    return 0
+
+
+def cmd_migrate_store(args) -> int:
+    print(json.dumps({"copied": copy_store(args.source, args.target)}, indent=2))
     return 0

@@ -8,6 +8,7 @@ from ..types import MODES, RunConfig
 from .commands import (
     cmd_bench,
     cmd_init,
+    cmd_migrate_store,
     cmd_replay,
     cmd_resume,
     cmd_review_similarity,
@@ -43,7 +44,8 @@ def _replay_args(p) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m rt_core", description=DESCRIPTION)
-    ap.add_argument("--db", help="SQLite store path (default: the user data folder)")
+    ap.add_argument("--db", help="SQLite store path or postgresql:// URL (default: RT_DB, "
+                    "else the user data folder)")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     r = sub.add_parser("run", help="simulate read -> write -> review on a neighbourhood")
@@ -127,4 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     i = sub.add_parser("init", help="create the store and load the starter community")
     i.set_defaults(fn=cmd_init)
+    ms = sub.add_parser("migrate-store", help="copy a whole store into an empty one (e.g. to PostgreSQL)")
+    ms.add_argument("--from", dest="source", required=True, help="SQLite file or postgresql:// URL")
+    ms.add_argument("--to", dest="target", required=True, help="SQLite file or postgresql:// URL")
+    ms.set_defaults(fn=cmd_migrate_store)
     return ap

@@ -8,7 +8,6 @@ touch: `store.corpus` (papers, researchers, fields, search, imports),
 """
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
@@ -71,10 +70,9 @@ _STORES_LOCK = threading.Lock()
 
 def store_location(path: Path | str | None = None) -> Path | str:
     """A PostgreSQL URL as given, else a SQLite file (default: RT_DB, the user data folder)."""
-    given = path or os.environ.get("RT_DB")
-    if is_url(str(given or "")):
-        return str(given)
-    return Path(path) if path else config.db_path()
+    if not path:
+        return config.db_path()
+    return str(path) if is_url(path) else Path(path)
 
 
 def open_store(path: Path | str | None = None) -> Store:
