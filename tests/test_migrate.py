@@ -5,7 +5,8 @@ import psycopg
 import pytest
 
 from rt_core.store import pg
-from rt_core.store.migrations import MIGRATIONS, migrate
+from rt_core.store.migrations import MIGRATIONS
+from rt_core.store.migrator import migrate
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import hashlib
 import json
@@ -37,6 +38,7 @@ from typing import Any
 
 from .. import keys
 from ..errors import CancelledRun, ProviderError, RateLimitError
+from ..store.claims import new_owner
 from ..types import Usage
 from . import registry
 from .fitting import fit_messages
@@ -167,7 +169,17 @@ class LLMClient:
             self.usage.cache_hits += 1
             return Completion(shared.text, True, shared.prompt_tokens, shared.completion_tokens,
                               0.0, shared.finish_reason)
+        claims, owner = (self.store.call_claims, new_owner()) if self.store is not None else (None, "")
         try:
+            # Another process may be making this very call: wait for its answer (claims.py).
+            hit = claims and await claims.claim_or_wait(key, owner, lambda: self.store.llm_cache.get(key))
+            if hit:
+                result = Completion(hit["text"], True, hit["prompt_tokens"], hit["completion_tokens"])
+                self.usage.cache_hits += 1
+                with _inflight_lock:
+                    _inflight.pop(flight, None)
+                future.set_result(result)
+                return result
             async with self.semaphore:
                 result = await self._call_with_retries(messages, params)
             self.usage.calls += 1
@@ -190,7 +202,12 @@ class LLMClient:
             if self.store is not None and usable:
                 self.store.llm_cache.put(key, s.model, result.text, result.prompt_tokens,
                                          result.completion_tokens)
+            elif claims:
+                claims.release(key, owner)
         except BaseException as exc:
+            if claims:
+                with contextlib.suppress(Exception):  # the store may be what failed
+                    claims.release(key, owner)
             with _inflight_lock:
                 _inflight.pop(flight, None)
             future.set_exception(exc if isinstance(exc, Exception) else CancelledRun("cancelled"))

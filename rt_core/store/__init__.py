@@ -4,7 +4,8 @@ zero-setup default) or a PostgreSQL database (`RT_DB=postgresql://...`), the sam
 A `Store` is the database plus one object per concern, so callers say what they
 touch: `store.corpus` (papers, researchers, fields, search, imports),
 `store.runs`, `store.studies` (human-evaluation studies), and the caches `store.llm_cache`, `store.embeddings`,
-`store.http_cache` and `store.profiles`.
+`store.http_cache` and `store.profiles`; `store.call_claims` makes an identical model call
+from several processes once.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from .. import config
 from . import caches
 from .caches import EmbeddingCache, HttpCache, LLMCache, ProfileCache
+from .claims import CallClaims
 from .corpus import BundleSummary, Corpus, ImportSummary
 from .db import Database, is_url
 from .references import References
@@ -30,6 +32,7 @@ class Store:
         self.runs = Runs(self.db)
         self.studies = Studies(self.db)
         self.llm_cache = LLMCache(self.db)
+        self.call_claims = CallClaims(self.db)
         self.embeddings = EmbeddingCache(self.db)
         self.http_cache = HttpCache(self.db)
         self.profiles = ProfileCache(self.db)

@@ -29,12 +29,15 @@ class LLMCache:
 
     def put(self, key: str, model: str, text: str, prompt_tokens: int,
                       completion_tokens: int) -> None:
-        self.db.conn.execute("INSERT INTO llm_cache(key, model, response, prompt_tokens, "
-                          "completion_tokens) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET "
-                          "model=excluded.model, response=excluded.response, prompt_tokens="
-                          "excluded.prompt_tokens, completion_tokens=excluded.completion_tokens, "
-                          "created_at=datetime('now')",
-                          (key, model, text, prompt_tokens, completion_tokens))
+        """Store an answer; the claim on its call (claims.py) ends in the same transaction,
+        so a process waiting for it sees the answer, never a gap without either."""
+        with self.db.transaction() as db:
+            db.execute("INSERT INTO llm_cache(key, model, response, prompt_tokens, completion_tokens) "
+                       "VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET model=excluded.model, "
+                       "response=excluded.response, prompt_tokens=excluded.prompt_tokens, "
+                       "completion_tokens=excluded.completion_tokens, created_at=datetime('now')",
+                       (key, model, text, prompt_tokens, completion_tokens))
+            db.execute("DELETE FROM llm_claims WHERE key=?", (key,))
 
 
 class EmbeddingCache:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
-from .migrations import migrate
+from .migrator import migrate
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 
@@ -26,7 +27,7 @@ def is_url(location: object) -> bool:
 class Database:
     def __init__(self, location: Path | str):
         self._local = threading.local()
-        self._opened: list = []  # every thread's connection, so close() ends them all
+        self._opened: weakref.WeakSet = weakref.WeakSet()  # so close() ends every thread's
         self._lock = threading.Lock()
         self.url = str(location) if is_url(location) else ""
         if self.url:
@@ -50,7 +51,7 @@ class Database:
             self._local.conn = db
             if self.url:
                 with self._lock:
-                    self._opened.append(db)
+                    self._opened.add(db)
         return db
 
     def _sqlite(self) -> sqlite3.Connection:
@@ -86,7 +87,8 @@ class Database:
             db.close()
             self._local.conn = None
         with self._lock:
-            opened, self._opened = self._opened, []
+            opened = list(self._opened)
+            self._opened.clear()
         for other in opened:
             other.close()
 

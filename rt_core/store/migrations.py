@@ -1,6 +1,6 @@
 """Schema changes as numbered functions. Only ever append; never edit one that shipped.
 
-`migrate(conn)` applies, in order, every migration the database has not seen,
+`migrator.migrate(conn)` applies, in order, every migration the database has not seen,
 recording each in `_migrations`, each in its own transaction. The same migrations run on
 SQLite and PostgreSQL: write the SQL in SQLite's spelling through `db.executescript`
 (column types `BLOB`, `REAL` and `INTEGER PRIMARY KEY AUTOINCREMENT` are translated for
@@ -172,82 +172,6 @@ def m003_browse_index(db: sqlite3.Connection) -> None:
     db.executescript("CREATE INDEX papers_year_title ON papers(year DESC, title);")
 
 
-def migrate(db) -> list[str]:
-    """Apply pending migrations; return the names applied. `db` is a sqlite3 connection
-    or a `pg.PgConnection`; BEGIN IMMEDIATE serialises concurrent migrators on both."""
-    dialect = getattr(db, "dialect", "sqlite")
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        if dialect == "postgresql":
-            from .pg import install_compat  # noqa: PLC0415  (psycopg: only for PostgreSQL)
-
-            install_compat(db)
-        db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, "
-                   "applied_at TEXT NOT NULL DEFAULT (datetime('now')))")
-        done = {r[0] for r in db.execute("SELECT name FROM _migrations")}
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    applied = []
-    for fn in MIGRATIONS:
-        if fn.__name__ in done:
-            continue
-        # executescript commits implicitly, so every statement goes through _TxProxy
-        # inside one explicit transaction.
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            if db.execute("SELECT 1 FROM _migrations WHERE name=?", (fn.__name__,)).fetchone():
-                db.execute("ROLLBACK")
-                continue
-            fn(_TxProxy(db, dialect))
-            db.execute("INSERT INTO _migrations(name) VALUES (?)", (fn.__name__,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        applied.append(fn.__name__)
-    return applied
-
-
-class _TxProxy:
-    """What a migration holds: the connection, its `dialect`, and an executescript that
-    runs statement by statement inside the migration's transaction."""
-
-    def __init__(self, db, dialect: str):
-        self._db = db
-        self.dialect = dialect
-
-    def executescript(self, script: str) -> None:
-        for stmt in _split_sql(script):
-            if self.dialect == "postgresql":
-                self._db.executescript_ddl(stmt)
-            else:
-                self._db.execute(stmt)
-
-    def __getattr__(self, name):
-        return getattr(self._db, name)
-
-
-def _split_sql(script: str) -> list[str]:
-    """Split a script into complete statements (a ';' inside a string or trigger stays)."""
-    stmts, buf = [], ""
-    for ch in script:
-        buf += ch
-        if ch == ";" and sqlite3.complete_statement(buf):
-            if _sql_body(buf):
-                stmts.append(buf.strip())
-            buf = ""
-    if _sql_body(buf):
-        stmts.append(buf.strip())
-    return stmts
-
-
-def _sql_body(text: str) -> str:
-    lines = [line for line in text.splitlines() if not line.strip().startswith("--")]
-    return "\n".join(lines).strip().rstrip(";").strip()
-
-
 @migration
 def m004_one_title_rule(db: sqlite3.Connection) -> None:
     """Titles are matched by the one normalise_title (sources.ids), which keeps non-Latin
@@ -401,4 +325,19 @@ def m008_drop_ratings(db: sqlite3.Connection) -> None:
     db.executescript("""
     DROP INDEX IF EXISTS ratings_run;
     DROP TABLE IF EXISTS ratings;
+    """)
+
+
+@migration
+def m010_call_claims(db: sqlite3.Connection) -> None:
+    """Who is making a model call right now, so an identical call from another process
+    waits for its answer instead of being made twice (claims.py). Numbered 010: 008 and
+    009 are taken by changes made alongside."""
+    db.executescript("""
+    CREATE TABLE llm_claims (
+        key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        waiters INTEGER NOT NULL DEFAULT 0
+    );
     """)

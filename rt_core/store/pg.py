@@ -126,6 +126,9 @@ class PgConnection:
     def close(self) -> None:
         self.raw.close()
 
+    def __del__(self) -> None:  # a thread that ended takes its connection with it
+        self.raw.close()
+
 
 @functools.lru_cache(maxsize=1024)
 def translate(sql: str) -> str:
