@@ -19,7 +19,8 @@ from rt_core.types import Paper, Researcher  # noqa: E402
 # Modules whose every `store` test runs on both engines; RT_TEST_BACKENDS=sqlite,postgresql
 # runs the whole suite on both (or RT_TEST_BACKENDS=postgresql on PostgreSQL alone).
 BOTH_BACKENDS = {"test_store", "test_migrate", "test_simulate", "test_runs", "test_study",
-                 "test_cache_rules", "test_llm", "test_bench", "test_call_claims"}
+                 "test_cache_rules", "test_llm", "test_bench", "test_call_claims",
+                 "test_bench_tasks"}
 
 
 def pytest_generate_tests(metafunc):

@@ -5,7 +5,7 @@ A `Store` is the database plus one object per concern, so callers say what they
 touch: `store.corpus` (papers, researchers, fields, search, imports),
 `store.runs`, `store.studies` (human-evaluation studies), and the caches `store.llm_cache`, `store.embeddings`,
 `store.http_cache` and `store.profiles`; `store.call_claims` makes an identical model call
-from several processes once.
+from several processes once; `store.bench_tasks` is the queue benchmark workers share.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from .db import Database, is_url
 from .references import References
 from .runs import Runs
 from .studies import Studies
+from .tasks import BenchTasks
 
 __all__ = ["BundleSummary", "Corpus", "ImportSummary", "Store", "open_store"]
 
@@ -37,6 +38,7 @@ class Store:
         self.http_cache = HttpCache(self.db)
         self.profiles = ProfileCache(self.db)
         self.references = References(self.db)
+        self.bench_tasks = BenchTasks(self.db)
 
     @property
     def path(self) -> Path | str:
