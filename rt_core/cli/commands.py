@@ -15,7 +15,7 @@ from ..export import run_markdown
 from ..fiveq import QUESTION_KEYS
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
-from ..run import bench
+from ..run import bench, bench_workers
 from ..run.context import StageContext
 from ..run.evaluate import judge, proposal_similarity, review_similarity
 from ..run.parse import parse_five_questions, parse_review
@@ -215,7 +215,10 @@ def cmd_replay(args) -> int:
 
 def cmd_bench(args) -> int:
     """Replay every task of a JSON-lines file; per-mode similarity with bootstrap intervals."""
-
+    if args.worker or args.report:
+        return _bench_shared(args)
+    if not args.tasks:
+        raise InputError("give a task file (JSON lines), or --report NAME")
 
     store = _store(args)
     tasks = bench.load_tasks(args.tasks)
@@ -240,6 +243,25 @@ def cmd_bench(args) -> int:
     print(f"\n{len(tasks)} tasks ({result.skipped} resumed from {out / 'results.jsonl'}) in "
           f"{result.seconds:.1f} s; wrote {out / 'summary.csv'} and {out / 'summary.json'}",
           file=sys.stderr)
+    return 0 if all(r["status"] == "done" for r in result.records) else 1
+
+
+def _bench_shared(args) -> int:
+    """Workers sharing one bench through the store, or the report of what they finished."""
+    store = _store(args)
+    name = args.report or args.name or Path(args.tasks).stem
+    out = Path(args.out or Path("bench-results") / name)
+    if args.worker:
+        done = run_async(bench_workers.run_worker(
+            bench.load_tasks(args.tasks), settings.replay_request(args), store, name,
+            modes=_modes(args.modes), concurrency=args.tasks_at_once,
+            on_task_done=lambda rec: print(f"task {rec['task_id']}: {rec['status']}", file=sys.stderr)))
+        print(f"this worker finished {done} task(s) of bench {name}", file=sys.stderr)
+    result = bench_workers.report(store, name, out)
+    print(bench.table(result))
+    print(f"\n{len(result.records)} finished task(s) of bench {name} "
+          f"({store.bench_tasks.counts(name)}); wrote {out / 'summary.csv'} and "
+          f"{out / 'summary.json'}", file=sys.stderr)
     return 0 if all(r["status"] == "done" for r in result.records) else 1
 
 

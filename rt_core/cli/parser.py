@@ -111,12 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(fn=cmd_replay)
 
     b = sub.add_parser("bench", help="replay every paper of a task file (JSON lines)")
-    b.add_argument("tasks", help='JSON lines, one {"paper_id": ...} per line '
+    b.add_argument("tasks", nargs="?", help='JSON lines, one {"paper_id": ...} per line '
                    "(bench/tasks/replay_targets.jsonl ships with the starter community)")
     b.add_argument("--out", help="output folder (default bench-results/<task file name>)")
     b.add_argument("--tasks-at-once", type=int, default=2, help="tasks run concurrently")
     b.add_argument("--fresh", action="store_true", help="start over instead of resuming")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
+    b.add_argument("--worker", action="store_true",
+                   help="share the tasks with other workers on the same store (--db / RT_DB): "
+                        "each task is done by one of them")
+    b.add_argument("--name", help="the shared bench's name (default: the task file's name)")
+    b.add_argument("--report", metavar="NAME", help="summarise what the workers of bench NAME finished")
     _replay_args(b)
     b.set_defaults(fn=cmd_bench)
 

@@ -171,16 +171,7 @@ async def run_bench(tasks: list[Task], request: RunRequest, store, out_dir: Path
 
     async def one(task: Task) -> None:
         async with sem:
-            try:
-                replay = Replay(request, store, task.paper_id, modes=modes,
-                                pasted=task.reference_text, authors=task.authors,
-                                references=task.references)
-                result = await replay.arun()
-                rec = {"task_id": task.id, "paper_id": task.paper_id, "status": "done",
-                       **result.to_dict()}
-            except RTError as exc:
-                rec = {"task_id": task.id, "paper_id": task.paper_id, "status": "failed",
-                       "error": f"{exc} {exc.hint}".strip(), "evaluator": "", "rows": []}
+            rec = await task_record(task, request, store, modes)
             async with lock:
                 with results_path.open("a", encoding="utf-8") as fh:
                     fh.write(json.dumps(rec) + "\n")
@@ -195,6 +186,18 @@ async def run_bench(tasks: list[Task], request: RunRequest, store, out_dir: Path
                          seconds=round(time.perf_counter() - started, 2))
     write_outputs(result, out)
     return result
+
+
+async def task_record(task: Task, request: RunRequest, store, modes: list[str]) -> dict:
+    """Replay one task's paper in `modes`: its result record, "done" or "failed"."""
+    try:
+        replay = Replay(request, store, task.paper_id, modes=modes, pasted=task.reference_text,
+                        authors=task.authors, references=task.references)
+        result = await replay.arun()
+        return {"task_id": task.id, "paper_id": task.paper_id, "status": "done", **result.to_dict()}
+    except RTError as exc:
+        return {"task_id": task.id, "paper_id": task.paper_id, "status": "failed",
+                "error": f"{exc} {exc.hint}".strip(), "evaluator": "", "rows": []}
 
 
 def write_outputs(result: BenchResult, out: Path) -> None:
