@@ -1,5 +1,6 @@
 """The numbered migrations, on an empty database of each engine (`backend` in conftest)."""
 import sqlite3
+import threading
 
 import psycopg
 import pytest
@@ -96,3 +97,40 @@ def test_a_new_migration_runs_on_both_engines_in_sqlites_spelling(db, monkeypatc
     row = db.execute("SELECT id, body, weight, created_at FROM notes").fetchone()
     assert row[0] == 1 and bytes(row[1]) == b"\x00\x01" and row[2] == 0.1234567891
     assert len(row[3]) == len("2026-01-01 00:00:00")
+
+
+def test_two_processes_migrating_at_once_apply_each_step_once(db, backend, tmp_path):
+    """Two app servers starting together on a new database: writers take turns."""
+    if backend == "sqlite":
+        path = tmp_path / "empty.db"
+
+        def connect():
+            return sqlite3.connect(path, isolation_level=None, timeout=30)
+    else:
+        info = db.raw.info
+        url = f"postgresql://{info.user}@127.0.0.1:{info.port}/{info.dbname}"
+
+        def connect():
+            return pg.connect(url)
+    applied: list[list[str]] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def migrator() -> None:
+        conn = connect()
+        try:
+            start.wait()
+            applied.append(migrate(conn))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=migrator) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert sorted(applied[0] + applied[1]) == sorted(m.__name__ for m in MIGRATIONS)
+    assert [r[0] for r in db.execute("SELECT count(*) FROM _migrations")] == [len(MIGRATIONS)]

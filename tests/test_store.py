@@ -114,3 +114,27 @@ def test_researcher_search_follows_updates(store):
     store.corpus.upsert_researchers([Researcher(id="r", name="Ada Lovelace", affiliation="New Lab")])
     assert store.corpus.search_researchers("Old Place") == []
     assert [r.id for r in store.corpus.search_researchers("New Lab")] == ["r"]
+
+
+def test_search_ranking_contract_is_the_same_on_both_engines(store, monkeypatch):
+    """Every word must match, the last as a prefix; the better match comes first; only the
+    FTS_WINDOW most recently added matches are ranked; reviewer candidates match any word."""
+    store.corpus.upsert_papers([
+        Paper(id="old", title="Galaxy rotation curves of galaxy clusters", abstract="galaxy rotation"),
+        Paper(id="once", title="A survey of instruments", abstract=(
+            "We describe telescopes, detectors, pipelines, archives and one galaxy rotation study "
+            "among many calibration campaigns, data releases and software packages.")),
+        Paper(id="often", title="Galaxy rotation", abstract="Galaxy rotation and more galaxy rotation."),
+        Paper(id="other", title="Galaxy mergers", abstract="Tidal tails.", authors=["Rota Vera"]),
+    ])
+    store.corpus.upsert_researchers([Researcher(id="r-often", name="R", publication_ids=["often"]),
+                                     Researcher(id="r-other", name="O", publication_ids=["other"])])
+    assert [p.id for p in store.corpus.search_papers("galaxy rotation")][:2] in (["often", "old"],
+                                                                                ["old", "often"])
+    assert [p.id for p in store.corpus.search_papers("galaxy rotation")][-1] == "once"
+    assert {p.id for p in store.corpus.search_papers("galaxy rot")} == {"old", "once", "often", "other"}
+    assert [p.id for p in store.corpus.search_papers("vera")] == ["other"]  # authors are indexed
+    monkeypatch.setattr("rt_core.store.corpus.FTS_WINDOW", 2)
+    assert {p.id for p in store.corpus.search_papers("galaxy rotation")} == {"once", "often"}
+    assert store.corpus.reviewer_candidates(["tidal", "nothing"]) == ["r-other"]
+    assert set(store.corpus.reviewer_candidates(["rotation", "mergers"])) == {"r-often", "r-other"}
