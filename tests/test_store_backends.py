@@ -128,3 +128,21 @@ def test_a_bad_or_unreachable_url_is_one_clear_message(pg_server, url, words, ca
     out = capsys.readouterr()
     assert out.err.startswith(f"error: {err.value}") and "Traceback" not in out.err
     assert "secret" not in out.err + out.out
+
+
+def test_a_server_that_goes_away_is_one_clear_error_and_the_next_call_reconnects(pg_server):
+    from rt_core.store.pg import StoreUnavailable
+
+    url = pg_server.fresh_database()
+    store = Store(url)
+    try:
+        store.corpus.upsert_papers([Paper(id="kept", title="Finished before the outage")])
+        pg_server.admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                "WHERE datname=%s AND pid <> pg_backend_pid()", (url.rsplit("/", 1)[1],))
+        with pytest.raises(StoreUnavailable, match="lost the connection") as err:
+            store.corpus.upsert_papers([Paper(id="lost", title="Written during the outage")])
+        assert err.value.hint
+        assert [p.id for p in store.corpus.search_papers("finished")] == ["kept"]  # back again
+    finally:
+        store.close()
+        pg_server.drop(url)

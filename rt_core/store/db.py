@@ -46,7 +46,7 @@ class Database:
     @property
     def conn(self) -> sqlite3.Connection:
         db = getattr(self._local, "conn", None)
-        if db is None:
+        if db is None or getattr(db, "broken", False):  # a PostgreSQL server that went away
             db = self._pg.connect(self.url) if self.url else self._sqlite()
             self._local.conn = db
             if self.url:
@@ -75,7 +75,8 @@ class Database:
         try:
             yield db
         except BaseException:
-            db.execute("ROLLBACK")
+            if not getattr(db, "broken", False):  # a lost server has rolled it back already
+                db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
 

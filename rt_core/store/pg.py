@@ -29,7 +29,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 from psycopg.types.string import StrDumperUnknown
 
-from ..errors import ConfigError
+from ..errors import ConfigError, RTError
 
 WRITE_LOCK = 0x5254_5354  # the advisory lock id every writing transaction takes ("RTST")
 CONNECT_TIMEOUT = 10
@@ -51,6 +51,14 @@ COMPAT_FUNCTIONS = (
        $$ SELECT jsonb_set(doc::jsonb, string_to_array(substr(path, 3), '.'),
                            to_jsonb(val))::text $$""",
 )
+
+
+class StoreUnavailable(RTError):
+    """The PostgreSQL server went away (restart, network): this call failed, the next one
+    reconnects."""
+
+    hint = ("Check that the PostgreSQL server is running; finished work is kept, and an "
+            "interrupted run can be resumed once the server is back.")
 
 
 def display_url(url: str) -> str:
@@ -89,7 +97,7 @@ def connect(url: str) -> PgConnection:
                           "Start the server, or check the host, port, user, password and "
                           "database name in RT_DB (or --db).") from None
     raw.adapters.register_dumper(str, _NulSafeStr)
-    return PgConnection(raw)
+    return PgConnection(raw, url)
 
 
 class _NulSafeStr(StrDumperUnknown):
@@ -102,22 +110,43 @@ class PgConnection:
 
     dialect = "postgresql"
 
-    def __init__(self, raw: psycopg.Connection):
+    def __init__(self, raw: psycopg.Connection, url: str = ""):
         self.raw = raw
+        self.url = url
 
     @property
     def in_transaction(self) -> bool:
         return self.raw.info.transaction_status != TransactionStatus.IDLE
 
+    @property
+    def broken(self) -> bool:
+        """Lost (the server went away): the store opens a new connection instead."""
+        return self.raw.closed or self.raw.broken
+
     def execute(self, sql: str, params=()):
-        if sql.strip().upper() == "BEGIN IMMEDIATE":
-            self.raw.execute("BEGIN")
-            return self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-        return self.raw.execute(translate(sql), tuple(params))
+        try:
+            if sql.strip().upper() == "BEGIN IMMEDIATE":
+                self.raw.execute("BEGIN")
+                return self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            return self.raw.execute(translate(sql), tuple(params))
+        except psycopg.OperationalError as exc:
+            self._lost(exc)
+            raise
 
     def executemany(self, sql: str, seq) -> None:
-        with self.raw.cursor() as cur:
-            cur.executemany(translate(sql), [tuple(p) for p in seq])
+        try:
+            with self.raw.cursor() as cur:
+                cur.executemany(translate(sql), [tuple(p) for p in seq])
+        except psycopg.OperationalError as exc:
+            self._lost(exc)
+            raise
+
+    def _lost(self, exc: Exception) -> None:
+        """A lost connection becomes one clear error; other operational errors stay as they are."""
+        if self.broken:
+            reason = (str(exc).strip().splitlines() or ["connection lost"])[0]
+            raise StoreUnavailable(f"lost the connection to the PostgreSQL store at "
+                                   f"{display_url(self.url)}: {reason}") from None
 
     def executescript_ddl(self, statement: str) -> None:
         """One migration statement, with SQLite's column types spelled for PostgreSQL."""
