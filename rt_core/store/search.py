@@ -67,7 +67,9 @@ class SqliteSearch:
 
 
 class PostgresSearch:
-    # ts_rank is higher for better matches; its negation orders like FTS5's rank.
+    # ts_rank is higher for better matches; its negation orders like FTS5's rank. `rowid DESC
+    # NULLS FIRST` (rowid is never NULL) is the order of its unique index read backwards, so a
+    # very common word walks the newest papers and stops after the window, as on SQLite.
     @staticmethod
     def query(text: str) -> str:
         ws = words(text)
@@ -88,7 +90,8 @@ class PostgresSearch:
     @staticmethod
     def papers_sql(field_sql: str) -> str:
         return ("WITH hits AS (SELECT p.rowid AS rid, -ts_rank(p.fts, q, 1) AS rank FROM papers p, "
-                f"to_tsquery('simple', ?) q WHERE p.fts @@ q{field_sql} ORDER BY p.rowid DESC LIMIT ?) "
+                f"to_tsquery('simple', ?) q WHERE p.fts @@ q{field_sql} ORDER BY p.rowid DESC NULLS FIRST "
+                "LIMIT ?) "
                 "SELECT p.* FROM hits JOIN papers p ON p.rowid=hits.rid "
                 "ORDER BY hits.rank, hits.rid LIMIT ? OFFSET ?")
 
