@@ -97,6 +97,9 @@ def connect(url: str) -> PgConnection:
                           "Start the server, or check the host, port, user, password and "
                           "database name in RT_DB (or --db).") from None
     raw.adapters.register_dumper(str, _NulSafeStr)
+    # Plan every statement for its own values: a prepared (generic) plan cannot tell a word
+    # in most papers from a rare one, and picks one slow plan for both.
+    raw.prepare_threshold = None
     return PgConnection(raw, url)
 
 
