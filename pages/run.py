@@ -8,6 +8,7 @@ from rt_core.config import LOCAL_MODEL
 from rt_core.models import registry
 from rt_core.run import jobs, plan, warmup
 from rt_core.types import MODES
+from studio import budget as budget_view
 from studio import render, request, resources, state
 
 store = resources.get_store()
@@ -125,6 +126,12 @@ with st.container(border=True):
                      format_func=lambda i, titles=titles: render.short(titles[i], 100) if i else "(none)",
                      help="Compare the proposal with a real paper (node masking). If it is also in "
                           "the neighbourhood, the writers do not see it.")
+
+
+# -- budget: the cap and the estimate of this run (studio.budget) -----------------------
+with st.container(border=True):
+    st.subheader("Budget")
+    budget_view.show(store)
 
 
 # -- start ----------------------------------------------------------------------------

@@ -179,6 +179,10 @@ class RunConfig(_Record):
     evaluator_base_url: str = ""
     # With a cut-off year, papers without a year are left out unless this is set.
     keep_undated: bool = False
+    # The run's budget (run.budget): it stops cleanly before crossing either; None: no cap.
+    # Stored with the run, so a resume keeps it unless it is given a new one.
+    max_tokens: int | None = None
+    max_cost: float | None = None
 
 
 @dataclass

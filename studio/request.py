@@ -119,8 +119,20 @@ def build_request(**overrides) -> RunRequest:
         num_reviewers=len(ss["reviewer_ids"]) if named else int(ss["num_reviewers"]),
         reviewer_ids=list(ss["reviewer_ids"]) if named else [],
         cutoff_year=int(ss["cutoff_year"]) if ss["use_cutoff"] else None,
-        reference_paper_id=ss["reference_id"] or "", embedder=ss["embedder"])
+        reference_paper_id=ss["reference_id"] or "", embedder=ss["embedder"], **_caps())
     return request_for(dataclasses.replace(config, **overrides))
+
+
+def _caps() -> dict:
+    """The Run page's budget, tightened in a shared demo to what this session has left
+    (the same cap a run enforces, rt_core.run.budget)."""
+    from . import budget  # noqa: PLC0415  (studio.budget imports this module)
+
+    caps = budget.caps()
+    left = demo_tokens_left()
+    if left is not None:
+        caps["max_tokens"] = min(left, caps["max_tokens"] or left)
+    return caps
 
 
 def request_for(config: RunConfig) -> RunRequest:

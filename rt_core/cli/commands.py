@@ -15,7 +15,7 @@ from ..export import run_markdown
 from ..fiveq import QUESTION_KEYS
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
-from ..run import bench, bench_workers
+from ..run import bench, bench_workers, budget
 from ..run.context import StageContext
 from ..run.evaluate import judge, proposal_similarity, review_similarity
 from ..run.parse import parse_five_questions, parse_review
@@ -72,7 +72,9 @@ def cmd_run(args) -> int:
     if args.input:
         r2, p2 = _load_input_file(store, args.input)
         researchers, papers = researchers + r2, papers + p2
-    sim = Simulation(settings.run_request(args, researchers, papers), store, on_progress=_progress)
+    request = settings.run_request(args, researchers, papers)
+    sim = Simulation(request, store, on_progress=_progress)
+    _print_estimate([request.config], store)
     print(f"run {sim.run.id}: started", file=sys.stderr)
     return _finish(sim.run_sync(), args)
 
@@ -86,10 +88,20 @@ def cmd_resume(args) -> int:
     if old.status == "running":
         raise InputError(f"run {args.run_id} is still running in a live process",
                          "Wait for it to finish; interrupted, failed or cancelled runs resume.")
-    request = settings.request_for(args, old.config)
+    request = settings.request_for(args, settings.with_cap(args, old.config))
     sim = Simulation(request, store, on_progress=_progress, run_id=old.id, resume=True)
+    _print_estimate([request.config], store, "(calls cached by the earlier attempt cost nothing)")
     print(f"run {sim.run.id}: resuming (was {old.status})", file=sys.stderr)
     return _finish(sim.run_sync(), args)
+
+
+def _print_estimate(configs, store, note: str = "") -> None:
+    """The estimate of calls, tokens and cost before anything starts (and the cap)."""
+    total = budget.combined([budget.estimate(c, store) for c in configs])
+    print(total.summary() + (f" {note}" if note else ""), file=sys.stderr)
+    cap = budget.cap_text(configs[0]) if configs else ""
+    if cap:
+        print(f"Budget: {cap}" + (" per mode" if len(configs) > 1 else ""), file=sys.stderr)
 
 
 def _finish(run, args) -> int:
@@ -101,6 +113,9 @@ def _finish(run, args) -> int:
         Path(args.out_md).write_text(md, "utf-8")
     if not args.out_json and not args.out_md:
         print(md)
+    for e in run.errors:
+        if e.kind == budget.BudgetExceeded.__name__:
+            print(f"{e.message}\n{e.hint}", file=sys.stderr)
     print(f"run {run.id}: {run.status}", file=sys.stderr)
     return 0 if run.status == "done" else 1
 
@@ -191,8 +206,10 @@ def cmd_replay(args) -> int:
                              cache=store.http_cache) as s2:
             paper_id = import_target(store, args.paper_id, s2)
         print(f"imported {paper_id}", file=sys.stderr)
-    result = Replay(settings.replay_request(args), store, paper_id, modes=_modes(args.modes),
-                    pasted=pasted, on_progress=_progress).run_sync()
+    replay = Replay(settings.replay_request(args), store, paper_id, modes=_modes(args.modes),
+                    pasted=pasted, on_progress=_progress)
+    _print_estimate([sim.config for sim in replay.sims.values()], store)
+    result = replay.run_sync()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return 0 if all(r["status"] == "done" for r in result.rows()) else 1

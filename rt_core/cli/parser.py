@@ -23,6 +23,14 @@ KEY_HELP = ("name of the environment variable holding the API key for this model
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
 
 
+def _budget_args(p, resume: bool = False) -> None:
+    again = " (replaces the run's stored cap)" if resume else ""
+    p.add_argument("--max-tokens", type=int, help="stop cleanly before the run spends more than "
+                   f"this many tokens (prompt and reply){again}; default: no cap")
+    p.add_argument("--max-cost", type=float, help="stop cleanly before the run spends more than "
+                   f"this many dollars at the model's registered price{again}; default: no cap")
+
+
 def _replay_args(p) -> None:
     p.add_argument("--modes", default="self,agent,data,global",
                    help="comma-separated modes to run side by side")
@@ -40,6 +48,7 @@ def _replay_args(p) -> None:
     p.add_argument("--evaluator-base-url")
     p.add_argument("--keep-undated", action="store_true",
                    help="let authors read their papers that have no year")
+    _budget_args(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--reference", help="paper id to compare the proposal with")
     r.add_argument("--embedder", default=LOCAL_EMBEDDER)
     r.add_argument("--concurrency", type=int, default=4)
+    _budget_args(r)
     r.add_argument("--out-json")
     r.add_argument("--out-md")
     r.set_defaults(fn=cmd_run)
@@ -72,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("run_id")
     rs.add_argument("--api-key-env", help=KEY_HELP)
     rs.add_argument("--timeout", type=float, default=120.0)
+    _budget_args(rs, resume=True)
     rs.add_argument("--out-json")
     rs.add_argument("--out-md")
     rs.set_defaults(fn=cmd_resume)

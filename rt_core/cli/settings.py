@@ -11,6 +11,7 @@ else.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from .. import keys
@@ -57,7 +58,8 @@ def run_request(args, researcher_ids: list[str], paper_ids: list[str]) -> RunReq
                     mode=args.mode, num_reviewers=args.reviewers, reviewer_ids=ids(args.reviewer_ids),
                     cutoff_year=args.cutoff, reference_paper_id=args.reference or "",
                     embedder=args.embedder, temperature=args.temperature,
-                    base_url=args.base_url or "", concurrency=args.concurrency)
+                    base_url=args.base_url or "", concurrency=args.concurrency,
+                    max_tokens=args.max_tokens, max_cost=args.max_cost)
     return request_for(args, cfg)
 
 
@@ -67,8 +69,15 @@ def replay_request(args) -> RunRequest:
                     num_reviewers=args.reviewers, embedder=args.embedder,
                     concurrency=args.concurrency, evaluator_model=args.evaluator_model or "",
                     evaluator_base_url=args.evaluator_base_url or "",
-                    keep_undated=args.keep_undated)
+                    keep_undated=args.keep_undated, max_tokens=args.max_tokens,
+                    max_cost=args.max_cost)
     return request_for(args, cfg)
+
+
+def with_cap(args, config: RunConfig) -> RunConfig:
+    """`resume --max-tokens/--max-cost`: a new cap replaces the stored one; none keeps it."""
+    caps = {k: getattr(args, k, None) for k in ("max_tokens", "max_cost")}
+    return dataclasses.replace(config, **{k: v for k, v in caps.items() if v is not None})
 
 
 def judge_settings(args) -> ModelSettings:

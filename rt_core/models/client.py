@@ -114,6 +114,9 @@ class LLMClient:
         self.cancel = cancel
         self._sleep = sleep or self._sleep_unless_cancelled
         self.notes: list[str] = []  # what was cut or not cached, for the run's notes
+        # Asked before every call the cache does not answer; raises to stop the run (the
+        # run's budget, run.budget.Budget.check_call).
+        self.before_call: Callable[[], None] = lambda: None
         keys.guard(settings.model, settings.base_url, settings.api_key, settings.server_key)
 
     async def _sleep_unless_cancelled(self, delay: float) -> None:
@@ -181,6 +184,7 @@ class LLMClient:
                 future.set_result(result)
                 return result
             async with self.semaphore:
+                self.before_call()
                 result = await self._call_with_retries(messages, params)
             self.usage.calls += 1
             counter = agent_calls.get()

@@ -4,7 +4,9 @@ Independent agent calls within a stage run concurrently, except on the one
 in-process model, where they run one after another so each agent's calls extend the
 same prompt and llama.cpp reuses its evaluated prefix. A failed agent is recorded and
 the others go on; a cancel or an unreachable server stops the siblings too (they
-would all fail alike), after what finished has been kept.
+would all fail alike), after what finished has been kept. A budget used up
+(run.budget) stops every agent at its next fresh call: the calls in flight finish and
+are kept, then the stage raises it.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from ..errors import CancelledRun, Unreachable
 from ..models.client import agent_calls
+from .budget import BudgetExceeded
 from .recorder import Recorder
 
 Job = tuple[str, Callable[[], Awaitable]]
@@ -23,6 +26,7 @@ async def gather(recorder: Recorder, stage: str, jobs: list[Job], keep: Callable
     """Run (agent, job) pairs; keep(agent, result) as each finishes; progress under `stage`."""
     total = len(jobs)
     counter = {"done": 0}
+    over: list[BudgetExceeded] = []
 
     async def one(agent: str, job) -> None:
         recorder.emit(stage, agent, counter["done"], total, "started")
@@ -30,6 +34,10 @@ async def gather(recorder: Recorder, stage: str, jobs: list[Job], keep: Callable
         token = agent_calls.set(calls)
         try:
             value = await job()
+        except BudgetExceeded as exc:  # the siblings finish their calls in flight
+            over.append(exc)
+            recorder.emit(stage, agent, counter["done"], total, "failed", str(exc))
+            return
         except (CancelledRun, Unreachable):  # nothing listens: the siblings would fail alike
             raise
         except Exception as exc:  # recorded and shown; the stage carries on
@@ -48,12 +56,14 @@ async def gather(recorder: Recorder, stage: str, jobs: list[Job], keep: Callable
     if serial:
         for a, j in jobs:
             await one(a, j)
-        return
-    tasks = [asyncio.ensure_future(one(a, j)) for a, j in jobs]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for t in tasks:  # one agent found the server unreachable, or a cancel
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+    else:
+        tasks = [asyncio.ensure_future(one(a, j)) for a, j in jobs]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:  # one agent found the server unreachable, or a cancel
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+    if over:
+        raise over[0]

@@ -5,6 +5,9 @@ run at the same time; the first failure stops the plan (stages still going are
 cancelled and awaited, so nothing runs on after the plan returns) and is raised to
 the caller, which knows what a failure means for its run. `on_start` and `on_end`
 let the caller time and save around every stage, whether it finished or failed.
+`admit(stage)` may refuse a stage before it starts (the budget, run.budget): then no
+further stage starts, the stages going finish, and the refusal is raised; `skipped`
+names the stages that never ran.
 """
 from __future__ import annotations
 
@@ -31,13 +34,17 @@ def check(plan: Sequence[Stage]) -> None:
 class Runner:
     def __init__(self, plan: Sequence[Stage], state: Any,
                  on_start: Callable[[Stage], None] = lambda s: None,
-                 on_end: Callable[[Stage, float], None] = lambda s, seconds: None):
+                 on_end: Callable[[Stage, float], None] = lambda s, seconds: None,
+                 admit: Callable[[Stage], None] = lambda s: None):
         check(plan)
         self.plan = list(plan)
         self.state = state
         self.on_start = on_start
         self.on_end = on_end
+        self.admit = admit
         self.failed: Stage | None = None  # the stage whose failure stopped the plan
+        self.finished: list[str] = []
+        self.skipped: list[str] = []  # stages that never ran because the plan stopped
 
     async def _one(self, stage: Stage) -> None:
         started = time.perf_counter()
@@ -54,19 +61,34 @@ class Runner:
         waiting = list(self.plan)
         finished: set[str] = set()
         going: dict[asyncio.Task, Stage] = {}
+        refused: Exception | None = None
         try:
             while waiting or going:
                 for stage in [s for s in waiting if set(s.needs) <= finished]:
+                    try:
+                        self.admit(stage)
+                    except Exception as exc:  # refused: let the stages going finish
+                        refused = exc
+                        break
                     waiting.remove(stage)
                     self.on_start(stage)
                     going[asyncio.ensure_future(self._one(stage))] = stage
+                if refused is not None:
+                    self.skipped = [s.name for s in waiting]
+                    waiting = []
+                if not going:
+                    break
                 done, _ = await asyncio.wait(going, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     stage = going.pop(task)
                     task.result()  # raises the stage's failure
                     finished.add(stage.name)
+                    self.finished.append(stage.name)
         except BaseException:
+            self.skipped = self.skipped or [s.name for s in waiting]
             for task in going:
                 task.cancel()
             await asyncio.gather(*going, return_exceptions=True)
             raise
+        if refused is not None:
+            raise refused

@@ -21,7 +21,8 @@ from ..models.client import LLMClient, ModelSettings, run_async
 from ..models.embed import Embedder
 from ..store import Store
 from ..store.runs import RunConflict
-from ..types import MODES, ProgressEvent, Proposal, Run, RunRequest
+from ..types import MODES, ProgressEvent, Proposal, Run, RunRequest, StageError, Usage
+from .budget import Budget, BudgetExceeded, check_cap
 from .context import StageContext
 from .evaluate import Reference
 from .grounding import Grounding
@@ -47,6 +48,7 @@ class Simulation:
         with the same request under the same id: every call that had succeeded comes
         from the cache. `sleep` replaces the retry back-off wait (tests)."""
         validate(request.config, store)
+        check_cap(request.config, store)
         keys.check_request(request)
         warm_up()  # no-op when a page started it; else it overlaps the rest of the set-up
         self.request = request
@@ -56,6 +58,7 @@ class Simulation:
         self.embedder = embedder or Embedder.for_request(request, store)
         created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         resume = bool(resume and run_id)
+        prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if resume:
             store.runs.reap_orphans()
             old = store.runs.load(run_id)  # NotFoundError for an unknown id
@@ -63,10 +66,14 @@ class Simulation:
                 raise RunConflict(f"run {run_id} is still running in a live process",
                                   "Wait for it to finish; interrupted, failed or cancelled runs resume.")
             created = old.created_at
+            prior = old.usage
         self.run = Run(id=run_id or uuid.uuid4().hex[:12], config=self.config, created_at=created)
         self.client = LLMClient(ModelSettings.for_request(request), store=store,
                                 usage=self.run.usage, concurrency=self.config.concurrency,
                                 cancel=cancel or threading.Event(), sleep=sleep)
+        self.budget = Budget(self.config, self.run.usage, prior, store)
+        if self.budget.capped:
+            self.client.before_call = self.budget.check_call
         self.ctx = StageContext(self.client, on_progress or (lambda e: None), self.client.cancel)
         self.style = stages_for(self.client.settings.style)
         self.recorder = Recorder(store, self.run, resume, self._progress, self.client.notes)
@@ -117,10 +124,12 @@ class Simulation:
         run = self.run
         run.status = "running"
         self.recorder.save()
-        runner = Runner(self.plan, self, self._stage_started, self._stage_ended)
+        runner = Runner(self.plan, self, self._stage_started, self._stage_ended, self.budget.admit)
         try:
             await runner.run()
             run.status = "done"
+        except BudgetExceeded as exc:
+            self._over_budget(runner, exc)
         except CancelledRun:
             run.status = "cancelled"
         except Exception as exc:
@@ -139,6 +148,18 @@ class Simulation:
             finally:
                 self.recorder.release()
         return run
+
+    def _over_budget(self, runner: Runner, exc: BudgetExceeded) -> None:
+        """Stopped by the budget: a failed run that says what was skipped and how to finish."""
+        skipped = [s for s in self.plan if s.name not in runner.finished and s.saves]
+        names = ", ".join(s.name.replace("_", " ") for s in skipped) or "nothing"
+        stopped = runner.failed.name.replace("_", " ") if runner.failed else ""
+        where = f"stopped during '{stopped}'; " if stopped else ""
+        self.run.errors.append(StageError(
+            "budget", "run", exc.kind, f"{exc}: {where}not finished: {names}",
+            f"Everything finished is kept. Resume with a larger cap: python -m rt_core resume "
+            f"{self.run.id} --max-tokens N (or --max-cost X), or Resume in the app."))
+        self.run.status = "failed"
 
     def run_sync(self) -> Run:
         return run_async(self.arun())

@@ -1,0 +1,47 @@
+"""The Run page's budget block: the cap fields and the estimate of the run before Start.
+
+The cap travels in the RunConfig that `studio.request.build_request` builds (so a resumed
+run keeps it); the estimate is `rt_core.run.budget.estimate` of that same config, so what
+the page promises is what the run checks.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from rt_core.errors import RTError
+from rt_core.run import budget
+
+from . import render, request
+
+TOKENS, COST = "cap_tokens", "cap_cost"  # session keys of the two fields (0: no cap)
+
+
+def caps() -> dict[str, int | float | None]:
+    """The fields as RunConfig values (None: no cap)."""
+    ss = st.session_state
+    tokens, cost = int(ss.get(TOKENS) or 0), float(ss.get(COST) or 0.0)
+    return {"max_tokens": tokens or None, "max_cost": cost or None}
+
+
+def show(store) -> None:
+    """The two cap fields and, below them, the estimate of a run with the page's settings."""
+    ss = st.session_state
+    ss.setdefault(TOKENS, 0)
+    ss.setdefault(COST, 0.0)
+    c1, c2 = st.columns(2)
+    c1.number_input("Budget in tokens (0: no cap)", min_value=0, step=1000, key=TOKENS,
+                    help="The run stops cleanly before it would spend more; resume it with a "
+                         "larger budget to finish.")
+    c2.number_input("Budget in dollars (0: no cap)", min_value=0.0, step=0.05, format="%.4f", key=COST,
+                    help="Counted at the model's price in litellm's cost map.")
+    if not (ss.get("hood_r") or ss.get("hood_p")):
+        return
+    try:
+        config = request.build_request().config
+        est = budget.estimate(config, store)
+    except RTError as exc:
+        st.caption(render.md_escape(f"No estimate yet: {exc}"))
+        return
+    st.caption(render.md_escape(est.summary()))
+    if config.max_tokens is not None and request.demo_tokens_left() is not None:
+        st.caption(f"Shared demo: this run may spend at most {config.max_tokens:,} tokens.")
