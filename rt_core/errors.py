@@ -59,3 +59,11 @@ class SourceError(RTError):
 
 class CancelledRun(RTError):
     """The user cancelled the run; finished work is kept."""
+
+
+class BudgetExceeded(CancelledRun):
+    """The run's cap in tokens or dollars is (or would be) crossed: the run stops cleanly
+    (run.budget). A kind of cancellation, so every stage lets it through and the calls in
+    flight end."""
+
+    hint = "Everything finished is kept; resume the run with a larger cap to finish it."

@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from ..errors import CancelledRun, Unreachable
+from ..errors import BudgetExceeded, CancelledRun, Unreachable
 from ..models.client import agent_calls
-from .budget import BudgetExceeded
 from .recorder import Recorder
 
 Job = tuple[str, Callable[[], Awaitable]]

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..models import registry
 from ..types import MODES, RunConfig, RunRequest
-from . import budget, steps
+from . import costs, steps
 
 # The groups the Run page shows, in order, with their titles (a group's time is the sum
 # of its stages'). A stage without a group works in the background and is not timed:
@@ -32,9 +32,9 @@ class Stage:
     needs: tuple[str, ...] = ()
     group: str | None = None  # the progress bar it belongs to; None: not shown
     saves: bool = True  # the run is saved when it ends (False: it changed nothing stored)
-    # Its calls and tokens for a run's sizes (run.budget): the estimate before Start and
+    # Its calls and tokens for a run's sizes (run.costs): the estimate before Start and
     # what the budget checks before the stage starts.
-    estimate: Callable[[budget.Sizes], budget.Calls] = budget.nothing
+    estimate: Callable[[costs.Sizes], costs.Calls] = costs.nothing
 
 
 def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
@@ -49,10 +49,10 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
     if chooses:
         plan.append(Stage("candidates", steps.embed_candidates, saves=False))
     if mode.reads_profiles:
-        plan.append(Stage("read", steps.read_authors, start, "read", estimate=budget.read_authors))
+        plan.append(Stage("read", steps.read_authors, start, "read", estimate=costs.read_authors))
     plan += [Stage("write", steps.write_drafts, ("read",) if mode.reads_profiles else start, "write",
-                   estimate=budget.write_drafts),
-             Stage("aggregate", steps.aggregate, ("write",), "write", estimate=budget.aggregate)]
+                   estimate=costs.write_drafts),
+             Stage("aggregate", steps.aggregate, ("write",), "write", estimate=costs.aggregate)]
     if wants_reviews:
         plan.append(Stage("choose", steps.choose_reviewers,
                           ("aggregate", "candidates") if chooses else ("aggregate",), "review",
@@ -60,11 +60,11 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
         before_review = "choose"
         if mode.reads_profiles:
             plan.append(Stage("read_reviewers", steps.read_reviewers, ("choose",), "review",
-                              estimate=budget.read_reviewers))
+                              estimate=costs.read_reviewers))
             before_review = "read_reviewers"
-        plan += [Stage("review", steps.review, (before_review,), "review", estimate=budget.review),
+        plan += [Stage("review", steps.review, (before_review,), "review", estimate=costs.review),
                  Stage("meta_review", steps.meta_review, ("review",), "review",
-                       estimate=budget.meta_review)]
+                       estimate=costs.meta_review)]
     if config.reference_paper_id:
         plan.append(Stage("evaluate", steps.evaluate, (plan[-1].name,), "evaluate"))
     return plan
