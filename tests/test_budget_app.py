@@ -1,0 +1,56 @@
+"""The Run page's budget block (AppTest): the estimate before Start, the cap field, and a
+cap smaller than one call refused with one message before any call."""
+from __future__ import annotations
+
+import pytest
+
+from tests.apphelp import PRESET, errors, goto, module_data_dir, new_app, shown
+
+SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
+data_dir = module_data_dir("budget-app")
+
+
+@pytest.fixture
+def model():
+    from rt_core.models.scripted import demo_responder, scripted_model
+
+    m = scripted_model()
+    m.reset()
+    m.responder = demo_responder
+    yield m
+    m.reset()
+
+
+def run_page():
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    goto(at, "run")
+    at.selectbox(key="provider").select(SCRIPTED_PRESET).run()
+    return at
+
+
+def captions(at) -> str:
+    return "\n".join(shown(c.value) for c in at.caption)
+
+
+def test_the_run_page_shows_the_estimate_and_refuses_a_tiny_cap(model):
+    at = run_page()
+    assert "Estimate:" in captions(at) and "model calls" in captions(at)
+    at.number_input(key="cap_tokens").set_value(40).run()
+    at.button(key="run_start").click().run()
+    assert "smaller than one model call" in errors(at)
+    assert model.history == [] and not at.session_state["jobs"]
+
+
+def test_the_cap_field_travels_in_the_runs_config(model):
+    from rt_core.store import open_store
+
+    at = run_page()
+    at.session_state["num_reviewers"] = 0
+    at.number_input(key="cap_tokens").set_value(500_000).run()
+    at.button(key="run_start").click().run()
+    assert not at.error, errors(at)
+    job = at.session_state["jobs"][at.session_state["current_run"]]
+    assert job.wait(timeout=300)
+    run = open_store().runs.load(job.run_id)
+    assert run.status == "done" and run.config.max_tokens == 500_000 and run.config.max_cost is None
