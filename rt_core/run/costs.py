@@ -9,11 +9,13 @@ characters per token and typical reply lengths. `run.budget` adds them up and pr
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
+from .. import fiveq
 from ..models import registry
 from ..types import MODES, RunConfig
-from . import stem
+from . import prompts, stem
 
 CHARS_PER_TOKEN = 4  # English prose in common tokenizers; the estimate's main assumption
 PAPER_CHARS = 1200  # title and abstract of a paper whose text is not at hand
@@ -22,8 +24,11 @@ MAX_REASKS = 2  # StageContext.max_reasks
 
 # Typical tokens of one reply, per kind of call (instruction models write to these sizes;
 # the embedded model's lines stop at their stems' budgets).
-CHAT_REPLY = {"profile": 300, "draft": 600, "aggregate": 600, "review": 350, "meta": 350}
-CHAT_PROMPT = {"profile": 250, "draft": 450, "aggregate": 250, "review": 350, "meta": 300}
+CHAT_REPLY = {"profile": 250, "draft": 450, "aggregate": 450, "review": 300, "meta": 300}
+# The chat prompt templates, rendered with no material (their own words and the questions).
+_TEMPLATES = {"profile": ("profile", {"name": ""}), "draft": ("draft", {"persona": "", "questions": None}),
+              "aggregate": ("aggregate", {"drafts": ""}), "review": ("review", {"persona": "", "proposal": ""}),
+              "meta": ("meta_review", {"proposal": "", "reviews": ""})}
 STEM_HEADER = 500  # the material a stem document starts with
 STEM_LINE = 30  # one completed line
 STEM_SCORE = 2
@@ -62,8 +67,17 @@ def _calls(n: int, reasks: int, prompt: int, reply: int) -> Calls:
     return Calls(n, n + reasks, n * prompt, n * reply)
 
 
+@functools.lru_cache(maxsize=16)
+def template_tokens(kind: str) -> int:
+    """The tokens of a chat prompt's own words, from the prompt files as they are now."""
+    name, fields = _TEMPLATES[kind]
+    fields = {k: (fiveq.headings(with_guidance=True) if v is None else v) for k, v in fields.items()}
+    msgs = prompts.load(registry.CHAT)[name].messages(papers="", **fields)
+    return sum(len(m["content"]) for m in msgs) // CHARS_PER_TOKEN
+
+
 def _chat(kind: str, n: int, material_tokens: int, reasks_each: int) -> Calls:
-    return _calls(n, n * reasks_each, CHAT_PROMPT[kind] + material_tokens, CHAT_REPLY[kind])
+    return _calls(n, n * reasks_each, template_tokens(kind) + material_tokens, CHAT_REPLY[kind])
 
 
 # -- per stage: how many calls and tokens, from the sizes ---------------------------------
@@ -81,7 +95,8 @@ def read_reviewers(s: Sizes) -> Calls:
 
 
 def _draft_material(s: Sizes) -> int:
-    return (min(12000, s.paper_chars) + 1200) // CHARS_PER_TOKEN  # papers and the persona
+    # the papers and the persona (a profile)
+    return min(12000, s.paper_chars) // CHARS_PER_TOKEN + CHAT_REPLY["profile"]
 
 
 def write_drafts(s: Sizes) -> Calls:
@@ -113,15 +128,15 @@ def review(s: Sizes) -> Calls:
                     lines * STEM_LINE + STEM_SCORE)
         return Calls(one.calls * s.reviewers, one.max_calls * s.reviewers,
                      one.prompt_tokens * s.reviewers, one.completion_tokens * s.reviewers)
-    material = (CHAT_REPLY["draft"] * 4 // 3 + min(6000, s.paper_chars) // CHARS_PER_TOKEN
-                + 1200 // CHARS_PER_TOKEN)
+    material = (CHAT_REPLY["aggregate"] + min(6000, s.paper_chars) // CHARS_PER_TOKEN
+                + CHAT_REPLY["profile"])
     return _chat("review", s.reviewers, material, 3 * MAX_REASKS)
 
 
 def meta_review(s: Sizes) -> Calls:
     if s.style == registry.STEM or not s.reviewers:
         return Calls()  # the stem meta-review clusters the reviews: no model call
-    return _chat("meta", 1, CHAT_REPLY["draft"] + s.reviewers * CHAT_REPLY["review"], 0)
+    return _chat("meta", 1, CHAT_REPLY["aggregate"] + s.reviewers * CHAT_REPLY["review"], 0)
 
 
 def nothing(s: Sizes) -> Calls:
@@ -140,11 +155,22 @@ def sizes_for(config: RunConfig, store=None) -> Sizes:
     new_profiles = len(set(config.reviewer_ids) - set(config.researcher_ids)) \
         if config.reviewer_ids else reviewers
     paper_chars = len(config.paper_ids) * PAPER_CHARS if mode.reads_papers else 0
-    if store is not None and mode.reads_papers:
+    profile_chars = config.max_profile_papers * PAPER_CHARS
+    if store is not None:
         try:
-            papers = [store.corpus.get_paper(p) for p in config.paper_ids]
-            paper_chars = sum(len(p.title) + len(p.abstract) + 40 for p in papers)
+            if mode.reads_papers:
+                paper_chars = _text_chars(store, config.paper_ids)
+            if mode.reads_profiles and config.researcher_ids:
+                people = store.corpus.get_researchers(config.researcher_ids)
+                profile_chars = sum(_text_chars(store, r.publication_ids[:config.max_profile_papers])
+                                    for r in people) // max(1, len(people))
         except Exception:  # an unknown id: validation says so at Start; estimate roughly
             pass
     return Sizes(style, authors, reviewers, new_profiles if mode.reads_profiles else 0,
-                 paper_chars, config.max_profile_papers * PAPER_CHARS)
+                 paper_chars, profile_chars)
+
+
+def _text_chars(store, paper_ids: list[str]) -> int:
+    """Characters of these papers as the prompts carry them (title, abstract, a label)."""
+    papers = [store.corpus.get_paper(p) for p in paper_ids]
+    return sum(len(p.title) + len(p.abstract) + 40 for p in papers)
