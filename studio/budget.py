@@ -13,7 +13,15 @@ from rt_core.run import budget
 
 from . import render, request
 
-TOKENS, COST = "cap_tokens", "cap_cost"  # session keys of the two fields (0: no cap)
+# Session keys of the two caps (0: no cap), and of their fields. The caps are plain keys,
+# copied from the fields when they change: Streamlit drops a widget's key on a page that
+# does not draw it, and the cap must still be there when History resumes a run.
+TOKENS, COST = "cap_tokens", "cap_cost"
+FIELD = {TOKENS: "cap_tokens_field", COST: "cap_cost_field"}
+
+
+def _copy(key: str) -> None:
+    st.session_state[key] = st.session_state[FIELD[key]]
 
 
 def caps() -> dict[str, int | float | None]:
@@ -28,11 +36,14 @@ def show(store) -> None:
     ss = st.session_state
     ss.setdefault(TOKENS, 0)
     ss.setdefault(COST, 0.0)
+    ss[FIELD[TOKENS]], ss[FIELD[COST]] = ss[TOKENS], ss[COST]
     c1, c2 = st.columns(2)
-    c1.number_input("Budget in tokens (0: no cap)", min_value=0, step=1000, key=TOKENS,
-                    help="The run stops cleanly before it would spend more; resume it with a "
-                         "larger budget to finish.")
-    c2.number_input("Budget in dollars (0: no cap)", min_value=0.0, step=0.05, format="%.4f", key=COST,
+    c1.number_input("Budget in tokens (0: no cap)", min_value=0, step=1000, key=FIELD[TOKENS],
+                    on_change=_copy, args=(TOKENS,),
+                    help="The run stops cleanly before it would spend more; resume it (here or "
+                         "in History) with a larger budget to finish.")
+    c2.number_input("Budget in dollars (0: no cap)", min_value=0.0, step=0.05, format="%.4f",
+                    key=FIELD[COST], on_change=_copy, args=(COST,),
                     help="Counted at the model's price in litellm's cost map.")
     if not (ss.get("hood_r") or ss.get("hood_p")):
         return

@@ -169,5 +169,12 @@ def count_demo_tokens(run: Run) -> None:
         run.usage.completion_tokens
 
 
+def resume_request(config: RunConfig) -> RunRequest:
+    """A stored run's request for resuming it: the Run page's Budget fields, when set,
+    replace the stored cap (a run stopped by its budget resumes with a larger one)."""
+    caps = {k: v for k, v in _caps().items() if v is not None}
+    return request_for(dataclasses.replace(config, **caps))
+
+
 def request_for_run(run: Run) -> RunRequest:
     return request_for(run.config)

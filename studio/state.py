@@ -172,7 +172,7 @@ def resume_run(store, run_id: str) -> None:
     from rt_core.run import jobs  # noqa: PLC0415  (pages that never resume skip the import)
 
     run = store.runs.load(run_id)
-    job = jobs.start(request.request_for(run.config), store, resume_id=run_id)
+    job = jobs.start(request.resume_request(run.config), store, resume_id=run_id)
     ss = st.session_state
     ss["jobs"][run_id] = job
     if run_id not in ss["session_runs"]:

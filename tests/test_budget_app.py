@@ -36,7 +36,7 @@ def captions(at) -> str:
 def test_the_run_page_shows_the_estimate_and_refuses_a_tiny_cap(model):
     at = run_page()
     assert "Estimate:" in captions(at) and "model calls" in captions(at)
-    at.number_input(key="cap_tokens").set_value(40).run()
+    at.number_input(key="cap_tokens_field").set_value(40).run()
     at.button(key="run_start").click().run()
     assert "smaller than one model call" in errors(at)
     assert model.history == [] and not at.session_state["jobs"]
@@ -47,10 +47,36 @@ def test_the_cap_field_travels_in_the_runs_config(model):
 
     at = run_page()
     at.session_state["num_reviewers"] = 0
-    at.number_input(key="cap_tokens").set_value(500_000).run()
+    at.number_input(key="cap_tokens_field").set_value(500_000).run()
     at.button(key="run_start").click().run()
     assert not at.error, errors(at)
     job = at.session_state["jobs"][at.session_state["current_run"]]
     assert job.wait(timeout=300)
     run = open_store().runs.load(job.run_id)
     assert run.status == "done" and run.config.max_tokens == 500_000 and run.config.max_cost is None
+
+
+def test_a_run_stopped_by_its_budget_resumes_in_the_app_with_the_run_pages_larger_cap(model):
+    from rt_core.store import open_store
+
+    at = run_page()
+    at.session_state["num_reviewers"] = 0
+    at.number_input(key="cap_tokens_field").set_value(3000).run()
+    at.button(key="run_start").click().run()
+    job = at.session_state["jobs"][at.session_state["current_run"]]
+    assert job.wait(timeout=300)
+    store = open_store()
+    stopped = store.runs.load(job.run_id)
+    assert stopped.status == "failed" and stopped.errors[-1].kind == "BudgetExceeded"
+    made = len(model.history)
+    at.run()
+    at.number_input(key="cap_tokens_field").set_value(1_000_000).run()
+    goto(at, "history")
+    at.selectbox(key="hist_pick").set_value(job.run_id).run()
+    at.button(key="hist_resume").click().run()
+    again = at.session_state["jobs"][job.run_id]
+    assert again is not job and again.wait(timeout=300)
+    done = store.runs.load(job.run_id)
+    assert done.status == "done", (done.errors, done.config)
+    assert done.config.max_tokens == 1_000_000
+    assert done.usage.calls == len(model.history) - made  # only what had not been asked

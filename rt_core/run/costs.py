@@ -29,7 +29,7 @@ CHAT_REPLY = {"profile": 250, "draft": 450, "aggregate": 450, "review": 300, "me
 _TEMPLATES = {"profile": ("profile", {"name": ""}), "draft": ("draft", {"persona": "", "questions": None}),
               "aggregate": ("aggregate", {"drafts": ""}), "review": ("review", {"persona": "", "proposal": ""}),
               "meta": ("meta_review", {"proposal": "", "reviews": ""})}
-STEM_HEADER = 500  # the material a stem document starts with
+STEM_HEADER = 250  # the material a stem document starts with (measured: bench_budget.py)
 STEM_LINE = 30  # one completed line
 STEM_SCORE = 2
 

@@ -6,7 +6,9 @@ the runner executes. A stage names the stages it needs; the runner starts it onc
 those have finished, so stages that need nothing from each other overlap (the reviewer
 candidates are embedded while the authors read and write). Adding a stage (several
 candidates, a tournament, a revision round) means adding it here with what it needs:
-the runner (`run.runner`) runs any plan.
+the runner (`run.runner`) runs any plan. Each stage also says what it costs
+(`estimate`, run/costs.py): the Run page and the CLI add those up before Start, and the
+budget (run/budget.py) checks a stage's estimate against what is left before starting it.
 """
 from __future__ import annotations
 
