@@ -80,3 +80,24 @@ def test_a_run_stopped_by_its_budget_resumes_in_the_app_with_the_run_pages_large
     assert done.status == "done", (done.errors, done.config)
     assert done.config.max_tokens == 1_000_000
     assert done.usage.calls == len(model.history) - made  # only what had not been asked
+
+
+def test_the_shared_demos_token_share_is_the_runs_cap(model, monkeypatch):
+    """RT_DEMO_MAX_TOKENS (per browser session) goes into the run's config as its cap, so
+    the run itself stops before crossing it."""
+    from rt_core.store import open_store
+
+    monkeypatch.setenv("RT_DEMO", "1")
+    monkeypatch.setenv("RT_DEMO_MODEL", "scripted/demo")
+    monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "2000")
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    goto(at, "run")
+    at.button(key="run_start").click().run()
+    assert not at.error, errors(at)
+    job = at.session_state["jobs"][at.session_state["current_run"]]
+    assert job.wait(timeout=300)
+    run = open_store().runs.load(job.run_id)
+    assert run.config.max_tokens == 2000
+    assert run.status == "failed" and run.errors[-1].kind == "BudgetExceeded"
+    assert run.usage.prompt_tokens + run.usage.completion_tokens <= 2000
