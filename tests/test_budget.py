@@ -176,3 +176,33 @@ def test_cli_resume_takes_a_larger_cap(tmp_path, demo, capsys):
     done = json.loads(out.read_text())
     assert done["status"] == "done" and done["config"]["max_tokens"] == 1000000
     assert done["usage"]["calls"] == len(demo.history) - made  # only the calls not made before
+
+
+def test_a_refused_stage_lets_the_stages_going_finish_and_starts_nothing_more():
+    import asyncio
+
+    from rt_core.errors import BudgetExceeded
+    from rt_core.run.plan import Stage
+    from rt_core.run.runner import Runner
+
+    done: list[str] = []
+    gate = asyncio.Event()
+
+    async def slow(state):  # still going when 'c' is refused
+        await gate.wait()
+        done.append("b")
+
+    async def quick(state):
+        done.append("a")
+
+    def admit(stage):
+        if stage.name == "c":
+            gate.set()
+            raise BudgetExceeded("no money for c")
+
+    plan = [Stage("a", quick), Stage("b", slow), Stage("c", quick, ("a",)), Stage("d", quick, ("c",))]
+    runner = Runner(plan, None, admit=admit)
+    with pytest.raises(BudgetExceeded):
+        asyncio.run(runner.run())
+    assert done == ["a", "b"] and sorted(runner.finished) == ["a", "b"]
+    assert runner.skipped == ["c", "d"]

@@ -76,7 +76,7 @@ class Runner:
                 if refused is not None:
                     self.skipped = [s.name for s in waiting]
                     waiting = []
-                if not going:
+                if not going and not waiting:
                     break
                 done, _ = await asyncio.wait(going, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
