@@ -10,7 +10,7 @@ from rt_core.graph import add_proposal, build_graph
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import prompt_style
 from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
-from rt_core.types import Proposal, Run
+from rt_core.types import Proposal, Run, Similarity
 from studio import chance, charts, render, request, resources, state
 
 store = resources.get_store()
@@ -206,12 +206,12 @@ def _judge_section() -> None:
         render.act("The judge is reading both proposals...", lambda: judge_run(run, settings, store))
 
 
-st.header("Similarity to a reference paper")
-if run.similarity:
-    sim = run.similarity
-    ref_title = store.corpus.paper_titles([run.config.reference_paper_id]).get(
-        run.config.reference_paper_id, run.config.reference_paper_id)
-    st.caption("Reference: " + render.md_escape(ref_title) + " · evaluator " +
+def show_similarity(sim: Similarity, paper_id: str, key: str, band_and_why, what: str) -> None:
+    """One similarity (the run's own or a comparison's): its reference, evaluator, mean,
+    the chance band beside it, the per-question bars and both texts side by side."""
+    ref_title = store.corpus.paper_titles([paper_id]).get(paper_id, paper_id)
+    st.caption("Reference: " + render.md_escape(ref_title) + " · five answers from " +
+               render.md_escape(sim.reference_source or "the reference") + " · evaluator " +
                render.md_escape(sim.evaluator or sim.embedder))
     if sim.kind == "whole-text":
         st.metric("Similarity to the abstract (whole text)", f"{sim.mean:.3f}",
@@ -224,31 +224,49 @@ if run.similarity:
         st.caption("Missing from the proposal (each counts 0 in the mean): " +
                    ", ".join(k.upper() for k in sim.missing))
     with st.spinner("Comparing the reference with unrelated papers..."):
-        band, why = chance.for_run(store, run)
-    st.caption(chance.describe(band, sim.mean) if band else why)
+        band, why = band_and_why()
+    st.caption(chance.describe(band, sim.mean, what) if band else why)
     qs = [k for k in QUESTION_KEYS if k in sim.per_question]
     fig = charts.bars_with_band(
         [k.upper() for k in qs] + ["mean"], [sim.per_question[k] for k in qs] + [sim.mean], band,
         y_title="cosine similarity", colour=["#54A24B"] * len(qs) + ["#2E6B2A"], bar_name="similarity",
         medians=[band.per_question.get(k) for k in qs] + [band.median] if band else None)
-    st.plotly_chart(fig, key=f"sim_{run.id}", config=charts.PLOT_CONFIG)
+    st.plotly_chart(fig, key=f"sim_{key}", config=charts.PLOT_CONFIG)
     if sim.reference and run.proposal:
         with st.expander("Reference and proposal side by side", expanded=False):
             for q in QUESTIONS:
-                k = q.key
-                value = sim.per_question.get(k)
+                value = sim.per_question.get(q.key)
                 st.markdown(f"**Q{q.number}. {q.title}** · similarity " +
                             ("missing" if value is None else f"{value:.3f}"))
                 c1, c2 = st.columns(2)
                 with c1:
                     st.caption("Reference")
-                    render.show_text(getattr(sim.reference, k) or "(missing)")
+                    render.show_text(getattr(sim.reference, q.key) or "(missing)")
                 with c2:
                     st.caption("Generated")
-                    render.show_text(getattr(run.proposal, k) or "(missing)")
+                    render.show_text(getattr(run.proposal, q.key) or "(missing)")
+
+
+st.header("Similarity to the run's reference paper")
+if run.similarity:
+    show_similarity(run.similarity, run.config.reference_paper_id, run.id,
+                    lambda: chance.for_run(store, run), "This run's")
     _judge_section()
 else:
-    st.caption("No reference was set for this run.")
+    st.caption("This run was started without a reference paper. Comparisons with papers made "
+               "afterwards are listed below; they never become the run's reference.")
+
+st.header("Comparisons with other papers")
+comparisons = store.comparisons.for_run(run.id)
+if not comparisons:
+    st.caption("None yet. Each comparison is kept beside the run, with its paper, where that "
+               "paper's five answers came from and its evaluator.")
+for n, cmp in enumerate(comparisons, 1):
+    title = store.corpus.paper_titles([cmp.paper_id]).get(cmp.paper_id, cmp.paper_id)
+    with st.expander(f"{n}. {render.short(title, 80)} · {cmp.similarity.mean:.3f} · {cmp.created_at[:16]}",
+                     expanded=n == len(comparisons)):
+        show_similarity(cmp.similarity, cmp.paper_id, f"{run.id}_{cmp.id}",
+                        lambda cmp=cmp: chance.for_comparison(store, run, cmp), "This comparison's")
 if run.proposal is not None and (job is None or job.done):
     ptitles = resources.paper_choices(store)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
@@ -258,9 +276,12 @@ if run.proposal is not None and (job is None or job.done):
                            placeholder="Choose a paper from the store")
     with c2:
         go_sim = st.button("Compute similarity", key=f"sim_go_{run.id}", disabled=ref is None)
-    pasted_ref = st.text_area("The paper's own five answers (optional)", key=f"sim_pasted_{run.id}",
-                              height=100, help="Used before a stored restatement or a shipped "
-                              "summary; without any, the proposal is compared with the abstract.")
+    # Keyed by the paper too: answers pasted for one paper are never sent with another.
+    pasted_ref = st.text_area("This paper's own five answers (optional)", key=f"sim_pasted_{run.id}_{ref}",
+                              height=100, disabled=ref is None,
+                              help="Used before a stored restatement or a shipped summary; without "
+                              "any, the proposal is compared with the abstract. Kept with this "
+                              "comparison only.")
     if go_sim and ref:
         render.act("Embedding the proposal and the reference's five answers...",
                    lambda: evaluate_against(run, ref, request.request_for_run(run), store,

@@ -356,7 +356,9 @@ def test_similarity_after_the_fact(finished, model):
     at.selectbox(key=f"sim_ref_{job.run_id}").set_value(REFERENCE).run()
     at.button(key=f"sim_go_{job.run_id}").click().run()
     assert not at.exception and not at.error, errors(at)
-    assert store().runs.load(job.run_id).similarity is not None
+    stored = store().runs.load(job.run_id)  # the run keeps no reference; the comparison is beside it
+    assert stored.similarity is None and stored.config.reference_paper_id == ""
+    assert [c.paper_id for c in store().comparisons.for_run(job.run_id)] == [REFERENCE]
     assert any(m.label == "Mean similarity over Q1-Q5" for m in at.metric)
 
 

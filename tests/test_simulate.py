@@ -200,12 +200,14 @@ def test_evaluate_a_stored_run_against_another_reference(community, demo):
         evaluate_against(run, "p-spectra", request(), community)
     with pytest.raises(InputError, match="writers read"):
         evaluate_against(run, "p-gaia", request(), community)
-    evaluate_against(run, "p-networks", request(), community)
+    made = evaluate_against(run, "p-networks", request(), community)
     stored = community.runs.load(run.id)
-    assert stored.config.reference_paper_id == "p-networks"
+    # The comparison sits beside the run; the run keeps the reference it started with (none).
+    assert stored.config.reference_paper_id == "" and stored.similarity is None
+    assert community.comparisons.for_run(run.id) == [made]
     # No five answers exist for that paper: the whole proposal against its abstract, labelled.
-    assert stored.similarity.kind == "whole-text" and "abstract" in stored.similarity.evaluator
-    assert -1 <= stored.similarity.mean <= 1
+    assert made.similarity.kind == "whole-text" and "abstract" in made.similarity.evaluator
+    assert -1 <= made.similarity.mean <= 1
 
 
 def test_background_job_reports_progress_and_finishes(community, demo):

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -10,6 +9,7 @@ from .. import fiveq
 from ..errors import InputError
 from ..models.client import LLMClient, ModelSettings, run_async
 from ..models.embed import Embedder
+from ..store.comparisons import Comparison
 from ..store.references import paper_text_hash
 from ..types import QUESTION_KEYS, Paper, Proposal, Run, RunRequest, Similarity
 from . import parse
@@ -208,7 +208,7 @@ async def judge(ctx: StageContext, reference: Proposal, generated: Proposal) -> 
     return scores
 
 
-# -- on a stored run: each saves the run -------------------------------------------------
+# -- on a stored run ---------------------------------------------------------------------
 
 def check_masked(run: Run, paper: Paper) -> None:
     """Refuse a reference the run could see: as a paper the writers read, or inside a
@@ -223,24 +223,20 @@ def check_masked(run: Run, paper: Paper) -> None:
                          "Replay the paper (which hides it), or set a cut-off year before it.")
 
 
-def evaluate_against(run: Run, reference_paper_id: str, request: RunRequest, store,
-                     embedder: Embedder | None = None, pasted: str = "") -> Run:
-    """Compare a finished run's proposal with a reference paper afterwards; saves the run.
-    The run changes only if the comparison succeeds."""
+def evaluate_against(run: Run, paper_id: str, request: RunRequest, store,
+                     embedder: Embedder | None = None, pasted: str = "") -> Comparison:
+    """Compare a finished run's proposal with a paper afterwards and store the comparison
+    beside the run (store.comparisons). The run is not touched: its reference is the one
+    it was started with, so neither its similarity nor a study's real-paper arm can come
+    from a paper compared later. `pasted` is that paper's own five answers and is kept
+    with this comparison only."""
     if run.proposal is None:
         raise InputError("this run has no proposal to compare", "Run the simulation first.")
-    paper = store.corpus.get_paper(reference_paper_id)
+    paper = store.corpus.get_paper(paper_id)
     check_masked(run, paper)
-    usage = dataclasses.replace(run.usage)
     embedder = embedder or Embedder.for_request(request, store)
-    tokens = embedder.tokens
     reference = run_async(reference_answers(store, paper, pasted, restater_for(request, store)))
-    similarity = compare(embedder, run.proposal, reference)
-    usage.prompt_tokens += embedder.tokens - tokens
-    run.config = dataclasses.replace(run.config, reference_paper_id=reference_paper_id)
-    run.similarity, run.usage = similarity, usage
-    store.runs.save(run)
-    return run
+    return store.comparisons.add(run.id, paper.id, compare(embedder, run.proposal, reference))
 
 
 def judge_run(run: Run, settings: ModelSettings, store) -> Run:

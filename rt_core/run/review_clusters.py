@@ -3,6 +3,15 @@
 No model writes it, so it cannot contradict the reviews: each cluster of similar points
 is represented by its most central point, most widely shared first, with how many
 reviewers made it. The embedder is the run's (whatever the run chose).
+
+The count is a claim, so it must hold: a reviewer is counted for a point only if one of
+that reviewer's own points is the same point. Two things keep loosely related points
+apart. Every review point opens with the same frame ("The proposal is ..."), which
+dominates a sentence embedding ("The proposal is about to be submitted" and "The proposal
+is well written" score 0.72 with MiniLM), so points are embedded without it. And clusters
+are complete-linkage: every pair of members is closer than the threshold, so no chain of
+loosely similar points merges unlike ones. A paraphrase the embedder does not recognise is
+split and undercounted, never the other way round.
 """
 from __future__ import annotations
 
@@ -23,10 +32,30 @@ def review_points(text: str) -> list[str]:
     return pts
 
 
-def cluster_points(points: list[tuple[int, str]], vecs: np.ndarray, threshold: float = 0.55
+# Same point in other words scores 0.47-0.93 with MiniLM once the frame is gone; different
+# points at most 0.44 (15 planted paraphrase pairs against 420 unlike pairs).
+SAME_POINT = 0.5
+
+_SUBJECT = re.compile(r"\b(?:the|this|its|our)\s+(?:proposal|paper|work|project|submission|study|"
+                      r"authors?)(?:'s)?\b", re.I)
+_AUXILIARY = re.compile(r"^\s*(?:(?:is|are|was|were|has|have|does|do|will|would|can|could|may|"
+                        r"might)\b\s*)+", re.I)
+_DANGLING = re.compile(r"\s+(?:in|of|for|by|to)\s*(?=[.!?]|$)", re.I)
+
+
+def point_content(point: str) -> str:
+    """A point without the frame every point shares (its subject, the proposal, and the
+    auxiliary after it), so points are similar for what they say about it. A point that
+    is nothing but frame stays whole."""
+    text = _AUXILIARY.sub("", _SUBJECT.sub(" ", point))
+    text = re.sub(r"\s+", " ", _DANGLING.sub("", text)).strip(" ,;:")
+    return text if re.search(r"\w", text) else point
+
+
+def cluster_points(points: list[tuple[int, str]], vecs: np.ndarray, threshold: float = SAME_POINT
                    ) -> list[list[int]]:
-    """Average-linkage clusters of points whose embeddings are closer than `threshold`
-    (cosine), largest (most reviewers) first."""
+    """Complete-linkage clusters: every two members closer than `threshold` (cosine), so
+    a chain of loosely similar points never merges unlike ones. Most reviewers first."""
     if not points:
         return []
     if len(points) == 1:
@@ -35,7 +64,7 @@ def cluster_points(points: list[tuple[int, str]], vecs: np.ndarray, threshold: f
     from scipy.spatial.distance import pdist  # noqa: PLC0415  (slow)
 
     dist = np.clip(pdist(vecs, metric="cosine"), 0, 2)
-    labels = fcluster(linkage(dist, method="average"), t=1 - threshold, criterion="distance")
+    labels = fcluster(linkage(dist, method="complete"), t=1 - threshold, criterion="distance")
     groups: dict[int, list[int]] = {}
     for i, lab in enumerate(labels):
         groups.setdefault(int(lab), []).append(i)
@@ -44,7 +73,8 @@ def cluster_points(points: list[tuple[int, str]], vecs: np.ndarray, threshold: f
 
 def summarise(points: list[tuple[int, str]], vecs: np.ndarray, n_reviewers: int,
               limit: int = 4) -> str:
-    """One bullet per cluster (at most `limit`): its most central point and its reach."""
+    """One bullet per cluster (at most `limit`): its most central point and its reach, the
+    number of distinct reviewers among its members (a reviewer's two points count once)."""
     lines = []
     for group in cluster_points(points, vecs)[:limit]:
         centre = vecs[group].mean(axis=0)
@@ -60,4 +90,4 @@ def clustered_section(embedder, texts: list[str], n_reviewers: int) -> str:
     points = [(i, p) for i, text in enumerate(texts) for p in review_points(text)]
     if not points:
         return ""
-    return summarise(points, embedder.encode([p for _, p in points]), n_reviewers)
+    return summarise(points, embedder.encode([point_content(p) for _, p in points]), n_reviewers)

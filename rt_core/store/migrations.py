@@ -364,3 +364,24 @@ def m011_bench_tasks(db: sqlite3.Connection) -> None:
     );
     CREATE INDEX bench_tasks_claim ON bench_tasks(bench, status, position);
     """)
+
+
+@migration
+def m012_comparisons(db: sqlite3.Connection) -> None:
+    """A run compared afterwards with a paper: one row per comparison, beside the run and
+    never in it (the run's own reference is fixed at start). The similarity record holds the
+    reference's five answers, so answers pasted for a paper stay with that paper. Numbered
+    012: 009 to 011 are taken by changes made alongside. Plain SQL both engines read."""
+    db.executescript("""
+    CREATE TABLE comparisons (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        paper_id TEXT NOT NULL,
+        source TEXT NOT NULL,
+        evaluator TEXT NOT NULL,
+        mean REAL NOT NULL,
+        similarity_json TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX comparisons_run ON comparisons(run_id, created_at);
+    """)

@@ -72,10 +72,13 @@ def target_of(run: Run) -> str:
 
 
 def real_answers(run: Run, targets: Mapping[str, Mapping[str, str]]) -> dict[str, str] | None:
-    """The real paper's five answers for a run's target: the bundled ones, else the run's
-    restated reference (from a similarity comparison); None when there are neither."""
+    """The real paper's five answers for a run's own reference (the one it was started
+    with): the bundled ones, else those its similarity used; None without a reference.
+    A comparison made afterwards (store.comparisons) never supplies them."""
     pid = run.config.reference_paper_id
-    if pid and pid in targets:
+    if not pid:
+        return None
+    if pid in targets:
         return dict(targets[pid])
     ref = run.similarity.reference if run.similarity else None
     if ref is not None and any(getattr(ref, k).strip() for k in QUESTION_KEYS):

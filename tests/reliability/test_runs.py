@@ -140,6 +140,7 @@ def test_a_failed_evaluation_afterwards_does_not_touch_the_stored_run(community,
         evaluate_against(before, "p-agents", request(evaluator_model="scripted/evaluator"), community)
     after = community.runs.load(run.id)
     assert after.status == "done" and after.similarity is None and after.version == before.version
+    assert community.comparisons.for_run(run.id) == []
 
 
 def test_resume_reuses_the_id_and_the_cache(community, demo):
