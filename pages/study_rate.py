@@ -76,7 +76,7 @@ def _submit(study_id: str, pos: int, criteria: list[str], rationale: str, confid
         return
     render.flash("info" if not saved else "success",
                  "This item was already saved (the first answer stands)." if not saved else "Saved.", "rate")
-    st.rerun(scope="fragment")
+    st.rerun()
 
 
 @st.fragment

@@ -20,6 +20,7 @@ def gate(store) -> list[str]:
     if token:
         del st.query_params["organiser"]
         _open(store, token)
+    render.show_flashes()
     ids = [i for i in ss.get("study_unlocked", []) if _exists(store, i)]
     with st.expander("Open another study with its organiser link", expanded=not ids), \
             st.form("sr_unlock", border=False):
