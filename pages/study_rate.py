@@ -41,29 +41,46 @@ if "rate_study" not in ss:
     st.stop()
 
 
+def _task(pos: int) -> str:
+    return f"{ss['rate_study']}_{ss['rate_rater']}_{pos}"
+
+
+def _answers(pos: int) -> dict:
+    """The item's answers so far. Kept apart from the radios' own state: the browser sends the
+    radios' values with every rerun request, and a request sent before a shortcut's run came back
+    would carry the old value and undo the shortcut."""
+    return ss.setdefault(f"rate_ans_{_task(pos)}", {})
+
+
 def _answer_key(pos: int, criterion: str) -> str:
-    return f"rate_{ss['rate_study']}_{ss['rate_rater']}_{pos}_{criterion}"
+    """The radio's key. It changes whenever a shortcut or button changes an answer, so the radio
+    is drawn afresh from `_answers` and a stale value from the browser has nowhere to land."""
+    version = ss.get(f"rate_ver_{_task(pos)}", 0)
+    base = f"rate_{_task(pos)}_{criterion}"
+    return f"{base}_v{version}" if version else base
 
 
 def _choose(pos: int, criteria: list[str], choice: str) -> None:
     """A shortcut: set the first unanswered criterion (or the last one) to `choice`."""
-    for name in criteria:
-        if ss.get(_answer_key(pos, name)) is None:
-            ss[_answer_key(pos, name)] = choice
-            return
-    ss[_answer_key(pos, criteria[-1])] = choice
+    answers = _answers(pos)
+    answers[next((c for c in criteria if answers.get(c) is None), criteria[-1])] = choice
+    ss[f"rate_ver_{_task(pos)}"] = ss.get(f"rate_ver_{_task(pos)}", 0) + 1
+
+
+def _picked(pos: int, criterion: str, key: str) -> None:
+    """A radio clicked by hand."""
+    _answers(pos)[criterion] = ss.get(key)
 
 
 def _keys(pos: int, criteria: list[str]) -> None:
     """Apply the key presses not applied yet (studio/study_keys.py: none is ever dropped)."""
-    task = f"{ss['rate_study']}_{ss['rate_rater']}_{pos}"
-    seen = f"rate_keys_seen_{task}"
-    ss[seen] = study_keys.apply_new(study_keys.presses(task), ss.get(seen, 0),
+    seen = f"rate_keys_seen_{_task(pos)}"
+    ss[seen] = study_keys.apply_new(study_keys.presses(_task(pos)), ss.get(seen, 0),
                                     lambda choice: _choose(pos, criteria, choice))
 
 
 def _submit(study_id: str, pos: int, criteria: list[str], rationale: str, confidence: int) -> None:
-    answers = {name: ss.get(_answer_key(pos, name)) for name in criteria}
+    answers = {name: _answers(pos).get(name) for name in criteria}
     missing = [name for name, v in answers.items() if v is None]
     if missing:
         st.error(render.md_escape("Please answer every criterion first: " + ", ".join(missing)), icon="✋")
@@ -118,15 +135,16 @@ def rate() -> None:
     else:
         with st.container(border=True):
             study.show_proposal(task.left, "Proposal")
+    answers = _answers(task.position)
     for c in settings.criteria:
         help_text = render.md_escape(f"1 = {c.low}; 10 = {c.high}")
         label = render.md_escape(f"{c.name.capitalize()}: {c.question}")
-        if pairwise:
-            st.radio(label, list(CHOICE_LABELS), index=None, horizontal=True, key=_answer_key(task.position, c.name),
-                     format_func=CHOICE_LABELS.get, help=help_text)
-        else:
-            st.radio(label, list(range(1, 11)), index=None, horizontal=True,
-                     key=_answer_key(task.position, c.name), help=help_text)
+        options = list(CHOICE_LABELS) if pairwise else list(range(1, 11))
+        key = _answer_key(task.position, c.name)
+        st.radio(label, options, index=options.index(answers[c.name]) if answers.get(c.name) in options else None,
+                 horizontal=True, key=key, format_func=CHOICE_LABELS.get if pairwise else str, help=help_text,
+                 on_change=_picked, args=(task.position, c.name, key))
+        if not pairwise:
             st.caption(help_text)
     rationale = st.text_area("Rationale (a sentence or two)", key=f"rate_why_{task.position}", max_chars=2000)
     confidence = st.radio("Confidence in your judgement", [1, 2, 3, 4, 5], index=2, horizontal=True,

@@ -42,6 +42,7 @@ export default function ({ data, setStateValue }) {
   };
   window.__rtStudyKeyListener = listener;
   document.addEventListener("keydown", listener, true);
+  document.documentElement.dataset.rtKeysTask = data.task;  // tests wait for this: keys are live
   return () => {
     if (window.__rtStudyKeyListener === listener) {
       document.removeEventListener("keydown", listener, true);
