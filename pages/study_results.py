@@ -102,7 +102,7 @@ if pairwise:
         if per:
             study.criterion_panels(pd.concat(per), "strength", "ci_low", "ci_high", "arm",
                                    "By criterion (200 resamples each; right of the dotted line = above average)",
-                                   key="sr_bt_crit", zero=0.0)
+                                   key="sr_bt_crit", zero=0.0, order=bt["arm"].tolist())
         st.subheader("Win rates")
         study.heatmap(summ["win"], "Share of decided comparisons the row arm won", key="sr_win")
     if summ.get("real"):

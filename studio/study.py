@@ -108,14 +108,16 @@ def bars(labels: list, values: list, title: str, key: str, y_range: tuple[float,
 
 
 def criterion_panels(df: pd.DataFrame, x: str, low: str, high: str, label: str, title: str, key: str,
-                     x_range: tuple[float, float] | None = None, zero: float | None = None):
-    """Small multiples: one panel per criterion, the same arms on every row and a shared scale,
-    so a glance along a row compares criteria and a glance down a panel ranks the arms."""
+                     x_range: tuple[float, float] | None = None, zero: float | None = None,
+                     order: list[str] | None = None):
+    """Small multiples: one panel per criterion, the same arms on every row (top to bottom in
+    `order`, e.g. the pooled ranking) and one scale shared by every panel, so a glance along a
+    row compares criteria and a glance down a panel ranks the arms."""
     import plotly.graph_objects as go  # noqa: PLC0415  (slow import)
     from plotly.subplots import make_subplots  # noqa: PLC0415  (slow import)
 
     criteria = list(dict.fromkeys(df["criterion"]))
-    arms = sorted(set(df[label]))
+    arms = [a for a in (order or []) if a in set(df[label])] + sorted(set(df[label]) - set(order or []))
     fig = make_subplots(rows=1, cols=len(criteria), shared_yaxes=True, horizontal_spacing=0.03,
                         subplot_titles=[render.plot_escape(c) for c in criteria])
     for n, crit in enumerate(criteria, 1):
@@ -130,5 +132,7 @@ def criterion_panels(df: pd.DataFrame, x: str, low: str, high: str, label: str, 
     fig.update_yaxes(categoryorder="array", categoryarray=[render.plot_escape(a) for a in arms][::-1])
     if x_range:
         fig.update_xaxes(range=list(x_range))
+    else:
+        fig.update_xaxes(matches="x")
     fig.update_layout(height=140 + 45 * len(arms), title=title, margin={"l": 10, "r": 10, "t": 70, "b": 10})
     st.plotly_chart(fig, key=key)

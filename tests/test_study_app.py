@@ -276,3 +276,15 @@ def test_the_organiser_adds_runs_and_raters_per_item_while_the_study_runs(study)
     res.button(key=f"sr_add_{study['id']}").click().run()
     ok(res)
     assert len(s.studies.units(study["id"])) == 8 + 1 + 3
+
+
+def test_key_presses_are_applied_once_each_in_order():
+    """The rating page applies the browser's key log: only presses it has not applied, in order,
+    however many arrive in one rerun."""
+    from studio.study_keys import apply_new
+
+    got: list[str] = []
+    assert apply_new("LR", 0, got.append) == 2 and got == ["left", "right"]
+    assert apply_new("LRTTL", 2, got.append) == 5  # three presses folded into one rerun
+    assert got == ["left", "right", "tie", "tie", "left"]
+    assert apply_new("LRTTL", 5, got.append) == 5 and len(got) == 5  # a rerun with no new press
