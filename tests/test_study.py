@@ -331,7 +331,9 @@ def test_ten_raters_at_once_lose_double_and_misattribute_nothing(store_at):
     the same study at once; each also submits every task twice, as a double click would."""
     path = store_at
     organiser = Store(path)
-    study = new_study(organiser, raters_per_unit=10, max_units_per_rater=8)
+    # Four hours a rater: under this load an item spans many readings of the one shared clock,
+    # so the session length (not what this test is about) could end a queue early.
+    study = new_study(organiser, raters_per_unit=10, max_units_per_rater=8, minutes_per_rater=240)
     clock = organiser.studies.clock  # one clock for all ten: every item takes at least 1 s
     sid, crit = study["id"], study["settings"].criteria
     start = threading.Barrier(10)
