@@ -15,6 +15,9 @@ resources.get_store()
 state.init_state()
 
 joining = state.joining_study()  # a join link lands on the rating page
+if joining:  # ...and on nothing else: no sidebar, no other page, nothing that names an arm
+    st.navigation([st.Page(state.PAGES["study_rate"], title="Rate proposals")], position="hidden").run()
+    st.stop()
 page = st.Page  # one line per page: file, title, icon
 nav = st.navigation({
     "Build": [page(state.PAGES["neighbourhood"], title="Neighbourhood", icon=":material/hub:",

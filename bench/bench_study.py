@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from rt_core.store import Store  # noqa: E402
 from rt_core.study import results  # noqa: E402
 from rt_core.study.create import create_from_runs  # noqa: E402
-from rt_core.study.design import StudySettings  # noqa: E402
+from rt_core.study.design import DEFAULT_CRITERIA, StudySettings  # noqa: E402
 from tests.test_study import pick, seed_runs  # noqa: E402
 
 
@@ -37,7 +37,8 @@ def once() -> dict[str, float]:
     store = Store(path)
     ids = seed_runs(store)
     t0 = time.perf_counter()
-    study = create_from_runs(store, ids, StudySettings("bench", raters_per_unit=10))
+    study = create_from_runs(store, ids, StudySettings("bench", criteria=DEFAULT_CRITERIA, raters_per_unit=10,
+                                                       minutes_per_rater=240))
     create_s = time.perf_counter() - t0
     sid, crit = study["id"], study["settings"].criteria
     barrier = threading.Barrier(10)
@@ -48,7 +49,7 @@ def once() -> dict[str, float]:
         try:
             barrier.wait()
             s.studies.join(sid, f"r{n}")
-            for t in s.studies.tasks(sid, f"r{n}"):
+            while (t := s.studies.next_task(sid, f"r{n}")) is not None:
                 for _ in range(2):
                     s.studies.submit(sid, f"r{n}", t.position, pick(("left", "right", "tie")[n % 3], crit),
                                      rationale=f"r{n}")

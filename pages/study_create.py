@@ -15,6 +15,7 @@ from rt_core.study.design import (
     ARM_BY,
     DEFAULT_CRITERIA,
     MODES,
+    SESSION_CRITERIA,
     StudySettings,
     build_items,
     build_units,
@@ -58,18 +59,24 @@ real_arm = c2.checkbox("Add the real paper's five answers as a hidden arm", valu
 
 with st.expander("Rubric", expanded=False):
     names = [c.name for c in DEFAULT_CRITERIA]
-    keep = st.multiselect("Default criteria (Si et al. 2024)", names, default=names, key="sc_criteria")
+    keep = st.multiselect("Criteria (Si et al. 2024; three keep a ten-minute session moving, all five on request)",
+                          names, default=[c.name for c in SESSION_CRITERIA], key="sc_criteria")
     for c in DEFAULT_CRITERIA:
         st.caption(render.md_escape(f"{c.name}: {c.question} 1 = {c.low}; 10 = {c.high}"))
     extra = st.text_area("Your own criteria, one per line: name | question | what 1 means | what 10 means",
                          key="sc_extra", placeholder="clarity | Is it easy to follow? | confusing | crystal clear")
 
-c1, c2, c3 = st.columns(3)
-per_unit = c1.number_input("Raters per item", 1, 50, 2, key="sc_per_unit",
-                           help="Controlled overlap: each item (or pair) goes to this many raters.")
-cap = c2.number_input("Most items per rater", 1, 200, 20, key="sc_cap",
+c1, c2, c3, c4 = st.columns(4)
+minutes = c1.number_input("Minutes per rater", 1, 240, 10, key="sc_minutes",
+                          help="Each rater gets as many items as fit: the minutes over the median time an item "
+                               "takes in this study (before any is measured: 45 s per proposal plus 10 s per "
+                               "criterion).")
+per_unit = c2.number_input("Raters per item (at least)", 1, 50, 2, key="sc_per_unit",
+                           help="Every item (or pair) is brought up to this many raters first; more raters "
+                                "are never turned away, they spread over the least-covered items.")
+cap = c3.number_input("Most items per rater", 1, 200, 20, key="sc_cap",
                       help="A per-rater cap, so no one person dominates the results.")
-allowed = c3.text_area("Allowed rater ids (optional, one per line)", key="sc_allowed", height=68)
+allowed = c4.text_area("Allowed rater ids (optional, one per line)", key="sc_allowed", height=68)
 c1, c2, c3 = st.columns(3)
 repeat_check = c1.checkbox("Attention check: repeat one item", key="sc_repeat",
                            help="Shows one item again at the end (sides swapped); answers should match.")
@@ -84,7 +91,8 @@ restyle = c3.checkbox("Restyle every proposal with the model", key="sc_restyle",
 def _settings() -> StudySettings:
     criteria = tuple(c for c in DEFAULT_CRITERIA if c.name in keep) + tuple(parse_criteria(extra))
     return StudySettings(name=name, mode=mode, criteria=criteria, raters_per_unit=int(per_unit),
-                         max_units_per_rater=int(cap), repeat_check=repeat_check,
+                         max_units_per_rater=int(cap), minutes_per_rater=float(minutes),
+                         repeat_check=repeat_check,
                          gold_check=gold_check and mode == "pairwise",
                          allowed_raters=tuple(x.strip() for x in allowed.splitlines() if x.strip()),
                          arm_by=arm_by)
@@ -120,7 +128,9 @@ if st.button("Create study", type="primary", key="sc_create", disabled=settings 
         render.show_error(exc)
     else:
         ss["study_id"] = made["id"]
-        render.flash("success", f"Study created. Code **{made['code']}**; share the link below.")
+        study.unlock(made["id"])
+        ss["study_new_token"] = (made["id"], made["organiser_token"])  # this session only; never stored
+        render.flash("success", f"Study created. Code **{made['code']}**; share the rater link below.")
         st.rerun()
 
 studies = store.studies.list()
@@ -129,7 +139,13 @@ if studies:
     df = pd.DataFrame(studies)[["code", "name", "mode", "status", "units", "raters", "answers", "created_at"]]
     st.dataframe(df, hide_index=True, key="sc_studies")
     current = next((s for s in studies if s["id"] == ss.get("study_id")), studies[0])
-    st.markdown("Join link for raters of **" + render.md_escape(current["name"]) + "** (code "
-                f"`{current['code']}`):")
+    st.markdown("Rater link for **" + render.md_escape(current["name"]) + "** (code "
+                f"`{current['code']}`; it opens the rating page and nothing else):")
     st.code(study.join_link(current["code"]), language=None)
+    new_id, token = ss.get("study_new_token") or (None, None)
+    if new_id == current["id"]:
+        st.markdown("Organiser link (results, exports, closing):")
+        st.code(study.organiser_link(token), language=None)
+        st.warning("Keep the organiser link: it is shown only now and stored only as a hash. Anyone "
+                   "with it sees the results, so do not share it with raters.", icon="🔑")
     st.page_link(state.PAGES["study_results"], label="Open the results", icon="📊")

@@ -1,18 +1,15 @@
 """Study: rate. A rater opens the link, enters their id and works through their items.
 
-Blind: only the proposals' text is shown, never the model, mode, run or arm. Every answer is
-saved when submitted, so closing the tab loses at most the item on screen; entering the same
-id again resumes where the rater stopped.
+Blind: only the proposals' text is shown, never the model, mode, run or arm. Items come one at a
+time (the least-covered first) for as long as the rater's session allows; every answer is saved
+when submitted, so closing the tab loses at most the item on screen, and the same id resumes.
 """
 from __future__ import annotations
-
-from datetime import UTC, datetime
 
 import streamlit as st
 
 from rt_core.errors import RTError
-from rt_core.study.design import StudyClosedError
-from studio import render, resources, study
+from studio import render, resources, study, study_keys
 
 study.ensure_frame()
 store = resources.get_store()
@@ -44,17 +41,59 @@ if "rate_study" not in ss:
     st.stop()
 
 
+def _task(pos: int) -> str:
+    return f"{ss['rate_study']}_{ss['rate_rater']}_{pos}"
+
+
+def _answers(pos: int) -> dict:
+    """The item's answers so far. Kept apart from the radios' own state: the browser sends the
+    radios' values with every rerun request, and a request sent before a shortcut's run came back
+    would carry the old value and undo the shortcut."""
+    return ss.setdefault(f"rate_ans_{_task(pos)}", {})
+
+
 def _answer_key(pos: int, criterion: str) -> str:
-    return f"rate_{ss['rate_study']}_{ss['rate_rater']}_{pos}_{criterion}"
+    """The radio's key. It changes whenever a shortcut or button changes an answer, so the radio
+    is drawn afresh from `_answers` and a stale value from the browser has nowhere to land."""
+    version = ss.get(f"rate_ver_{_task(pos)}", 0)
+    base = f"rate_{_task(pos)}_{criterion}"
+    return f"{base}_v{version}" if version else base
 
 
 def _choose(pos: int, criteria: list[str], choice: str) -> None:
-    """A shortcut button: set the first unanswered criterion (or the last one) to `choice`."""
-    for name in criteria:
-        if ss.get(_answer_key(pos, name)) is None:
-            ss[_answer_key(pos, name)] = choice
-            return
-    ss[_answer_key(pos, criteria[-1])] = choice
+    """A shortcut: set the first unanswered criterion (or the last one) to `choice`."""
+    answers = _answers(pos)
+    answers[next((c for c in criteria if answers.get(c) is None), criteria[-1])] = choice
+    ss[f"rate_ver_{_task(pos)}"] = ss.get(f"rate_ver_{_task(pos)}", 0) + 1
+
+
+def _picked(pos: int, criterion: str, key: str) -> None:
+    """A radio clicked by hand."""
+    _answers(pos)[criterion] = ss.get(key)
+
+
+def _keys(pos: int, criteria: list[str]) -> None:
+    """Apply the key presses not applied yet (studio/study_keys.py: none is ever dropped)."""
+    seen = f"rate_keys_seen_{_task(pos)}"
+    ss[seen] = study_keys.apply_new(study_keys.presses(_task(pos)), ss.get(seen, 0),
+                                    lambda choice: _choose(pos, criteria, choice))
+
+
+def _submit(study_id: str, pos: int, criteria: list[str], rationale: str, confidence: int) -> None:
+    answers = {name: _answers(pos).get(name) for name in criteria}
+    missing = [name for name, v in answers.items() if v is None]
+    if missing:
+        st.error(render.md_escape("Please answer every criterion first: " + ", ".join(missing)), icon="✋")
+        return
+    try:
+        saved = store.studies.submit(study_id, ss["rate_rater"], pos, answers, rationale=rationale,
+                                     confidence=confidence)
+    except RTError as exc:
+        render.show_error(exc)
+        return
+    render.flash("info" if not saved else "success",
+                 "This item was already saved (the first answer stands)." if not saved else "Saved.", "rate")
+    st.rerun()
 
 
 @st.fragment
@@ -62,79 +101,56 @@ def rate() -> None:
     render.show_flashes("rate")
     study_row = store.studies.get(ss["rate_study"])
     settings = study_row["settings"]
-    tasks = store.studies.tasks(study_row["id"], ss["rate_rater"])
-    done = sum(t.done for t in tasks)
     st.caption(render.md_escape(f"Study: {study_row['name']} · rater {ss['rate_rater']}"))
-    st.progress(done / len(tasks) if tasks else 1.0, text=f"{done} of {len(tasks)} done")
+    task = store.studies.next_task(study_row["id"], ss["rate_rater"])
+    plan = store.studies.plan(study_row["id"], ss["rate_rater"])
+    done, planned = plan["done"], max(plan["planned"], plan["done"] + (task is not None))
+    st.progress(min(1.0, done / planned) if planned else 1.0, text=f"{done} of {planned} done")
     if study_row["status"] != "open":
         st.warning("This study is closed and accepts no more answers. Thank you for your help; "
                    "the answers you gave before it closed are kept.", icon="🔒")
         return
-    todo = [t for t in tasks if not t.done]
-    if not todo:
+    if task is None:
         st.success("All done: every answer is saved. Thank you! You can close this tab.", icon="🎉")
         st.balloons()
         return
-    task = todo[0]
-    shown_key = f"rate_shown_{study_row['id']}_{ss['rate_rater']}_{task.position}"
-    ss.setdefault(shown_key, datetime.now(UTC).isoformat(timespec="seconds"))
     criteria = [c.name for c in settings.criteria]
     pairwise = task.right is not None
-    st.subheader(f"Item {done + 1} of {len(tasks)}")
+    st.subheader(f"Item {done + 1} of {planned}")
+    st.caption(f"Your session is about {settings.minutes_per_rater:g} minutes; the number of items "
+               "follows how long items take in this study.")
     if pairwise:
         left, right = st.columns(2, border=True)
         with left:
             study.show_proposal(task.left, "Left proposal")
         with right:
             study.show_proposal(task.right, "Right proposal")
+        st.markdown("**Which is stronger?** Answer each criterion; the keys ← (left), → (right) and T (tie) "
+                    "fill in the next unanswered one.")
+        _keys(task.position, criteria)
+        b1, b2, b3 = st.columns(3)
+        for col, choice, label in ((b1, "left", "◀ Left"), (b2, "tie", "Tie"), (b3, "right", "Right ▶")):
+            col.button(label, key=f"rate_btn_{choice}_{task.position}", on_click=_choose,
+                       args=(task.position, criteria, choice), width="stretch")
     else:
         with st.container(border=True):
             study.show_proposal(task.left, "Proposal")
-
-    if pairwise:
-        st.markdown("**Which is stronger?** Answer each criterion; the keys ← (left), → (right) and T (tie) "
-                    "fill in the next unanswered one.")
-        b1, b2, b3 = st.columns(3)
-        for col, choice, label, key in ((b1, "left", "◀ Left", "Left"), (b2, "tie", "Tie", "T"),
-                                        (b3, "right", "Right ▶", "Right")):
-            col.button(label, key=f"rate_btn_{choice}_{task.position}", shortcut=key, on_click=_choose,
-                       args=(task.position, criteria, choice), width="stretch")
+    answers = _answers(task.position)
     for c in settings.criteria:
         help_text = render.md_escape(f"1 = {c.low}; 10 = {c.high}")
         label = render.md_escape(f"{c.name.capitalize()}: {c.question}")
-        if pairwise:
-            st.radio(label, list(CHOICE_LABELS), index=None, horizontal=True, key=_answer_key(task.position, c.name),
-                     format_func=CHOICE_LABELS.get, help=help_text)
-        else:
-            st.radio(label, list(range(1, 11)), index=None, horizontal=True,
-                     key=_answer_key(task.position, c.name), help=help_text)
+        options = list(CHOICE_LABELS) if pairwise else list(range(1, 11))
+        key = _answer_key(task.position, c.name)
+        st.radio(label, options, index=options.index(answers[c.name]) if answers.get(c.name) in options else None,
+                 horizontal=True, key=key, format_func=CHOICE_LABELS.get if pairwise else str, help=help_text,
+                 on_change=_picked, args=(task.position, c.name, key))
+        if not pairwise:
             st.caption(help_text)
     rationale = st.text_area("Rationale (a sentence or two)", key=f"rate_why_{task.position}", max_chars=2000)
-    c1, c2 = st.columns(2)
-    confidence = c1.radio("Confidence in your judgement", [1, 2, 3, 4, 5], index=2, horizontal=True,
+    confidence = st.radio("Confidence in your judgement", [1, 2, 3, 4, 5], index=2, horizontal=True,
                           key=f"rate_conf_{task.position}", help="1 = a guess, 5 = certain")
-    shown = datetime.fromisoformat(ss[shown_key])
-    spent = round(max(0.0, (datetime.now(UTC) - shown).total_seconds() / 60), 1)
-    minutes = c2.number_input("Minutes spent", 0.0, 600.0, value=spent, step=0.5, key=f"rate_min_{task.position}")
     if st.button("Submit and go on", type="primary", key=f"rate_submit_{task.position}", shortcut="Ctrl+Enter"):
-        answers = {name: ss.get(_answer_key(task.position, name)) for name in criteria}
-        missing = [name for name, v in answers.items() if v is None]
-        if missing:
-            st.error(render.md_escape("Please answer every criterion first: " + ", ".join(missing)), icon="✋")
-            return
-        try:
-            saved = store.studies.submit(study_row["id"], ss["rate_rater"], task.position, answers,
-                                         rationale=rationale, confidence=confidence, minutes=minutes,
-                                         shown_at=ss[shown_key])
-        except StudyClosedError as exc:
-            render.show_error(exc)
-            return
-        except RTError as exc:
-            render.show_error(exc)
-            return
-        render.flash("info" if not saved else "success",
-                     "This item was already saved (the first answer stands)." if not saved else "Saved.", "rate")
-        st.rerun()
+        _submit(study_row["id"], task.position, criteria, rationale, confidence)
     st.caption("You can stop at any time: everything you submitted is saved. Open the same link and "
                "enter the same id to continue.")
 

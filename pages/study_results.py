@@ -1,5 +1,6 @@
-"""Study: results. Progress, agreement, rankings, the real paper, attention checks, judge
-calibration and exports, for the organiser (arms are un-blinded here)."""
+"""Study: results. The room's progress, agreement, rankings, the real paper, attention checks,
+judge calibration and exports, for the organiser only (arms are un-blinded here): every study on
+this page was opened with its organiser token (studio/study_room.py)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -10,29 +11,24 @@ from rt_core.models.registry import prompt_style
 from rt_core.study import models as study_models
 from rt_core.study import results
 from rt_core.study.stats import ALL
-from studio import render, request, resources, state, study
+from studio import render, request, resources, study, study_room
 
 study.ensure_frame()
 store = resources.get_store()
 ss = st.session_state
 
 st.title("Study results")
+ids = study_room.gate(store)
 render.show_flashes()
-studies = store.studies.list()
-if not studies:
-    st.info("No studies yet. Create one from stored runs; its results appear here as raters answer.",
-            icon="📊")
-    st.page_link(state.PAGES["study_create"], label="Create a study", icon="🧪")
-    st.stop()
-
-ids = [s["id"] for s in studies]
+studies = [s for s in store.studies.list() if s["id"] in ids]
 names = {s["id"]: f"{s['name']} · {s['code']} · {s['mode']} · {s['status']}" for s in studies}
 if ss.get("study_id") not in ids:
-    ss["study_id"] = ids[0]
+    ss["study_id"] = ids[-1]
 study_id = st.selectbox("Study", ids, key="study_id", format_func=lambda i: names.get(i, i))
 row = store.studies.get(study_id)
 
 c1, c2, c3 = st.columns([3, 1, 1])
+c1.caption("Rater link (opens the rating page only):")
 c1.code(study.join_link(row["code"]), language=None)
 if row["status"] == "open":
     if c2.button("Close study", key="sr_close", help="A closed study accepts no more answers."):
@@ -43,12 +39,13 @@ elif c2.button("Reopen study", key="sr_reopen"):
     st.rerun()
 c3.metric("Status", row["status"])
 
+study_room.panel(store, row, store.runs.list(status="done", limit=500))
 progress = store.studies.progress(study_id)
 if not progress:
-    st.info("No rater has joined yet. Share the link above (or the code " + row["code"] + ").", icon="🔗")
+    st.info("No rater has joined yet. Share the rater link above (or the code " + row["code"] + ").", icon="🔗")
     st.stop()
 prog = pd.DataFrame(progress)
-st.dataframe(prog, hide_index=True, key="sr_progress")
+study_room.progress_table(prog)
 
 
 @st.cache_data(show_spinner="Fitting the statistics...", max_entries=8)
@@ -101,10 +98,11 @@ if pairwise:
                    "(500 resamples of the votes; choix).")
         study.interval_chart(bt, "strength", "ci_low", "ci_high", "arm", "All criteria pooled", key="sr_bt")
         st.dataframe(bt, hide_index=True, key="sr_bt_table")
-        per = pd.concat([d.assign(criterion=c) for c, d in summ["bt_by_criterion"].items() if not d.empty])
-        if not per.empty:
-            study.interval_chart(per, "strength", "ci_low", "ci_high", "arm", "By criterion (200 resamples each)",
-                                 color="criterion", key="sr_bt_crit")
+        per = [d.assign(criterion=c) for c, d in summ["bt_by_criterion"].items() if not d.empty]
+        if per:
+            study.criterion_panels(pd.concat(per), "strength", "ci_low", "ci_high", "arm",
+                                   "By criterion (200 resamples each; right of the dotted line = above average)",
+                                   key="sr_bt_crit", zero=0.0, order=bt["arm"].tolist())
         st.subheader("Win rates")
         study.heatmap(summ["win"], "Share of decided comparisons the row arm won", key="sr_win")
     if summ.get("real"):
@@ -120,8 +118,12 @@ else:
     st.header("Scores by arm and criterion")
     means = summ["means"]
     st.caption("Mean score with 95% t-intervals.")
-    study.interval_chart(means.dropna(subset=["mean"]), "mean", "ci_low", "ci_high", "arm", "Mean score",
-                         color="criterion", key="sr_means")
+    shown_means = means.dropna(subset=["mean"])
+    if not shown_means.empty:
+        study.criterion_panels(shown_means.assign(ci_low=shown_means["ci_low"].fillna(shown_means["mean"]),
+                                                  ci_high=shown_means["ci_high"].fillna(shown_means["mean"])),
+                               "mean", "ci_low", "ci_high", "arm", "Mean score by criterion (1-10)",
+                               key="sr_means", x_range=(0.5, 10.5))
     st.dataframe(means, hide_index=True, key="sr_means_table")
 
 st.header("Attention checks")

@@ -51,15 +51,19 @@ DEFAULT_CRITERIA: tuple[Criterion, ...] = (
               "very likely to deliver"),
     Criterion("overall", "Your overall judgement of the proposal.", "reject", "top-conference award"),
 )
+# What a ten-minute session asks by default; the other two are there on request.
+SESSION_CRITERIA: tuple[Criterion, ...] = tuple(c for c in DEFAULT_CRITERIA
+                                                if c.name in ("novelty", "feasibility", "overall"))
 
 
 @dataclass(frozen=True)
 class StudySettings:
     name: str
     mode: str = "pairwise"
-    criteria: tuple[Criterion, ...] = DEFAULT_CRITERIA
-    raters_per_unit: int = 2  # controlled overlap: how many raters judge each unit
+    criteria: tuple[Criterion, ...] = SESSION_CRITERIA
+    raters_per_unit: int = 2  # the overlap every unit is brought up to first (a floor, not a ceiling)
     max_units_per_rater: int = 20  # a cap per rater, so no one rater dominates
+    minutes_per_rater: float = 10.0  # session length: sizes each rater's queue (study_queue.py)
     repeat_check: bool = False  # show one unit again (sides swapped) at the end
     gold_check: bool = False  # pairwise: a pair with a known answer
     allowed_raters: tuple[str, ...] = ()  # empty: any well-formed rater id
@@ -77,6 +81,9 @@ class StudySettings:
                              "Remove the duplicate criterion.")
         if self.raters_per_unit < 1 or self.max_units_per_rater < 1:
             raise InputError("raters per item and items per rater must be at least 1")
+        if not 1 <= self.minutes_per_rater <= 240:
+            raise InputError("minutes per rater must be between 1 and 240",
+                             "Ten minutes suits a session in a room.")
         for rid in self.allowed_raters:
             check_rater_id(rid)
 
@@ -144,3 +151,20 @@ class Task:
     left: dict[str, str]
     right: dict[str, str] | None = None
     done: bool = False
+
+
+def check_answers(s: StudySettings, answers: Mapping[str, Any], pairwise: bool) -> list[tuple]:
+    """(criterion, score, choice) per rubric line, each checked: a choice for a pair, a whole
+    score from 1 to 10 for a single item."""
+    values = []
+    for c in s.criteria:
+        v = answers.get(c.name)
+        if pairwise:
+            if v not in ("left", "right", "tie"):
+                raise InputError(f"choose left, right or tie for {c.name}")
+            values.append((c.name, None, v))
+        else:
+            if isinstance(v, bool) or not isinstance(v, int | float) or v != int(v) or not 1 <= v <= 10:
+                raise InputError(f"give {c.name} a score from 1 to 10")
+            values.append((c.name, int(v), None))
+    return values

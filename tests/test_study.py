@@ -7,15 +7,18 @@ import io
 import json
 import threading
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from rt_core import study_access as access
+from rt_core import study_queue as assign
 from rt_core.errors import InputError, NotFoundError
 from rt_core.models.client import ModelSettings
 from rt_core.store import Store
 from rt_core.study import models as study_models
 from rt_core.study import results, stats
-from rt_core.study.create import create_from_runs
+from rt_core.study.create import add_runs, create_from_runs
 from rt_core.study.design import (
     GOLD_ARM,
     REAL_ARM,
@@ -117,19 +120,42 @@ def test_neutral_format_strips_markup_that_could_give_an_arm_away():
     assert shown["q3"] == "(no answer)"
 
 
-def new_study(store, **kw) -> dict:
+class Ticks:
+    """A clock for the store that moves `seconds` on every reading, so each item a test rates
+    takes exactly that long (one reading when it is shown, one when it is submitted)."""
+
+    def __init__(self, seconds: float):
+        self.t, self.step, self.lock = datetime(2026, 1, 1, tzinfo=UTC), timedelta(seconds=seconds), threading.Lock()
+
+    def __call__(self) -> datetime:
+        with self.lock:
+            self.t += self.step
+            return self.t
+
+
+def new_study(store, seconds: float = 5, **kw) -> dict:
+    """A study on the eight seeded runs (8 pairs), each item taking `seconds` to rate."""
+    store.studies.clock = Ticks(seconds)
     settings = StudySettings(**{"name": "Test study", "raters_per_unit": 2, **kw})
     return create_from_runs(store, seed_runs(store), settings)
+
+
+def rate_through(store, sid: str, rid: str, decide=lambda task: "left") -> list:
+    """Join and answer item after item until the session is over; returns the tasks."""
+    crit = store.studies.get(sid)["settings"].criteria
+    store.studies.join(sid, rid)
+    seen = []
+    while (task := store.studies.next_task(sid, rid)) is not None:
+        seen.append(task)
+        store.studies.submit(sid, rid, task.position, {c.name: decide(task) for c in crit})
+    return seen
 
 
 def test_tasks_are_blind_shuffled_per_rater_and_recorded(store):
     study = new_study(store, raters_per_unit=3)
     sid = study["id"]
-    assert len(study["code"]) == 6 and store.studies.by_code(study["code"].lower())["id"] == sid
-    store.studies.join(sid, "ann")
-    store.studies.join(sid, "bob")
-    a, b = store.studies.tasks(sid, "ann"), store.studies.tasks(sid, "bob")
-    assert len(a) == len(b) == 8
+    a, b = rate_through(store, sid, "ann"), rate_through(store, sid, "bob")
+    assert len(a) == len(b) == 8  # 5 s an item: ten minutes cover every pair
     assert [t.unit_id for t in a] != [t.unit_id for t in b]  # order randomised per rater
     # What a rater sees carries no arm, run, model or mode: only the five answers.
     for t in a:
@@ -139,47 +165,125 @@ def test_tasks_are_blind_shuffled_per_rater_and_recorded(store):
     # The shown order and sides are stored, and stay the same when the rater comes back.
     assert store.studies.join(sid, "ann") == 8
     assert [(t.unit_id, t.left) for t in store.studies.tasks(sid, "ann")] == [(t.unit_id, t.left) for t in a]
+    assert store.studies.next_task(sid, "ann") is None
 
 
-def test_controlled_overlap_and_per_rater_cap(store):
+def test_the_overlap_is_a_floor_and_nobody_is_turned_away(store):
+    """Raters who join one after another spread evenly over the units, least-covered first;
+    the sixth and later raters are still given items once every unit has its two raters."""
     study = new_study(store, raters_per_unit=2, max_units_per_rater=3)
     sid = study["id"]
-    counts = [store.studies.join(sid, f"r{i}") for i in range(5)]
-    assert counts[:5] == [3, 3, 3, 3, 3]
-    per_unit = Counter(u for (u,) in store.db.conn.execute(
-        "SELECT unit_id FROM study_assignments WHERE study_id=?", (sid,)))
-    assert sorted(per_unit.values()) == [1] + [2] * 7  # 15 slots over 8 units, least covered first
-    store.studies.join(sid, "r5")  # takes the last open slot...
-    with pytest.raises(InputError, match="enough raters"):
-        store.studies.join(sid, "r6")  # ...and then every unit has its two raters
+    for n in range(4):  # 12 slots over 8 units: every unit once before any twice
+        assert len(rate_through(store, sid, f"r{n}")) == 3
+        cover = store.studies.coverage(sid)
+        assert max(cover.values()) - min(cover.values()) <= 1, cover
+    for n in range(4, 9):  # past the floor: still balanced, nobody refused
+        assert len(rate_through(store, sid, f"r{n}")) == 3
+        cover = store.studies.coverage(sid)
+        assert max(cover.values()) - min(cover.values()) <= 1, cover
+    assert min(store.studies.coverage(sid).values()) >= 3  # 27 answers over 8 units
+
+
+def test_open_items_count_so_raters_at_once_do_not_pile_on_one_unit(store):
+    study = new_study(store)
+    sid = study["id"]
+    for rid in ("ann", "bob", "cat", "dan"):
+        store.studies.join(sid, rid)
+    shown = [store.studies.next_task(sid, rid).unit_id for rid in ("ann", "bob", "cat", "dan")]
+    assert len(set(shown)) == 4  # all on screen at once, none answered yet: four different units
+
+
+def test_the_queue_follows_the_session_length_and_the_measured_time_per_item(store):
+    """Ten minutes at 200 s an item: the prior (120 s for a pair with three criteria) promises
+    five; once three items are measured at 200 s the first rater's session ends after three,
+    and the next rater is planned three from the start."""
+    study = new_study(store, seconds=200)
+    sid = study["id"]
+    assert assign.prior_seconds(True, 3) == 120
+    assert store.studies.join(sid, "ann") == 5
+    assert store.studies.time_per_item(sid) == {"seconds": 120, "measured": False, "n": 0, "prior": 120}
+    assert len(rate_through(store, sid, "ann")) == 3
+    pace = store.studies.time_per_item(sid)
+    assert pace["measured"] and pace["seconds"] == pytest.approx(200)
+    assert store.studies.join(sid, "bob") == 3
+    rows = results.export_frame(store, sid)
+    assert set(rows["seconds"]) == {200.0} and set(rows["minutes"]) == {round(200 / 60, 3)}
+
+
+def test_a_returning_rater_is_timed_from_when_the_item_is_shown_again(store):
+    study = new_study(store, seconds=30)
+    sid, crit = study["id"], study["settings"].criteria
+    store.studies.join(sid, "ann")
+    first = store.studies.next_task(sid, "ann")
+    for _ in range(100):  # the tab sits closed for an hour of clock readings
+        store.studies.clock()
+    store.studies.join(sid, "ann")  # comes back: the open item's clock restarts when shown
+    again = store.studies.next_task(sid, "ann")
+    assert again.position == first.position
+    store.studies.submit(sid, "ann", again.position, pick("tie", crit))
+    assert results.export_frame(store, sid)["seconds"].tolist() == [30.0] * len(crit)
+
+
+def test_adding_runs_and_raising_the_floor_while_the_study_is_open(store):
+    study = new_study(store, raters_per_unit=1)
+    sid = study["id"]
+    rate_through(store, sid, "ann")
+    extra = make_run(store, "run-agent-arxiv:2412.17767", "agent", REPLAY[0]).id
+    assert add_runs(store, sid, [extra]) == 3  # the new arm against the three on that target
+    with pytest.raises(InputError, match="nothing new"):
+        add_runs(store, sid, [extra])
+    new_units = set(store.studies.coverage(sid)) - {t.unit_id for t in store.studies.tasks(sid, "ann")}
+    assert len(new_units) == 3
+    bob = rate_through(store, sid, "bob")
+    assert {t.unit_id for t in bob[:3]} == new_units  # the uncovered units come first
+    assert store.studies.adjust(sid, raters_per_unit=4)["settings"].raters_per_unit == 4
+    with pytest.raises(InputError, match="cannot change"):
+        store.studies.adjust(sid, mode="absolute")
+
+
+def test_the_organiser_token_is_shown_once_and_stored_only_as_a_hash(store):
+    study = new_study(store)
+    token = study["organiser_token"]
+    assert len(token) >= 20 and "organiser_token" not in store.studies.get(study["id"])
+    stored = store.db.conn.execute("SELECT organiser_hash FROM studies").fetchone()[0]
+    assert stored == access.token_hash(token) and token not in stored
+    assert store.studies.by_organiser_token(token)["id"] == study["id"]
+    assert store.studies.by_organiser_token(f"http://x/study_results?organiser={token}")["id"] == study["id"]
+    for wrong in ("", study["code"], token[:-1], stored):
+        assert store.studies.by_organiser_token(wrong) is None
+    doc = results.to_json(store, study["id"])
+    assert stored not in doc and token not in doc
 
 
 def test_attention_checks_repeat_with_sides_swapped_and_gold_for_everyone(store):
     study = new_study(store, raters_per_unit=5, repeat_check=True, gold_check=True)
     sid = study["id"]
-    assert store.studies.join(sid, "ann") == 8 + 1 + 1
+    assert store.studies.join(sid, "ann") == 5 + 1 + 1  # the prior's five, the gold pair, the repeat
+    gold_unit = next(u for u in store.studies.units(sid) if u.gold_item)
+    first_left: dict[str, str] = {}
+
+    def decide(task):
+        left = store.db.conn.execute("SELECT shown_left FROM study_assignments WHERE study_id=? AND "
+                                     "rater_id='ann' AND position=?", (sid, task.position)).fetchone()[0]
+        if task.unit_id == gold_unit.unit_id:  # pick the decoy: a failed gold check
+            return "right" if left == gold_unit.gold_item else "left"
+        if task.unit_id in first_left:  # the repeat: the same item as before, now on the other side
+            return "left" if first_left[task.unit_id] == left else "right"
+        first_left[task.unit_id] = left
+        return "left"
+    tasks = rate_through(store, sid, "ann", decide)
     rows = [dict(r) for r in store.db.conn.execute(
         "SELECT * FROM study_assignments WHERE study_id=? AND rater_id='ann' ORDER BY position", (sid,))]
+    assert len(tasks) == 8 + 1 + 1
     again = rows[-1]
     assert again["repeat"] == 1
     first = next(r for r in rows if r["unit_id"] == again["unit_id"] and not r["repeat"])
     assert (again["shown_left"], again["shown_right"]) == (first["shown_right"], first["shown_left"])
-    assert sum(r["unit_id"] == "u-gold" for r in rows) == 1
-    # Answering the repeat the same way passes; picking the decoy in the gold pair fails.
-    gold_unit = next(u for u in store.studies.units(sid) if u.gold_item)
-    crit = study["settings"].criteria
-    for r in rows:
-        if r["unit_id"] == "u-gold":
-            bad = "right" if r["shown_left"] == gold_unit.gold_item else "left"
-            store.studies.submit(sid, "ann", r["position"], pick(bad, crit))
-        elif r["unit_id"] == again["unit_id"]:
-            side = "left" if r["shown_left"] == first["shown_left"] else "right"
-            store.studies.submit(sid, "ann", r["position"], pick(side, crit))
-        else:
-            store.studies.submit(sid, "ann", r["position"], pick("tie", crit))
+    assert [r["position"] for r in rows if r["unit_id"] == "u-gold"][0] <= assign.GOLD_SLOTS
     att = results.summary(store, sid, n_boot=10)["attention"].set_index("rater_id")
-    assert att.loc["ann", "repeat_checks"] == 5 and att.loc["ann", "repeat_passed"] == 5
-    assert att.loc["ann", "gold_checks"] == 5 and att.loc["ann", "gold_passed"] == 0
+    n = len(study["settings"].criteria)
+    assert att.loc["ann", "repeat_checks"] == n and att.loc["ann", "repeat_passed"] == n
+    assert att.loc["ann", "gold_checks"] == n and att.loc["ann", "gold_passed"] == 0
     assert bool(att.loc["ann", "flagged"])
 
 
@@ -187,14 +291,19 @@ def test_submit_saves_once_validates_and_a_closed_study_refuses(store):
     study = new_study(store)
     sid, crit = study["id"], study["settings"].criteria
     store.studies.join(sid, "ann")
-    assert store.studies.submit(sid, "ann", 1, pick("left", crit), rationale="why", confidence=4, minutes=2.5)
+    store.studies.next_task(sid, "ann")
+    assert store.studies.submit(sid, "ann", 1, pick("left", crit), rationale="why", confidence=4)
     assert not store.studies.submit(sid, "ann", 1, pick("right", crit))  # a double click: first stands
     rows = store.studies.answer_rows(sid)
     assert len(rows) == len(crit) and {r["choice"] for r in rows} == {"left"}
+    assert rows[0]["minutes"] == pytest.approx(5 / 60)  # measured, not typed
+    assert store.studies.next_task(sid, "ann").position == 2
     with pytest.raises(InputError, match="choose left, right or tie"):
         store.studies.submit(sid, "ann", 2, {**pick("left", crit), "overall": "both"})
     with pytest.raises(NotFoundError):
         store.studies.submit(sid, "bob", 1, pick("left", crit))  # bob never joined
+    with pytest.raises(NotFoundError):
+        store.studies.next_task(sid, "bob")
     with pytest.raises(InputError, match="confidence"):
         store.studies.submit(sid, "ann", 2, pick("left", crit), confidence=9)
     assert len(store.studies.answer_rows(sid)) == len(crit)  # nothing half-written
@@ -203,13 +312,14 @@ def test_submit_saves_once_validates_and_a_closed_study_refuses(store):
         store.studies.submit(sid, "ann", 2, pick("left", crit))
     with pytest.raises(StudyClosedError):
         store.studies.join(sid, "newcomer")
-    assert store.studies.join(sid, "ann") == 8  # a returning rater can still look
+    assert store.studies.join(sid, "ann") >= 1  # a returning rater can still look
 
 
 def test_absolute_scores_are_range_checked(store):
     study = new_study(store, mode="absolute")
     sid, crit = study["id"], study["settings"].criteria
     store.studies.join(sid, "ann")
+    store.studies.next_task(sid, "ann")
     for bad in (0, 11, 5.5, None, True):
         with pytest.raises(InputError):
             store.studies.submit(sid, "ann", 1, {**{c.name: 5 for c in crit}, "overall": bad})
@@ -221,7 +331,10 @@ def test_ten_raters_at_once_lose_double_and_misattribute_nothing(store_at):
     the same study at once; each also submits every task twice, as a double click would."""
     path = store_at
     organiser = Store(path)
-    study = new_study(organiser, raters_per_unit=10, max_units_per_rater=8)
+    # Four hours a rater: under this load an item spans many readings of the one shared clock,
+    # so the session length (not what this test is about) could end a queue early.
+    study = new_study(organiser, raters_per_unit=10, max_units_per_rater=8, minutes_per_rater=240)
+    clock = organiser.studies.clock  # one clock for all ten: every item takes at least 1 s
     sid, crit = study["id"], study["settings"].criteria
     start = threading.Barrier(10)
     errors: list[BaseException] = []
@@ -229,15 +342,16 @@ def test_ten_raters_at_once_lose_double_and_misattribute_nothing(store_at):
 
     def rater(n: int) -> None:
         s = Store(path)
+        s.studies.clock = clock
         rid = f"rater{n}"
         try:
             start.wait()
             s.studies.join(sid, rid)
-            for t in s.studies.tasks(sid, rid):
+            while (t := s.studies.next_task(sid, rid)) is not None:
                 choice = ("left", "right", "tie")[(n + t.position) % 3]
                 for _ in range(2):
                     if s.studies.submit(sid, rid, t.position, pick(choice, crit), rationale=f"{rid}/{t.position}",
-                                        confidence=1 + n % 5, minutes=n):
+                                        confidence=1 + n % 5):
                         saved[rid] += 1
         except BaseException as exc:  # reported below
             errors.append(exc)
@@ -259,7 +373,7 @@ def test_ten_raters_at_once_lose_double_and_misattribute_nothing(store_at):
         n = int(r["rater_id"][5:])
         assert r["rationale"] == f"{r['rater_id']}/{r['shown_position']}"
         assert r["choice"] == ("left", "right", "tie")[(n + r["shown_position"]) % 3]
-        assert r["confidence"] == 1 + n % 5 and r["minutes"] == n
+        assert r["confidence"] == 1 + n % 5 and r["minutes"] > 0
     per_unit = Counter(u for (u,) in organiser.db.conn.execute(
         "SELECT unit_id FROM study_assignments WHERE study_id=?", (sid,)))
     assert set(per_unit.values()) == {10}  # the overlap held under the race
@@ -271,8 +385,9 @@ def rate_all(store, sid, raters, decide):
     items = store.studies.items(sid)
     for rid in raters:
         store.studies.join(sid, rid)
-        for row in store.db.conn.execute("SELECT * FROM study_assignments WHERE study_id=? AND rater_id=?",
-                                         (sid, rid)).fetchall():
+        while store.studies.next_task(sid, rid) is not None:
+            row = store.db.conn.execute("SELECT * FROM study_assignments WHERE study_id=? AND rater_id=? "
+                                        "ORDER BY position DESC", (sid, rid)).fetchone()
             left, right = items[row["shown_left"]], items[row["shown_right"]] if row["shown_right"] else None
             store.studies.submit(sid, rid, row["position"], {c.name: decide(rid, left, right) for c in crit},
                                  rationale=f"{rid} says so")
@@ -330,8 +445,9 @@ def test_csv_export_is_safe_against_formula_injection_and_keeps_the_record(store
     sid, crit = study["id"], study["settings"].criteria
     store.studies.join(sid, "ann")
     hostile = ["=HYPERLINK(\"http://x\")", "+1+1", "-2", "@SUM(A1)", "\tTab"]
-    for pos, text in enumerate(hostile, 1):
-        store.studies.submit(sid, "ann", pos, pick("left", crit), rationale=text, shown_at="2026-01-01T00:00:00")
+    for text in hostile:
+        pos = store.studies.next_task(sid, "ann").position
+        store.studies.submit(sid, "ann", pos, pick("left", crit), rationale=text)
     frame = results.export_frame(store, sid)
     rows = list(csv.DictReader(io.StringIO(results.to_csv(frame).decode())))
     assert {r["rationale"] for r in rows} == {"'" + t for t in hostile}
@@ -339,6 +455,7 @@ def test_csv_export_is_safe_against_formula_injection_and_keeps_the_record(store
     assert first["rater_id"] == "ann" and first["study_code"] == study["code"]
     assert first["shown_position"] == "1" and first["shown_at"] and first["submitted_at"]
     assert first["arm_left"] and first["picked_arm"] == first["arm_left"]
+    assert float(first["minutes"]) > 0 and float(first["seconds"]) == 5.0
     doc = json.loads(results.to_json(store, sid))
     assert len(doc["answers"]) == len(rows) and doc["answers"][0]["rationale"] == hostile[0]
     assert len(doc["items"]) == 10

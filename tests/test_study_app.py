@@ -1,6 +1,7 @@
 """The study pages through app.py (AppTest): an organiser builds a 10-item pairwise study (two
-modes plus the real paper), two raters rate it in interleaved sessions, the results page shows
-alpha, the Bradley-Terry ranking with intervals, judge calibration and the CSV export."""
+modes plus the real paper), two raters rate it in interleaved sessions, the results page (opened
+with the organiser link) shows alpha, the Bradley-Terry ranking with intervals, judge calibration
+and the CSV export; the rater link shows the rating page alone and unlocks nothing."""
 from __future__ import annotations
 
 import time
@@ -68,13 +69,20 @@ def study():
     made = s.studies.list()
     assert len(made) == 1 and made[0]["units"] == 8 + 1 and made[0]["mode"] == "pairwise"
     assert any(made[0]["code"] in c.value for c in at.code)  # the join link is on the page
+    organiser = [c.value for c in at.code if "organiser=" in c.value]
+    assert len(organiser) == 1 and organiser[0].startswith("http://localhost:8501/study_results?organiser=")
     print(f"\ncreate page: study built in {seconds:.2f} s (AppTest, from a finished page)")
-    return made[0]
+    return {**made[0], "token": organiser[0].split("organiser=", 1)[1]}
+
+
+def results_page(study, **query) -> AppTest:
+    """The results page as the organiser opens it: through the organiser link."""
+    return page("study_results", organiser=study["token"], **query)
 
 
 def answer_current(at: AppTest, choice: str, rationale: str) -> None:
     """Answer the task on screen: the shortcut buttons fill each criterion in turn."""
-    for _ in range(5):
+    for _ in study_criteria():
         at.button(key=f"rate_btn_{choice}_{current_position(at)}").click().run()
     at.text_area(key=f"rate_why_{current_position(at)}").input(rationale)
     at.button(key=f"rate_submit_{current_position(at)}").click().run()
@@ -126,17 +134,20 @@ def test_two_raters_interleaved_then_results_with_judge_and_csv(study, judge_mod
     # Blind: nothing on the rating page names an arm or run.
     seen = " ".join([t.value for t in ann.text] + [m.value for m in ann.markdown] + [c.value for c in ann.caption])
     assert "mode: " not in seen and "run-" not in seen
-    # Both work at once, one item each in turn; ann's texts include a hostile one.
+    # Both work at once, one item each in turn; ann's texts include a hostile one. Each gets
+    # every pair and the gold pair: items take well under a second, so ten minutes cover them.
     for i in range(9):
         answer_current(ann, "left", XSS if i == 0 else f"ann reason {i}")
         answer_current(bob, ("left", "tie", "right")[i % 3], f"bob reason {i}")
     assert any("All done" in x.value for x in ann.success) and any("All done" in x.value for x in bob.success)
     rows = s.studies.answer_rows(study["id"])
-    assert len(rows) == 2 * 9 * 5
+    assert len(rows) == 2 * 9 * len(study_criteria())
     assert {r["rationale"] for r in rows if r["rater_id"] == "ann"} >= {XSS}
+    assert all(r["minutes"] and r["minutes"] > 0 for r in rows)  # measured by the app
 
-    res = page("study_results")
+    res = results_page(study)
     ok(res)
+    assert "organiser" not in res.query_params  # the secret left the address bar
     labels = {m.label: m.value for m in res.metric}
     assert labels["Raters"] == "2" and "Krippendorff's alpha (all)" in labels and "Fleiss' kappa" in labels
     bt = next(d.value for d in res.dataframe if "strength" in d.value.columns)
@@ -164,15 +175,15 @@ def test_two_raters_interleaved_then_results_with_judge_and_csv(study, judge_mod
 
 
 def study_criteria():
-    from rt_core.study.design import DEFAULT_CRITERIA
+    from rt_core.study.design import SESSION_CRITERIA
 
-    return DEFAULT_CRITERIA
+    return SESSION_CRITERIA
 
 
 def test_closing_the_study_stops_answers(study):
     s = shared_store()
     at = join(study["code"], "cat")
-    res = page("study_results")
+    res = results_page(study)
     res.button(key="sr_close").click().run()
     ok(res)
     assert s.studies.get(study["id"])["status"] == "closed"
@@ -196,6 +207,7 @@ def test_absolute_study_rate_stop_resume_and_means():
 
     s = shared_store()
     made = create_from_runs(s, [r["id"] for r in s.runs.list()], StudySettings("Scores", mode="absolute"))
+    made["token"] = made["organiser_token"]
     at = join(made["code"], "dana")
     assert "Proposal" in [m.value.strip("# ") for m in at.markdown]
     pos = current_position(at)
@@ -204,15 +216,75 @@ def test_absolute_study_rate_stop_resume_and_means():
     at.button(key=f"rate_submit_{pos}").click().run()
     ok(at)
     again = join(made["code"], "dana")  # a new browser session: the tab was closed
-    assert any("1 of 10 done" in p.proto.text for p in again.get("progress"))
+    assert any(p.proto.text.startswith("1 of ") for p in again.get("progress"))
     assert current_position(again) != pos
     nxt = current_position(again)
     again.button(key=f"rate_submit_{nxt}").click().run()  # nothing answered yet
     assert "answer every criterion" in errors(again)
-    assert len(s.studies.answer_rows(made["id"])) == 5
-    res = page("study_results")
-    res.selectbox(key="study_id").select(made["id"]).run()
+    assert len(s.studies.answer_rows(made["id"])) == len(study_criteria())
+    res = results_page(made)
+    assert res.selectbox(key="study_id").value == made["id"]
     ok(res)
     assert any(h.value == "Scores by arm and criterion" for h in res.header)
     means = next(d.value for d in res.dataframe if "mean" in d.value.columns)
-    assert means["mean"].dropna().eq(7).all() and len(means.dropna(subset=["mean"])) == 5
+    assert means["mean"].dropna().eq(7).all() and len(means.dropna(subset=["mean"])) == len(study_criteria())
+
+
+def test_the_rater_link_shows_the_rating_page_alone(study):
+    """Through the rater link: one page, no sidebar, no navigation to any other page."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["study"] = study["code"]
+    at.run()
+    ok(at)
+    assert [t.value for t in at.title] == ["Rate proposals"]
+    assert len(at.sidebar) == 0
+    assert not at.get("page_link")
+    seen = " ".join(m.value for m in at.markdown)
+    assert "Study: results" not in seen and "mode: " not in seen
+
+
+def test_results_need_the_organiser_token(study):
+    """Without the organiser link the results page shows no study, no arm and no export; the
+    study code (what raters have) and a wrong token open nothing."""
+    for query in ({}, {"organiser": study["code"]}, {"organiser": study["token"][:-2]}):
+        at = page("study_results", **query)
+        assert not at.exception
+        assert "organiser link" in " ".join(i.value for i in at.info)
+        assert not at.dataframe and not at.get("download_button") and not at.metric
+        assert not [b for b in at.button if b.key in ("sr_close", "sr_reopen")]
+        shown_text = " ".join([m.value for m in at.markdown] + [c.value for c in at.code])
+        assert "mode: " not in shown_text and "real paper" not in shown_text
+        assert ("opens no study" in errors(at)) == bool(query)
+    # Pasting the whole organiser link into the field opens it.
+    at.text_input(key="sr_token").input(f"http://localhost:8501/study_results?organiser={study['token']}")
+    next(b for b in at.button if b.label == "Open results").click().run()
+    ok(at)
+    assert at.selectbox(key="study_id").value == study["id"]
+
+
+def test_the_organiser_adds_runs_and_raters_per_item_while_the_study_runs(study):
+    from tests.test_study import make_run
+
+    s = shared_store()
+    run = make_run(s, "run-agent-paper", "agent", "arxiv:2412.17767")
+    res = results_page(study)
+    res.number_input(key=f"sr_floor_{study['id']}").set_value(4)
+    res.button(key=f"sr_adjust_{study['id']}").click().run()
+    ok(res)
+    assert s.studies.get(study["id"])["settings"].raters_per_unit == 4
+    res.multiselect(key=f"sr_more_{study['id']}").select(run.id).run()
+    res.button(key=f"sr_add_{study['id']}").click().run()
+    ok(res)
+    assert len(s.studies.units(study["id"])) == 8 + 1 + 3
+
+
+def test_key_presses_are_applied_once_each_in_order():
+    """The rating page applies the browser's key log: only presses it has not applied, in order,
+    however many arrive in one rerun."""
+    from studio.study_keys import apply_new
+
+    got: list[str] = []
+    assert apply_new("LR", 0, got.append) == 2 and got == ["left", "right"]
+    assert apply_new("LRTTL", 2, got.append) == 5  # three presses folded into one rerun
+    assert got == ["left", "right", "tie", "tie", "left"]
+    assert apply_new("LRTTL", 5, got.append) == 5 and len(got) == 5  # a rerun with no new press

@@ -329,6 +329,18 @@ def m008_drop_ratings(db: sqlite3.Connection) -> None:
 
 
 @migration
+def m009_study_room(db: sqlite3.Connection) -> None:
+    """Studies for a live room: the hash of the organiser's token (results, exports and closing
+    need it; studies made before have none and stay locked), and when each assigned item was
+    first put on the rater's screen (time per item runs from there to its submission)."""
+    db.executescript("""
+    ALTER TABLE studies ADD COLUMN organiser_hash TEXT;
+    CREATE UNIQUE INDEX studies_organiser_hash ON studies(organiser_hash);
+    ALTER TABLE study_assignments ADD COLUMN shown_at TEXT;
+    """)
+
+
+@migration
 def m010_call_claims(db: sqlite3.Connection) -> None:
     """Who is making a model call right now, so an identical call from another process
     waits for its answer instead of being made twice (claims.py). Numbered 010: 008 and

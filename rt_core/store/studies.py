@@ -2,17 +2,22 @@
 
 Every write that several raters can race on runs in one BEGIN IMMEDIATE transaction, and the
 schema (migration m007) makes a doubled or misattributed answer impossible rather than unlikely.
+Items are handed out one at a time (`next_task`, rules in study_queue.py); the organiser's
+token is kept only as a hash (m009, study_access.py).
 """
 from __future__ import annotations
 
 import json
-import random
 import secrets
 import sqlite3
 import uuid
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from .. import study_access as access
+from .. import study_queue as assign
 from ..errors import InputError, NotFoundError
 from ..study_types import (
     CODE_ALPHABET,
@@ -21,40 +26,72 @@ from ..study_types import (
     StudySettings,
     Task,
     Unit,
+    check_answers,
     check_rater_id,
 )
 from .db import Database
 
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+# What the organiser may change while a study is open.
+ADJUSTABLE = ("raters_per_unit", "minutes_per_rater", "max_units_per_rater")
 
 
 class Studies:
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, clock: Callable[[], datetime] | None = None):
         self.db = db
+        self.clock = clock or (lambda: datetime.now(UTC))  # tests pass their own
+
+    def now(self) -> str:
+        return self.clock().isoformat(timespec="milliseconds")
 
     # -- creating and finding --------------------------------------------------------------
     def create(self, settings: StudySettings, items: list[StudyItem], units: list[Unit]) -> dict:
+        """Store a study. The returned dict alone carries `organiser_token`: it is shown once and
+        only its hash is kept."""
         if not units:
             raise InputError("the study has nothing to rate", "Pick more runs or another mode.")
         study_id = uuid.uuid4().hex[:12]
+        token = access.new_token()
         with self.db.transaction() as db:
             for _ in range(20):
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
                 if not db.execute("SELECT 1 FROM studies WHERE code=?", (code,)).fetchone():
                     break
-            db.execute("INSERT INTO studies(id, code, name, mode, settings_json, created_at) "
-                       "VALUES (?, ?, ?, ?, ?, ?)", (study_id, code, settings.name.strip(), settings.mode,
-                                                     json.dumps(settings.to_dict()), now()))
-            db.executemany(
-                "INSERT INTO study_items(study_id, item_id, arm, target, source, run_id, answers_json, "
-                "styled_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(study_id, i.item_id, i.arm, i.target, i.source, i.run_id, json.dumps(i.answers),
-                  json.dumps(i.styled) if i.styled else None) for i in items])
-            db.executemany("INSERT INTO study_units(study_id, unit_id, item_a, item_b, gold_item) "
-                           "VALUES (?, ?, ?, ?, ?)",
-                           [(study_id, u.unit_id, u.item_a, u.item_b, u.gold_item) for u in units])
+            db.execute("INSERT INTO studies(id, code, name, mode, settings_json, created_at, organiser_hash) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (study_id, code, settings.name.strip(), settings.mode,
+                                                        json.dumps(settings.to_dict()), self.now(),
+                                                        access.token_hash(token)))
+            self._insert(study_id, items, units)
+        return {**self.get(study_id), "organiser_token": token}
+
+    def _insert(self, study_id: str, items: list[StudyItem], units: list[Unit]) -> int:
+        """Add items and units, skipping any already there; returns how many units were new."""
+        db = self.db.conn
+        db.executemany(
+            "INSERT INTO study_items(study_id, item_id, arm, target, source, run_id, answers_json, "
+            "styled_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [(study_id, i.item_id, i.arm, i.target, i.source, i.run_id, json.dumps(i.answers),
+              json.dumps(i.styled) if i.styled else None) for i in items])
+        before = db.execute("SELECT count(*) FROM study_units WHERE study_id=?", (study_id,)).fetchone()[0]
+        db.executemany("INSERT INTO study_units(study_id, unit_id, item_a, item_b, gold_item) "
+                       "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       [(study_id, u.unit_id, u.item_a, u.item_b, u.gold_item) for u in units])
+        return db.execute("SELECT count(*) FROM study_units WHERE study_id=?", (study_id,)).fetchone()[0] - before
+
+    def add(self, study_id: str, items: list[StudyItem], units: list[Unit]) -> int:
+        """More items while the study runs: raters who need an item get the new (least-covered)
+        units first. Returns how many units were new."""
+        with self.db.transaction():
+            self.get(study_id)
+            return self._insert(study_id, items, units)
+
+    def adjust(self, study_id: str, **changes: Any) -> dict:
+        """Change the overlap floor, minutes per rater or the cap of an existing study."""
+        bad = set(changes) - set(ADJUSTABLE)
+        if bad:
+            raise InputError(f"cannot change {', '.join(sorted(bad))} after creation")
+        with self.db.transaction() as db:
+            settings = replace(self.get(study_id)["settings"], **changes)  # validated again
+            db.execute("UPDATE studies SET settings_json=? WHERE id=?", (json.dumps(settings.to_dict()), study_id))
         return self.get(study_id)
 
     def get(self, study_id: str) -> dict:
@@ -71,9 +108,17 @@ class Studies:
                                 "Check the code or link the organiser gave you (six letters and digits).")
         return self._study(row)
 
+    def by_organiser_token(self, token: str) -> dict | None:
+        """The study this organiser token opens, or None (also for a study made before tokens)."""
+        token = access.token_from(token)
+        row = self.db.conn.execute("SELECT * FROM studies WHERE organiser_hash=?",
+                                   (access.token_hash(token),)).fetchone()
+        return self._study(row) if row and access.matches(token, row["organiser_hash"]) else None
+
     @staticmethod
     def _study(row: sqlite3.Row) -> dict:
         d = dict(row)
+        d.pop("organiser_hash", None)  # never leaves the store, not even into an export
         d["settings"] = StudySettings.from_dict(json.loads(d.pop("settings_json")))
         return d
 
@@ -91,7 +136,7 @@ class Studies:
             raise InputError(f"unknown study status {status!r}")
         self.get(study_id)
         self.db.conn.execute("UPDATE studies SET status=?, closed_at=? WHERE id=?",
-                             (status, now() if status == "closed" else None, study_id))
+                             (status, self.now() if status == "closed" else None, study_id))
 
     def delete(self, study_id: str) -> bool:
         with self.db.transaction() as db:
@@ -120,12 +165,12 @@ class Studies:
 
     # -- raters ----------------------------------------------------------------------------
     def join(self, study_id: str, rater_id: str) -> int:
-        """Register a rater and assign their units (idempotent: a returning rater resumes).
-        Returns how many tasks the rater has.
+        """Register a rater (idempotent: a returning rater resumes). Returns how many items
+        their session is planned to hold. Nobody is turned away while the study is open: items
+        are handed out one at a time by `next_task`, least-covered first.
 
-        Controlled overlap: each ordinary unit goes to at most `raters_per_unit` raters, the
-        least-covered units first, at most `max_units_per_rater` per rater. Gold pairs go to
-        everyone. Order and sides are shuffled per rater and stored, so they are recorded.
+        A returning rater's open item starts its clock again when it is next shown, since the
+        time it sat in a closed tab is not time spent rating it.
         """
         rid = check_rater_id(rater_id)
         with self.db.transaction() as db:
@@ -134,92 +179,118 @@ class Studies:
             if s.allowed_raters and rid not in s.allowed_raters:
                 raise InputError(f"{rid!r} is not on this study's list of raters",
                                  "Use the rater id the organiser gave you.")
-            if db.execute("SELECT 1 FROM study_raters WHERE study_id=? AND rater_id=?",
-                          (study_id, rid)).fetchone():
-                return self._count(study_id, rid)
-            if study["status"] != "open":
+            known = db.execute("SELECT 1 FROM study_raters WHERE study_id=? AND rater_id=?",
+                               (study_id, rid)).fetchone()
+            if known:
+                db.execute("UPDATE study_assignments SET shown_at=NULL WHERE study_id=? AND rater_id=? AND "
+                           "position NOT IN (SELECT position FROM study_submissions WHERE study_id=? AND "
+                           "rater_id=?)", (study_id, rid, study_id, rid))
+            elif study["status"] != "open":
                 raise StudyClosedError("this study is closed and takes no new raters")
-            units = self.units(study_id)
-            counts = dict(db.execute("SELECT unit_id, count(*) FROM study_assignments WHERE study_id=? "
-                                     "AND repeat=0 GROUP BY unit_id", (study_id,)).fetchall())
-            rng = random.Random(f"{study_id}:{rid}")
-            ordinary = [u for u in units if u.gold_item is None and counts.get(u.unit_id, 0) < s.raters_per_unit]
-            rng.shuffle(ordinary)
-            ordinary.sort(key=lambda u: counts.get(u.unit_id, 0))  # stable: random among equals
-            chosen = ordinary[:s.max_units_per_rater]
-            if not chosen:
-                raise InputError("every item in this study already has enough raters",
-                                 "Ask the organiser to raise the number of raters per item.")
-            tasks = chosen + [u for u in units if u.gold_item is not None]
-            rng.shuffle(tasks)
-            rows = []
-            for pos, u in enumerate(tasks, 1):
-                left, right = (u.item_a, u.item_b) if rng.random() < 0.5 or u.item_b is None else (u.item_b, u.item_a)
-                rows.append((study_id, rid, pos, u.unit_id, left, right, 0))
-            if s.repeat_check:
-                chosen_ids = {u.unit_id for u in chosen}
-                again = rng.choice([r for r in rows if r[3] in chosen_ids])
-                left, right = (again[5], again[4]) if again[5] else (again[4], None)  # sides swapped
-                rows.append((study_id, rid, len(rows) + 1, again[3], left, right, 1))
-            db.execute("INSERT INTO study_raters(study_id, rater_id, joined_at) VALUES (?, ?, ?)",
-                       (study_id, rid, now()))
-            db.executemany("INSERT INTO study_assignments(study_id, rater_id, position, unit_id, shown_left, "
-                           "shown_right, repeat) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            return len(rows)
+            else:
+                db.execute("INSERT INTO study_raters(study_id, rater_id, joined_at) VALUES (?, ?, ?)",
+                           (study_id, rid, self.now()))
+        return self.plan(study_id, rid)["planned"]
 
-    def _count(self, study_id: str, rater_id: str) -> int:
-        return self.db.conn.execute("SELECT count(*) FROM study_assignments WHERE study_id=? AND rater_id=?",
-                                    (study_id, rater_id)).fetchone()[0]
+    def _rows(self, study_id: str, rater_id: str) -> list[dict]:
+        return [dict(r) for r in self.db.conn.execute(
+            "SELECT a.position, a.unit_id, a.shown_left, a.shown_right, a.repeat, a.shown_at, u.gold_item, "
+            "s.submitted_at, s.minutes FROM study_assignments a "
+            "JOIN study_units u ON u.study_id=a.study_id AND u.unit_id=a.unit_id "
+            "LEFT JOIN study_submissions s ON s.study_id=a.study_id AND s.rater_id=a.rater_id "
+            "AND s.position=a.position WHERE a.study_id=? AND a.rater_id=? ORDER BY a.position",
+            (study_id, rater_id))]
+
+    def _budget(self, study: dict, rows: list[dict]) -> assign.Budget:
+        s: StudySettings = study["settings"]
+        per_item = self.time_per_item(study["id"])["seconds"]
+        n_units = self.db.conn.execute("SELECT count(*) FROM study_units WHERE study_id=? AND gold_item IS NULL",
+                                       (study["id"],)).fetchone()[0]
+        used = sum((r["minutes"] or 0) * 60 for r in rows if r["submitted_at"])
+        return assign.Budget(s.minutes_per_rater, used, per_item, s.max_units_per_rater, n_units)
+
+    def plan(self, study_id: str, rater_id: str) -> dict:
+        """A rater's session as it stands: items done, items planned in all (re-sized after
+        every item from the study's median time per item), and that time per item."""
+        study = self.get(study_id)
+        s: StudySettings = study["settings"]
+        rows = self._rows(study_id, rater_id)
+        ordinary = [r for r in rows if not r["repeat"] and not r["gold_item"]]
+        budget = self._budget(study, rows)
+        target = budget.ordinary_target(sum(bool(r["submitted_at"]) for r in ordinary), len(ordinary))
+        has_gold = any(u.gold_item for u in self.units(study_id))
+        return {"done": sum(bool(r["submitted_at"]) for r in rows),
+                "planned": target + has_gold + bool(s.repeat_check),
+                "seconds_per_item": budget.per_item, "used_seconds": budget.used_seconds}
+
+    def next_task(self, study_id: str, rater_id: str) -> Task | None:
+        """The item on the rater's screen: their open one, else a new one handed out now (the
+        least-covered unit they have not had), else None when their session is over or the
+        study is closed. The moment it is first shown is stored: time per item counts from it."""
+        with self.db.transaction() as db:
+            study = self.get(study_id)
+            rows = self._rows(study_id, rater_id)
+            if not db.execute("SELECT 1 FROM study_raters WHERE study_id=? AND rater_id=?",
+                              (study_id, rater_id)).fetchone():
+                raise NotFoundError(f"rater {rater_id!r} has not joined this study",
+                                    "Reopen the study link and enter your rater id again.")
+            open_row = next((r for r in rows if not r["submitted_at"]), None)
+            if open_row is None:
+                if study["status"] != "open":
+                    return None
+                coverage = dict(db.execute(
+                    "SELECT unit_id, count(*) FROM study_assignments WHERE study_id=? AND repeat=0 AND "
+                    "rater_id<>? GROUP BY unit_id", (study_id, rater_id)).fetchall())
+                picked = assign.choose(f"{study_id}:{rater_id}", rows, self.units(study_id),
+                                       self._budget(study, rows), coverage, study["settings"].repeat_check)
+                if picked is None:
+                    return None
+                unit_id, left, right, repeat = picked
+                open_row = {"position": len(rows) + 1, "unit_id": unit_id, "shown_left": left,
+                            "shown_right": right}
+                db.execute("INSERT INTO study_assignments(study_id, rater_id, position, unit_id, shown_left, "
+                           "shown_right, repeat, shown_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           (study_id, rater_id, open_row["position"], unit_id, left, right, repeat, self.now()))
+            elif not open_row["shown_at"]:
+                db.execute("UPDATE study_assignments SET shown_at=? WHERE study_id=? AND rater_id=? AND position=?",
+                           (self.now(), study_id, rater_id, open_row["position"]))
+        items = self.items(study_id)
+        right = open_row["shown_right"]
+        return Task(open_row["position"], open_row["unit_id"], items[open_row["shown_left"]].shown(),
+                    items[right].shown() if right else None)
 
     def tasks(self, study_id: str, rater_id: str) -> list[Task]:
-        """The rater's tasks in their shown order, blinded: texts only, no arm, run or model."""
+        """The items handed to the rater so far, in their shown order, blinded: texts only."""
         items = self.items(study_id)
-        rows = self.db.conn.execute(
-            "SELECT a.position, a.unit_id, a.shown_left, a.shown_right, s.submitted_at "
-            "FROM study_assignments a LEFT JOIN study_submissions s ON s.study_id=a.study_id "
-            "AND s.rater_id=a.rater_id AND s.position=a.position WHERE a.study_id=? AND a.rater_id=? "
-            "ORDER BY a.position", (study_id, rater_id))
         return [Task(r["position"], r["unit_id"], items[r["shown_left"]].shown(),
                      items[r["shown_right"]].shown() if r["shown_right"] else None,
-                     done=r["submitted_at"] is not None) for r in rows]
+                     done=r["submitted_at"] is not None) for r in self._rows(study_id, rater_id)]
 
     def submit(self, study_id: str, rater_id: str, position: int, answers: dict[str, Any],
-               rationale: str = "", confidence: int | None = None, minutes: float | None = None,
-               shown_at: str | None = None) -> bool:
-        """Save one task's answers, all or nothing. False when this task was already saved
-        (a double click or a second tab): the first answer stands, nothing is doubled."""
+               rationale: str = "", confidence: int | None = None) -> bool:
+        """Save one task's answers, all or nothing, with the time from when it was shown to now.
+        False when this task was already saved (a double click or a second tab): the first
+        answer stands, nothing is doubled."""
         with self.db.transaction() as db:
             study = self.get(study_id)
             if study["status"] != "open":
                 raise StudyClosedError("this study is closed and accepts no more answers")
             s: StudySettings = study["settings"]
-            row = db.execute("SELECT shown_right FROM study_assignments WHERE study_id=? AND rater_id=? "
-                             "AND position=?", (study_id, rater_id, position)).fetchone()
+            row = db.execute("SELECT shown_right, shown_at FROM study_assignments WHERE study_id=? AND "
+                             "rater_id=? AND position=?", (study_id, rater_id, position)).fetchone()
             if not row:
                 raise NotFoundError(f"rater {rater_id!r} has no task {position} in this study",
                                     "Reopen the study link and enter your rater id again.")
-            pairwise = row["shown_right"] is not None
-            values = []
-            for c in s.criteria:
-                v = answers.get(c.name)
-                if pairwise:
-                    if v not in ("left", "right", "tie"):
-                        raise InputError(f"choose left, right or tie for {c.name}")
-                    values.append((c.name, None, v))
-                else:
-                    if isinstance(v, bool) or not isinstance(v, int | float) or v != int(v) or not 1 <= v <= 10:
-                        raise InputError(f"give {c.name} a score from 1 to 10")
-                    values.append((c.name, int(v), None))
+            values = check_answers(s, answers, pairwise=row["shown_right"] is not None)
             if confidence is not None and not 1 <= int(confidence) <= 5:
                 raise InputError("confidence is from 1 to 5")
-            if minutes is not None and not 0 <= float(minutes) <= 600:
-                raise InputError("minutes spent must be between 0 and 600")
+            submitted = self.now()
+            minutes = assign.minutes_between(row["shown_at"], submitted)
             cur = db.execute(
                 "INSERT INTO study_submissions(study_id, rater_id, position, rationale, confidence, minutes, "
                 "shown_at, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (study_id, rater_id, position, str(rationale or "")[:5000],
-                 None if confidence is None else int(confidence),
-                 None if minutes is None else float(minutes), shown_at, now()))
+                 None if confidence is None else int(confidence), minutes, row["shown_at"], submitted))
             if cur.rowcount == 0:
                 return False
             db.executemany("INSERT INTO study_answers(study_id, rater_id, position, criterion, score, choice) "
@@ -243,13 +314,36 @@ class Studies:
             "WHERE ans.study_id=? ORDER BY a.rater_id, a.position, ans.criterion", (study_id,))]
 
     def progress(self, study_id: str) -> list[dict]:
-        return [dict(r) for r in self.db.conn.execute(
-            "SELECT r.rater_id, r.joined_at, count(a.position) AS tasks, count(s.position) AS done, "
-            "max(s.submitted_at) AS last_answer FROM study_raters r "
-            "LEFT JOIN study_assignments a ON a.study_id=r.study_id AND a.rater_id=r.rater_id "
-            "LEFT JOIN study_submissions s ON s.study_id=a.study_id AND s.rater_id=a.rater_id "
-            "AND s.position=a.position WHERE r.study_id=? GROUP BY r.rater_id, r.joined_at ORDER BY r.rater_id",
-            (study_id,))]
+        """Per rater: items done, items planned for their session, minutes spent, last answer."""
+        rows = [dict(r) for r in self.db.conn.execute(
+            "SELECT r.rater_id, r.joined_at, count(s.position) AS done, "
+            "coalesce(sum(s.minutes), 0) AS minutes, max(s.submitted_at) AS last_answer FROM study_raters r "
+            "LEFT JOIN study_submissions s ON s.study_id=r.study_id AND s.rater_id=r.rater_id "
+            "WHERE r.study_id=? GROUP BY r.rater_id, r.joined_at ORDER BY r.rater_id", (study_id,))]
+        for r in rows:
+            r["planned"] = self.plan(study_id, r["rater_id"])["planned"]
+        return rows
+
+    def coverage(self, study_id: str) -> dict[str, int]:
+        """Ordinary unit -> how many raters have answered it (repeats and gold left out)."""
+        counts = dict.fromkeys((u.unit_id for u in self.units(study_id) if not u.gold_item), 0)
+        for unit_id, n in self.db.conn.execute(
+                "SELECT a.unit_id, count(*) FROM study_assignments a JOIN study_submissions s "
+                "USING (study_id, rater_id, position) WHERE a.study_id=? AND a.repeat=0 GROUP BY a.unit_id",
+                (study_id,)):
+            if unit_id in counts:
+                counts[unit_id] = n
+        return counts
+
+    def time_per_item(self, study_id: str) -> dict:
+        """The study's measured median seconds per item (or the prior, flagged) and how many
+        items it rests on."""
+        study = self.get(study_id)
+        measured = [m * 60 for (m,) in self.db.conn.execute(
+            "SELECT minutes FROM study_submissions WHERE study_id=? AND minutes IS NOT NULL", (study_id,))]
+        prior = assign.prior_seconds(study["mode"] == "pairwise", len(study["settings"].criteria))
+        seconds, is_measured = assign.seconds_per_item(measured, prior)
+        return {"seconds": seconds, "measured": is_measured, "n": len(measured), "prior": prior}
 
     # -- the LLM judge ---------------------------------------------------------------------
     def save_judge(self, study_id: str, model: str, rows: list[dict]) -> None:
@@ -260,7 +354,7 @@ class Studies:
                 "shown_left, shown_right, criterion) DO UPDATE SET "
                 "score=excluded.score, choice=excluded.choice, created_at=excluded.created_at",
                 [(study_id, model, r["unit_id"], r["shown_left"], r.get("shown_right") or "", r["criterion"],
-                  r.get("score"), r.get("choice"), now()) for r in rows])
+                  r.get("score"), r.get("choice"), self.now()) for r in rows])
 
     def judge_rows(self, study_id: str) -> list[dict]:
         return [dict(r) for r in self.db.conn.execute(
@@ -268,3 +362,4 @@ class Studies:
             "JOIN study_items il ON il.study_id=j.study_id AND il.item_id=j.shown_left "
             "LEFT JOIN study_items ir ON ir.study_id=j.study_id AND ir.item_id=j.shown_right "
             "WHERE j.study_id=? ORDER BY j.model, j.unit_id, j.shown_left, j.criterion", (study_id,))]
+

@@ -20,6 +20,7 @@ from ..fiveq import QUESTION_KEYS
 from ..study_types import CODE_ALPHABET as CODE_ALPHABET
 from ..study_types import DEFAULT_CRITERIA as DEFAULT_CRITERIA
 from ..study_types import MODES as MODES
+from ..study_types import SESSION_CRITERIA as SESSION_CRITERIA
 from ..study_types import Criterion, StudyItem, Unit
 from ..study_types import StudyClosedError as StudyClosedError
 from ..study_types import StudySettings as StudySettings

@@ -119,7 +119,7 @@ def judge_summary(store, study_id: str, rows, ratings, votes, criteria, mode) ->
 def export_frame(store, study_id: str) -> pd.DataFrame:
     cols = ["study_code", "rater_id", "shown_position", "unit_id", "repeat", "gold", "shown_left",
             "arm_left", "shown_right", "arm_right", "criterion", "score", "choice", "picked_arm",
-            "rationale", "confidence", "minutes", "shown_at", "submitted_at"]
+            "rationale", "confidence", "seconds", "minutes", "shown_at", "submitted_at"]
     study = store.studies.get(study_id)
     rows = store.studies.answer_rows(study_id)
     out = []
@@ -129,8 +129,11 @@ def export_frame(store, study_id: str) -> pd.DataFrame:
             picked = "tie"
         elif r["choice"]:
             picked = r["arm_left"] if r["choice"] == "left" else r["arm_right"]
+        minutes = r["minutes"]  # measured by the store: from first shown to submitted
         out.append({**r, "study_code": study["code"], "repeat": bool(r["repeat"]),
-                    "gold": bool(r["gold_item"]), "picked_arm": picked})
+                    "gold": bool(r["gold_item"]), "picked_arm": picked,
+                    "seconds": None if minutes is None else round(minutes * 60, 1),
+                    "minutes": None if minutes is None else round(minutes, 3)})
     return pd.DataFrame(out, columns=cols)
 
 
