@@ -44,6 +44,30 @@ def test_candidate_phrases_split_at_stop_words_and_punctuation():
         "MagicPIG", "LSH Sampling", "Efficient LLM Generation"]
 
 
+def test_key_concepts_are_noun_phrases_not_verb_phrases():
+    # The phrases the embedded model was handed as concepts, and what they become.
+    text = ("To understand sensory cortex, we explore industrial robots. Models typically "
+            "outperformed consumer-support agents; it remains to investigate dark matter halos.")
+    phrases = grounding.candidate_phrases(text)
+    assert phrases == ["sensory cortex", "industrial robots", "Models",
+                       "consumer-support agents", "dark matter halos"]
+    assert all(grounding.is_noun_phrase(p) for p in phrases)
+    for bad in ("understand sensory cortex", "we explore robots", "typically robots",
+                "robots currently", "investigate dark matter"):
+        assert not grounding.is_noun_phrase(bad), bad
+    # Nouns ending in -ly and adjective-noun phrases are kept.
+    assert grounding.candidate_phrases("family anomaly detection with support vector machines") == [
+        "family anomaly detection", "support vector machines"]
+
+
+def test_no_concept_of_the_nlp_astronomy_preset_is_a_verb_phrase(starter_store):
+    preset = starter.preset("nlp-astronomy")
+    papers = starter_store.corpus.get_papers(preset["paper_ids"])
+    g = grounding.Grounding.for_store(starter_store, papers, minilm(starter_store))
+    concepts = [c for cs in g.concepts.values() for c in cs]
+    assert concepts and all(grounding.is_noun_phrase(c) for c in concepts), concepts
+
+
 def test_chosen_fields_are_the_papers_primary_fields_most_common_first():
     ps = [Paper(id=str(i), title="t", fields=f) for i, f in
           enumerate([["nlp", "systems"], ["nlp"], ["astronomy"], ["nlp"]])]
