@@ -301,6 +301,52 @@ def test_a_weakness_that_restates_the_strength_is_not_kept(scripted):
     assert stem_checks.AUTO_CHECK in rev.weaknesses
 
 
+def test_invented_acronyms_and_names_are_dropped_from_a_line():
+    from rt_core.run.stem_names import drop_invented, invented, material_text
+
+    papers = [Paper(id="p", title="Gaia DR3 astrometry of nearby stars",
+                    abstract="We use the Vera Rubin Observatory and large language models (LLMs).")]
+    material = material_text("Key concepts in NLP: consumer-support agents.", papers)
+    # A parenthesised acronym the material lacks is cut; the sentence still reads.
+    assert drop_invented("It trains consumer-support agents (CPSAs) on logs.", material) == (
+        "It trains consumer-support agents on logs.", [])
+    # A known one stays, singular or plural, and so do names the papers use.
+    assert drop_invented("It uses LLMs (LLMs) with Gaia DR3 and the Vera Rubin Observatory.",
+                         material)[1] == []
+    # An unknown name cannot be cut from its sentence: it is reported to the caller.
+    assert drop_invented("Data from the Simons Observatory (SOHO) help.", material) == (
+        "Data from the Simons Observatory help.", ["Simons Observatory"])
+    assert invented("It uses the NASA archive.", material) == ["NASA"]
+    # A capitalised word that starts a sentence is not a name.
+    assert invented("Dark matter is hard. Gaia helps.", material) == []
+
+
+def test_a_review_line_with_an_invented_name_or_off_the_proposal_is_not_kept(scripted):
+    # First the model invents an observatory, then says nothing about the proposal, then
+    # coins an acronym for something the proposal does say (kept, acronym cut).
+    lines = iter([" uses data from the Simons Observatory (SOHO).",
+                  " is about to be submitted.",
+                  " labels survey spectra with language agents (LSAs).",
+                  " is about to be submitted.", " is about to be submitted.",
+                  " is about to be submitted."])
+    scripted.responder = lambda m, p: " 6" if p.get("grammar") else next(lines)
+    rev = run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
+    assert rev.strengths == "- The proposal labels survey spectra with language agents."
+    assert stem_checks.AUTO_CHECK in rev.weaknesses  # no weakness referred to the proposal
+    assert "SOHO" not in rev.strengths + rev.weaknesses and "LSAs" not in rev.strengths
+
+
+def test_a_review_point_must_share_a_specific_word_with_the_proposal():
+    from rt_core.run.stem_names import refers_to
+
+    from rt_core.text import words
+
+    subject = words(" ".join(PROPOSAL.answers().values()))
+    assert not refers_to("The proposal is about to be submitted.", subject, stem_write.GENERIC)
+    assert not refers_to("The proposal is a lot of work.", subject, stem_write.GENERIC)
+    assert refers_to("The proposal labels spectra carefully.", subject, stem_write.GENERIC)
+
+
 def test_the_meta_review_is_the_reviewers_points_clustered():
     reviews = [
         Review("a", "- The proposal links stellar spectra with language agents.",
