@@ -338,7 +338,6 @@ def test_a_review_line_with_an_invented_name_or_off_the_proposal_is_not_kept(scr
 
 def test_a_review_point_must_share_a_specific_word_with_the_proposal():
     from rt_core.run.stem_names import refers_to
-
     from rt_core.text import words
 
     subject = words(" ".join(PROPOSAL.answers().values()))

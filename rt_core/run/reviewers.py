@@ -21,9 +21,9 @@ import re
 from ..models.embed import Embedder
 from ..store import Store
 from ..text import STOP, clip, first_sentence, wordset
-from .grounding import chosen_fields as primary_fields
 from ..types import Paper, Proposal, RunConfig
 from .evaluate import content_text
+from .grounding import chosen_fields as primary_fields
 from .reading import Reader
 
 REVIEWER_POOL = 30  # at most this many candidates per run, found by full-text search

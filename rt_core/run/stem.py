@@ -27,7 +27,6 @@ from .grounding import Grounding, researcher_record
 from .review_clusters import clustered_section
 from .stem_checks import AUTO_CHECK, proposal_checks, review_line_score
 from .stem_line import SCORE_GRAMMAR, line
-from .stem_names import drop_invented, material_text, refers_to
 from .stem_material import (
     concepts_block,
     fields_phrase,
@@ -36,6 +35,7 @@ from .stem_material import (
     grounding_of,
     offset_of,
 )
+from .stem_names import drop_invented, material_text, refers_to
 from .stem_write import GENERIC, five_questions
 
 # Bump when profiles are built differently, so stored profiles from older rules are not reused.
