@@ -23,7 +23,7 @@ _BARE_ACRONYM = re.compile(rf"(?<![\w-])({_ACRONYM})(?![\w-])")
 _NAME = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:[ \-][A-Z][a-z]+)+(?![\w-])")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n|^\s*-\s+)$")
 # Acronyms any reader knows, whatever the material says.
-COMMON = frozenset("AI ML NLP LLM GPU CPU DNA RNA US USA UK EU UN".split())
+COMMON = frozenset(["AI", "ML", "NLP", "LLM", "GPU", "CPU", "DNA", "RNA", "US", "USA", "UK", "EU", "UN"])
 
 
 def material_text(document: str, papers: list[Paper] = ()) -> str:
