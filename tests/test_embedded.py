@@ -11,7 +11,7 @@ from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.fiveq import QUESTION_KEYS
 from rt_core.models.client import ModelSettings
 from rt_core.models.embed import Embedder
-from rt_core.run import stem_checks
+from rt_core.run import stem_checks, stem_names
 from rt_core.run.evaluate import content_text
 from rt_core.run.grounding import Grounding
 from rt_core.run.simulation import Simulation
@@ -59,6 +59,16 @@ def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
     for review in run.reviews:
         assert not stem_checks.section_empty(review.strengths)
         assert not stem_checks.section_empty(review.weaknesses)
+    # No review names a parenthesised acronym found in none of the material: the chosen
+    # papers, the authors' and reviewers' papers, the proposal (acronyms everyone knows aside).
+    people = cfg["researcher_ids"] + [r.reviewer_id for r in run.reviews]
+    known = [*store.corpus.get_papers(cfg["paper_ids"]),
+             *(p for rid in people for p in store.corpus.publications(rid))]
+    material = stem_names.material_text(" ".join(run.proposal.answers().values()), known)
+    for review in run.reviews:
+        for acronym in re.findall(r"\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)",
+                                  review.strengths + " " + review.weaknesses):
+            assert not stem_names.invented(acronym, material), (acronym, review)
     said = " ".join(r.strengths + " " + r.weaknesses for r in run.reviews)
     for line in (run.meta_review.strengths + "\n" + run.meta_review.weaknesses).splitlines():
         point = re.sub(r"\s*\(\d+ of \d+ reviewers?\)$", "", line.lstrip("- "))

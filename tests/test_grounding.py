@@ -587,3 +587,66 @@ def test_a_continuation_that_jumps_to_the_next_point_is_dropped():
         == "has not been studied by experts. It is new."
     assert stem_line.clean_line(" is new, see www.example.org/a and mail me@lab.edu today.") \
         == "is new, see and mail today."
+
+
+# -- fluency: the model's own log-probabilities ----------------------------------------------
+
+def _reply_with_logprobs(text, pairs):
+    return {"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text},
+                         "logprobs": {"content": [{"token": t, "logprob": v, "bytes": None,
+                                                   "top_logprobs": []} for t, v in pairs]}}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": len(pairs), "total_tokens": 3 + len(pairs)}}
+
+
+def test_log_probabilities_reach_the_completion_and_are_cached_with_its_text(openai_server, store):
+    from rt_core.models.client import LOGPROBS_SUFFIX, cache_key, run_async
+
+    pairs = [(" dark", -0.5), (" matter", -1.5)]
+    openai_server.enqueue((200, {}, _reply_with_logprobs(" dark matter", pairs)))
+    settings = ModelSettings(model="openai/m", base_url=openai_server.base_url, api_key="k")
+    msgs = [{"role": "user", "content": "What is unseen?"}]
+    ask = {"max_tokens": 5, "stop": ["\n"], "extra": {"logprobs": True}}
+    first = run_async(LLMClient(settings, store=store).complete(msgs, **ask))
+    assert first.logprobs == tuple(pairs) and not first.cached
+    again = run_async(LLMClient(settings, store=store).complete(msgs, **ask))
+    assert again.cached and again.text == " dark matter" and again.logprobs == tuple(pairs)
+    # A reply cached without its log-probabilities comes back with none (not made up).
+    client = LLMClient(settings, store=store)
+    params = {**{k: v for k, v in ask.items() if k != "extra"}, "logprobs": True,
+              "temperature": settings.temperature}
+    key = cache_key(settings, msgs, params)
+    assert store.llm_cache.get(key + LOGPROBS_SUFFIX) is not None  # the key is the one used
+    store.db.conn.execute("DELETE FROM llm_cache WHERE key=?", (key + LOGPROBS_SUFFIX,))
+    bare = run_async(client.complete(msgs, **ask))
+    assert bare.cached and bare.text == " dark matter" and bare.logprobs is None
+    assert len(openai_server.chat_requests()) == 1
+
+
+def test_mean_logprob_counts_only_the_kept_text():
+    lps = ((" Stellar", -1.0), (" spectra", -2.0), (".", -0.5), (" Contact", -6.0), (" me", -6.0))
+    assert stem_line.mean_logprob(lps, len("Stellar spectra.")) == pytest.approx(-3.5 / 3)
+    assert stem_line.mean_logprob(None, 10) is None
+
+
+def test_the_fluent_continuation_wins_among_equally_scored_ones():
+    found = [(1.0, "halting line", -3.0), (1.0, "fluent line", -1.0), (1.2, "no log-probs", None)]
+    # Centre -2.0: halting 1.0 - 0.5, fluent 1.0 + 0.5, no log-probs 1.2 + 0 (neither helped nor hurt).
+    assert stem_write.pick(found) == "fluent line"
+    assert stem_write.pick([(1.0, "a", None), (1.1, "b", None)]) == "b"  # no fluency: score alone
+    assert stem_write.pick([]) is None
+
+
+def test_an_answer_naming_an_invented_observatory_loses_to_one_that_does_not(scripted):
+    outs = iter([" study stellar spectra with the Simons Observatory telescopes?",
+                 " study stellar spectra with language agents and survey data?"])
+    scripted.responder = lambda m, p: next(outs)
+    papers = [Paper(id="p", title="Stellar spectra from Gaia", abstract="Gaia surveys the sky.")]
+    g = grounding.Grounding(papers, _concepts={"astronomy": ["stellar spectra"]})
+    ctx = stem_ctx(g)
+    got = run(stem_write._best_of(ctx, "1. Research question: ", ["How can we", "How can we"],
+                                  lambda t: stem_write.score_candidate(t, g, []),
+                                  material="Stellar spectra from Gaia"))
+    assert "Simons" not in got and "language agents" in got
+    assert all(h["params"].get("logprobs") for h in scripted.history)  # asked for fluency
