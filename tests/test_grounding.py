@@ -317,6 +317,7 @@ def test_invented_acronyms_and_names_are_dropped_from_a_line():
     assert drop_invented("Data from the Simons Observatory (SOHO) help.", material) == (
         "Data from the Simons Observatory help.", ["Simons Observatory"])
     assert invented("It uses the NASA archive.", material) == ["NASA"]
+    assert drop_invented("It beats existing models (eGaaS).", material) == ("It beats existing models.", [])
     # A capitalised word that starts a sentence is not a name.
     assert invented("Dark matter is hard. Gaia helps.", material) == []
 

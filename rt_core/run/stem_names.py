@@ -15,8 +15,9 @@ import re
 from ..text import words
 from ..types import Paper
 
-# An acronym: at least two capitals among letters, digits and hyphens, perhaps a plural s.
-_ACRONYM = r"[A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*"
+# An acronym: at least two capitals among letters, digits and hyphens, perhaps a plural s
+# or a lower-case lead ("eGaaS", which the embedded model coined in a review).
+_ACRONYM = r"[a-z]?[A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*"
 _PAREN_ACRONYM = re.compile(rf"\s*\(({_ACRONYM})\)")
 _BARE_ACRONYM = re.compile(rf"(?<![\w-])({_ACRONYM})(?![\w-])")
 # Two or more capitalised words in a row ("Simons Observatory", "Vera Rubin Observatory").
