@@ -110,3 +110,19 @@ def test_over_long_prompts_keep_their_start_and_their_stem():
     assert fitted.startswith("Research proposal.")
     assert fitted.endswith("1. Research question: How can")
     assert len(eng.llm.tokenize(fitted.encode())) <= N_CTX - 60
+
+
+def test_the_embedded_model_reports_its_log_probabilities_without_changing_its_text():
+    from rt_core.models.local import BUNDLED_NAME, engine
+
+    eng = engine(BUNDLED_NAME)
+    prompt = "Key concepts in Astronomy: stellar spectra.\n1. Research question: How can"
+    params = {"max_tokens": 12, "temperature": 0.8, "seed": 5, "stop": ["\n"]}
+    eng.complete(prompt, params)  # the prompt evaluated once, as in a run
+    plain = eng.complete(prompt, params)["choices"][0]
+    with_lp = eng.complete(prompt, {**params, "logprobs": True})["choices"][0]
+    assert with_lp["text"] == plain["text"] and plain.get("logprobs") is None
+    content = with_lp["logprobs"]["content"]
+    assert 1 <= len(content) <= 12 and all(c["logprob"] <= 0.0 for c in content)
+    # The tokens spell the start of the text (the last sampled token is not counted).
+    assert with_lp["text"].startswith("".join(c["token"] for c in content))
