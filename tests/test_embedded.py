@@ -11,7 +11,7 @@ from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.fiveq import QUESTION_KEYS
 from rt_core.models.client import ModelSettings
 from rt_core.models.embed import Embedder
-from rt_core.run import stem_checks
+from rt_core.run import stem_checks, stem_names
 from rt_core.run.evaluate import content_text
 from rt_core.run.grounding import Grounding
 from rt_core.run.simulation import Simulation
@@ -59,6 +59,16 @@ def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
     for review in run.reviews:
         assert not stem_checks.section_empty(review.strengths)
         assert not stem_checks.section_empty(review.weaknesses)
+    # No review names a parenthesised acronym found in none of the material: the chosen
+    # papers, the authors' and reviewers' papers, the proposal (acronyms everyone knows aside).
+    people = cfg["researcher_ids"] + [r.reviewer_id for r in run.reviews]
+    known = [*store.corpus.get_papers(cfg["paper_ids"]),
+             *(p for rid in people for p in store.corpus.publications(rid))]
+    material = stem_names.material_text(" ".join(run.proposal.answers().values()), known)
+    for review in run.reviews:
+        for acronym in re.findall(r"\(([a-z]?[A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)",
+                                  review.strengths + " " + review.weaknesses):
+            assert not stem_names.invented(acronym, material), (acronym, review)
     said = " ".join(r.strengths + " " + r.weaknesses for r in run.reviews)
     for line in (run.meta_review.strengths + "\n" + run.meta_review.weaknesses).splitlines():
         point = re.sub(r"\s*\(\d+ of \d+ reviewers?\)$", "", line.lstrip("- "))
@@ -100,3 +110,19 @@ def test_over_long_prompts_keep_their_start_and_their_stem():
     assert fitted.startswith("Research proposal.")
     assert fitted.endswith("1. Research question: How can")
     assert len(eng.llm.tokenize(fitted.encode())) <= N_CTX - 60
+
+
+def test_the_embedded_model_reports_its_log_probabilities_without_changing_its_text():
+    from rt_core.models.local import BUNDLED_NAME, engine
+
+    eng = engine(BUNDLED_NAME)
+    prompt = "Key concepts in Astronomy: stellar spectra.\n1. Research question: How can"
+    params = {"max_tokens": 12, "temperature": 0.8, "seed": 5, "stop": ["\n"]}
+    eng.complete(prompt, params)  # the prompt evaluated once, as in a run
+    plain = eng.complete(prompt, params)["choices"][0]
+    with_lp = eng.complete(prompt, {**params, "logprobs": True})["choices"][0]
+    assert with_lp["text"] == plain["text"] and plain.get("logprobs") is None
+    content = with_lp["logprobs"]["content"]
+    assert 1 <= len(content) <= 12 and all(c["logprob"] <= 0.0 for c in content)
+    # The tokens spell the start of the text (the last sampled token is not counted).
+    assert with_lp["text"].startswith("".join(c["token"] for c in content))

@@ -44,6 +44,30 @@ def test_candidate_phrases_split_at_stop_words_and_punctuation():
         "MagicPIG", "LSH Sampling", "Efficient LLM Generation"]
 
 
+def test_key_concepts_are_noun_phrases_not_verb_phrases():
+    # The phrases the embedded model was handed as concepts, and what they become.
+    text = ("To understand sensory cortex, we explore industrial robots. Models typically "
+            "outperformed consumer-support agents; it remains to investigate dark matter halos.")
+    phrases = grounding.candidate_phrases(text)
+    assert phrases == ["sensory cortex", "industrial robots", "Models",
+                       "consumer-support agents", "dark matter halos"]
+    assert all(grounding.is_noun_phrase(p) for p in phrases)
+    for bad in ("understand sensory cortex", "we explore robots", "typically robots",
+                "robots currently", "investigate dark matter"):
+        assert not grounding.is_noun_phrase(bad), bad
+    # Nouns ending in -ly and adjective-noun phrases are kept.
+    assert grounding.candidate_phrases("family anomaly detection with support vector machines") == [
+        "family anomaly detection", "support vector machines"]
+
+
+def test_no_concept_of_the_nlp_astronomy_preset_is_a_verb_phrase(starter_store):
+    preset = starter.preset("nlp-astronomy")
+    papers = starter_store.corpus.get_papers(preset["paper_ids"])
+    g = grounding.Grounding.for_store(starter_store, papers, minilm(starter_store))
+    concepts = [c for cs in g.concepts.values() for c in cs]
+    assert concepts and all(grounding.is_noun_phrase(c) for c in concepts), concepts
+
+
 def test_chosen_fields_are_the_papers_primary_fields_most_common_first():
     ps = [Paper(id=str(i), title="t", fields=f) for i, f in
           enumerate([["nlp", "systems"], ["nlp"], ["astronomy"], ["nlp"]])]
@@ -275,6 +299,52 @@ def test_a_weakness_that_restates_the_strength_is_not_kept(scripted):
     rev = run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
     assert rev.strengths == "- The proposal" + same
     assert stem_checks.AUTO_CHECK in rev.weaknesses
+
+
+def test_invented_acronyms_and_names_are_dropped_from_a_line():
+    from rt_core.run.stem_names import drop_invented, invented, material_text
+
+    papers = [Paper(id="p", title="Gaia DR3 astrometry of nearby stars",
+                    abstract="We use the Vera Rubin Observatory and large language models (LLMs).")]
+    material = material_text("Key concepts in NLP: consumer-support agents.", papers)
+    # A parenthesised acronym the material lacks is cut; the sentence still reads.
+    assert drop_invented("It trains consumer-support agents (CPSAs) on logs.", material) == (
+        "It trains consumer-support agents on logs.", [])
+    # A known one stays, singular or plural, and so do names the papers use.
+    assert drop_invented("It uses LLMs (LLMs) with Gaia DR3 and the Vera Rubin Observatory.",
+                         material)[1] == []
+    # An unknown name cannot be cut from its sentence: it is reported to the caller.
+    assert drop_invented("Data from the Simons Observatory (SOHO) help.", material) == (
+        "Data from the Simons Observatory help.", ["Simons Observatory"])
+    assert invented("It uses the NASA archive.", material) == ["NASA"]
+    assert drop_invented("It beats existing models (eGaaS).", material) == ("It beats existing models.", [])
+    # A capitalised word that starts a sentence is not a name.
+    assert invented("Dark matter is hard. Gaia helps.", material) == []
+
+
+def test_a_review_line_with_an_invented_name_or_off_the_proposal_is_not_kept(scripted):
+    # First the model invents an observatory, then says nothing about the proposal, then
+    # coins an acronym for something the proposal does say (kept, acronym cut).
+    lines = iter([" uses data from the Simons Observatory (SOHO).",
+                  " is about to be submitted.",
+                  " labels survey spectra with language agents (LSAs).",
+                  " is about to be submitted.", " is about to be submitted.",
+                  " is about to be submitted."])
+    scripted.responder = lambda m, p: " 6" if p.get("grammar") else next(lines)
+    rev = run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
+    assert rev.strengths == "- The proposal labels survey spectra with language agents."
+    assert stem_checks.AUTO_CHECK in rev.weaknesses  # no weakness referred to the proposal
+    assert "SOHO" not in rev.strengths + rev.weaknesses and "LSAs" not in rev.strengths
+
+
+def test_a_review_point_must_share_a_specific_word_with_the_proposal():
+    from rt_core.run.stem_names import refers_to
+    from rt_core.text import words
+
+    subject = words(" ".join(PROPOSAL.answers().values()))
+    assert not refers_to("The proposal is about to be submitted.", subject, stem_write.GENERIC)
+    assert not refers_to("The proposal is a lot of work.", subject, stem_write.GENERIC)
+    assert refers_to("The proposal labels spectra carefully.", subject, stem_write.GENERIC)
 
 
 def test_the_meta_review_is_the_reviewers_points_clustered():
@@ -518,3 +588,66 @@ def test_a_continuation_that_jumps_to_the_next_point_is_dropped():
         == "has not been studied by experts. It is new."
     assert stem_line.clean_line(" is new, see www.example.org/a and mail me@lab.edu today.") \
         == "is new, see and mail today."
+
+
+# -- fluency: the model's own log-probabilities ----------------------------------------------
+
+def _reply_with_logprobs(text, pairs):
+    return {"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text},
+                         "logprobs": {"content": [{"token": t, "logprob": v, "bytes": None,
+                                                   "top_logprobs": []} for t, v in pairs]}}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": len(pairs), "total_tokens": 3 + len(pairs)}}
+
+
+def test_log_probabilities_reach_the_completion_and_are_cached_with_its_text(openai_server, store):
+    from rt_core.models.client import LOGPROBS_SUFFIX, cache_key, run_async
+
+    pairs = [(" dark", -0.5), (" matter", -1.5)]
+    openai_server.enqueue((200, {}, _reply_with_logprobs(" dark matter", pairs)))
+    settings = ModelSettings(model="openai/m", base_url=openai_server.base_url, api_key="k")
+    msgs = [{"role": "user", "content": "What is unseen?"}]
+    ask = {"max_tokens": 5, "stop": ["\n"], "extra": {"logprobs": True}}
+    first = run_async(LLMClient(settings, store=store).complete(msgs, **ask))
+    assert first.logprobs == tuple(pairs) and not first.cached
+    again = run_async(LLMClient(settings, store=store).complete(msgs, **ask))
+    assert again.cached and again.text == " dark matter" and again.logprobs == tuple(pairs)
+    # A reply cached without its log-probabilities comes back with none (not made up).
+    client = LLMClient(settings, store=store)
+    params = {**{k: v for k, v in ask.items() if k != "extra"}, "logprobs": True,
+              "temperature": settings.temperature}
+    key = cache_key(settings, msgs, params)
+    assert store.llm_cache.get(key + LOGPROBS_SUFFIX) is not None  # the key is the one used
+    store.db.conn.execute("DELETE FROM llm_cache WHERE key=?", (key + LOGPROBS_SUFFIX,))
+    bare = run_async(client.complete(msgs, **ask))
+    assert bare.cached and bare.text == " dark matter" and bare.logprobs is None
+    assert len(openai_server.chat_requests()) == 1
+
+
+def test_mean_logprob_counts_only_the_kept_text():
+    lps = ((" Stellar", -1.0), (" spectra", -2.0), (".", -0.5), (" Contact", -6.0), (" me", -6.0))
+    assert stem_line.mean_logprob(lps, len("Stellar spectra.")) == pytest.approx(-3.5 / 3)
+    assert stem_line.mean_logprob(None, 10) is None
+
+
+def test_the_fluent_continuation_wins_among_equally_scored_ones():
+    found = [(1.0, "halting line", -3.0), (1.0, "fluent line", -1.0), (1.2, "no log-probs", None)]
+    # Centre -2.0: halting 1.0 - 0.5, fluent 1.0 + 0.5, no log-probs 1.2 + 0 (neither helped nor hurt).
+    assert stem_write.pick(found) == "fluent line"
+    assert stem_write.pick([(1.0, "a", None), (1.1, "b", None)]) == "b"  # no fluency: score alone
+    assert stem_write.pick([]) is None
+
+
+def test_an_answer_naming_an_invented_observatory_loses_to_one_that_does_not(scripted):
+    outs = iter([" study stellar spectra with the Simons Observatory telescopes?",
+                 " study stellar spectra with language agents and survey data?"])
+    scripted.responder = lambda m, p: next(outs)
+    papers = [Paper(id="p", title="Stellar spectra from Gaia", abstract="Gaia surveys the sky.")]
+    g = grounding.Grounding(papers, _concepts={"astronomy": ["stellar spectra"]})
+    ctx = stem_ctx(g)
+    got = run(stem_write._best_of(ctx, "1. Research question: ", ["How can we", "How can we"],
+                                  lambda t: stem_write.score_candidate(t, g, []),
+                                  material="Stellar spectra from Gaia"))
+    assert "Simons" not in got and "language agents" in got
+    assert all(h["params"].get("logprobs") for h in scripted.history)  # asked for fluency

@@ -92,3 +92,33 @@ def test_candidates_are_embedded_before_the_drafts_are_written(community, script
     assert sim.started.index("candidates") < sim.started.index("write")
     assert [s.needs for s in sim.plan if s.name == "choose"] == [("aggregate", "candidates")]
     assert len(run.reviews) == 1 and run.reviews[0].reviewer_id not in {"r-ada", "r-nia"}
+
+
+def test_every_chosen_field_with_a_candidate_gets_a_reviewer():
+    # Three NLP people rank above the one astronomer; with two fields and two seats the
+    # astronomer still gets one, and the rest go by rank.
+    ranked = ["n1", "n2", "a1", "n3"]
+    fields_of = {"n1": {"nlp"}, "n2": {"nlp"}, "n3": {"nlp"}, "a1": {"astronomy"}}
+    assert reviewers.cover_fields(ranked, fields_of, ["nlp", "astronomy"], 2) == ["n1", "a1"]
+    assert reviewers.cover_fields(ranked, fields_of, ["nlp", "astronomy"], 3) == ["n1", "n2", "a1"]
+    # Fewer seats than fields: by rank alone; a field nobody covers takes no seat.
+    assert reviewers.cover_fields(ranked, fields_of, ["nlp", "astronomy", "crime"], 2) == ["n1", "n2"]
+    assert reviewers.cover_fields(ranked, fields_of, ["nlp", "crime"], 2) == ["n1", "n2"]
+
+
+def test_nlp_and_astronomy_get_an_astronomer_among_three_reviewers(starter_store):
+    """The preset's authors and papers from both fields, with a proposal whose words are
+    all NLP (as the embedded model's often are): one of three reviewers is an astronomer."""
+    from rt_core import community
+
+    preset = community.preset("nlp-astronomy")
+    sim = sim_for(starter_store, Embedder(store=starter_store), researcher_ids=preset["researcher_ids"],
+                  paper_ids=preset["paper_ids"], num_reviewers=3)
+    assert set(sim.reviewers.chosen_fields()) == {"nlp", "astronomy"}
+    proposal = Proposal(q1="How can large language models answer questions about text?",
+                        q5="We will fine-tune a transformer language model on a text benchmark.")
+    chosen = sim.reviewers.choose_reviewers(proposal)
+    fields = {rid: set(starter_store.corpus.researcher_fields([rid])) for rid in chosen}
+    assert len(chosen) == 3 and not set(chosen) & set(preset["researcher_ids"])
+    assert any("astronomy" in f for f in fields.values()), fields
+    assert any("nlp" in f for f in fields.values()), fields

@@ -127,8 +127,10 @@ def test_stem_style_cuts_run_on_lines_and_retries_empty_ones(scripted):
 
 
 def test_stem_review_uses_a_grammar_for_the_score(scripted):
-    scripted.enqueue(" is clear and useful.", " lacks enough data.", " 7")
-    review = run(stem.review(ctx_for("stem"), "r1", "I review.", Proposal(q1="x", q2="y"), []))
+    # (Each point names something of the proposal: a point that does not is re-asked.)
+    scripted.enqueue(" classifies stellar spectra clearly.", " lacks enough labelled spectra.", " 7")
+    proposal = Proposal(q1="How can stellar spectra be classified?", q2="Surveys need labels.")
+    review = run(stem.review(ctx_for("stem"), "r1", "I review.", proposal, []))
     assert review.score == 7 and review.missing == []
     assert "grammar" in scripted.history[-1]["params"]
 

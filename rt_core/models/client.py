@@ -67,6 +67,24 @@ class Completion:
     completion_tokens: int = 0
     cost: float = 0.0
     finish_reason: str = ""
+    # (token, log-probability) per generated token when the call asked for `logprobs` and
+    # the model gave them; None otherwise (also for a cached reply stored without them).
+    logprobs: tuple[tuple[str, float], ...] | None = None
+
+
+# A reply's log-probabilities are cached beside its text, under the reply's key plus this
+# suffix (the key itself covers the `logprobs` request, so it stays honest either way).
+LOGPROBS_SUFFIX = "#logprobs"
+
+
+def _cached_logprobs(store, key: str) -> tuple[tuple[str, float], ...] | None:
+    row = store.llm_cache.get(key + LOGPROBS_SUFFIX)
+    if row is None:
+        return None
+    try:
+        return tuple((str(t), float(v)) for t, v in json.loads(row["text"]))
+    except (ValueError, TypeError):  # not what we wrote: treat as absent
+        return None
 
 
 # -- single flight ------------------------------------------------------------------------
@@ -150,7 +168,9 @@ class LLMClient:
                 hit = self.store.llm_cache.get(key)
                 if hit is not None:
                     self.usage.cache_hits += 1
-                    return Completion(hit["text"], True, hit["prompt_tokens"], hit["completion_tokens"])
+                    lps = _cached_logprobs(self.store, key) if params.get("logprobs") else None
+                    return Completion(hit["text"], True, hit["prompt_tokens"], hit["completion_tokens"],
+                                      logprobs=lps)
             with _inflight_lock:
                 leader = flight not in _inflight
                 if leader:
@@ -171,13 +191,15 @@ class LLMClient:
                     _waiting[0] -= 1
             self.usage.cache_hits += 1
             return Completion(shared.text, True, shared.prompt_tokens, shared.completion_tokens,
-                              0.0, shared.finish_reason)
+                              0.0, shared.finish_reason, shared.logprobs)
         claims, owner = (self.store.call_claims, new_owner()) if self.store is not None else (None, "")
         try:
             # Another process may be making this very call: wait for its answer (claims.py).
             hit = claims and await claims.claim_or_wait(key, owner, lambda: self.store.llm_cache.get(key))
             if hit:
-                result = Completion(hit["text"], True, hit["prompt_tokens"], hit["completion_tokens"])
+                lps = _cached_logprobs(self.store, key) if params.get("logprobs") else None
+                result = Completion(hit["text"], True, hit["prompt_tokens"], hit["completion_tokens"],
+                                    logprobs=lps)
                 self.usage.cache_hits += 1
                 with _inflight_lock:
                     _inflight.pop(flight, None)
@@ -204,6 +226,10 @@ class LLMClient:
                            "tokens; it was used as it was and not cached.")
             usable = result.text.strip() and result.finish_reason != "content_filter" and not cut_off
             if self.store is not None and usable:
+                # The log-probabilities first: whoever finds the text finds them too.
+                if result.logprobs is not None:
+                    self.store.llm_cache.put(key + LOGPROBS_SUFFIX, s.model,
+                                             json.dumps(result.logprobs), 0, 0)
                 self.store.llm_cache.put(key, s.model, result.text, result.prompt_tokens,
                                          result.completion_tokens)
             elif claims:
@@ -310,7 +336,25 @@ class LLMClient:
             cost = float(litellm().completion_cost(completion_response=response) or 0.0)
         except Exception:  # unknown price: count tokens, show cost as 0
             cost = 0.0
-        return Completion(text or "", False, pt, ct, cost, finish)
+        return Completion(text or "", False, pt, ct, cost, finish, _logprobs_of(response))
+
+
+def _logprobs_of(response: Any) -> tuple[tuple[str, float], ...] | None:
+    """choices[0].logprobs.content as (token, log-probability) pairs, when the reply has them."""
+    try:
+        lp = response.choices[0].logprobs
+    except (AttributeError, IndexError, KeyError, TypeError):
+        return None
+    content = lp.get("content") if isinstance(lp, dict) else getattr(lp, "content", None)
+    if not content:
+        return None
+    pairs = []
+    for item in content:
+        get = item.get if isinstance(item, dict) else lambda k, item=item: getattr(item, k, None)
+        if get("logprob") is None:
+            return None
+        pairs.append((str(get("token") or ""), float(get("logprob"))))
+    return tuple(pairs)
 
 
 async def embed_remote(model: str, texts: list[str], api_key: str = "", base_url: str = "",

@@ -6,6 +6,12 @@ plan's `candidates` stage); once the proposal exists only its own short text is
 embedded. Candidates come from a bounded full-text search, never the whole store, and
 each of their papers is embedded on its own (a joined text would be cut at the
 embedder's token limit); a candidate's best-matching paper decides.
+
+Every chosen field that has a candidate in the store gets a reviewer when there are at
+least as many reviewers as fields: the words of the neighbourhood can all come from one
+field (NLP x astronomy once got three NLP reviewers and no astronomer), so the pool holds
+the best matches of each field, and the choice takes the best of each field first and
+fills the remaining seats by similarity alone.
 """
 from __future__ import annotations
 
@@ -17,10 +23,12 @@ from ..store import Store
 from ..text import STOP, clip, first_sentence, wordset
 from ..types import Paper, Proposal, RunConfig
 from .evaluate import content_text
+from .grounding import chosen_fields as primary_fields
 from .reading import Reader
 
 REVIEWER_POOL = 30  # at most this many candidates per run, found by full-text search
 CANDIDATE_PAPERS = 5  # each candidate's newest papers, embedded one by one
+PER_FIELD = 4  # candidates kept in the pool for each chosen field, so no field goes unseen
 # The shared stop-word list, plus words every title in every field uses: searching the
 # store for them would find everyone.
 _STOPWORDS = STOP | wordset("""approach approaches method methods model models study results show
@@ -53,7 +61,10 @@ class ReviewerChoice:
             {f for p in corpus.get_papers(self.config.paper_ids) for f in p.fields})
         need = max(self.config.num_reviewers, 1)
         size = min(REVIEWER_POOL, max(12, 3 * need))
-        pool = corpus.reviewer_candidates(words, fields, authors, size) if fields else []
+        per_field = self._per_field(words, authors)
+        pool = list(per_field)
+        if fields:
+            pool += corpus.reviewer_candidates(words, fields, authors + pool, size - len(pool))
         if len(pool) < need:  # too few in the neighbourhood's fields: any field
             pool += [r for r in corpus.reviewer_candidates(words, (), authors + pool,
                                                            size - len(pool))]
@@ -63,7 +74,26 @@ class ReviewerChoice:
             # No word in common: anyone in those fields, then anyone (a bounded query each).
             pool += [r.id for r in corpus.search_researchers(fields=scope, limit=size + len(authors))
                      if r.id not in authors and r.id not in pool]
-        return pool[:size]
+        return pool[:max(size, len(per_field))]
+
+    def chosen_fields(self) -> list[str]:
+        """The fields a proposal of this run combines: the chosen papers' primary fields,
+        else the authors' fields."""
+        corpus = self.store.corpus
+        return (primary_fields(corpus.get_papers(self.config.paper_ids))
+                or corpus.researcher_fields(self.config.researcher_ids))
+
+    def _per_field(self, words: list[str], authors: list[str]) -> list[str]:
+        """The best full-text matches of each chosen field (anyone of the field when no
+        word matches), so that every field with a candidate reaches the pool."""
+        corpus, picked = self.store.corpus, []
+        for f in self.chosen_fields():
+            got = corpus.reviewer_candidates(words, [f], authors + picked, PER_FIELD)
+            if not got:
+                got = [r.id for r in corpus.search_researchers(fields=[f], limit=PER_FIELD + len(authors))
+                       if r.id not in authors and r.id not in picked][:PER_FIELD]
+            picked += got
+        return picked
 
     @staticmethod
     def _paper_text(p: Paper) -> str:
@@ -106,4 +136,26 @@ class ReviewerChoice:
             sims = vecs @ q
             scored.append((rid, float(sims.max()), float(sims.mean())))
         scored.sort(key=lambda x: (-x[1], -x[2], x[0]))
-        return [rid for rid, _, _ in scored[:k]]
+        return cover_fields([rid for rid, _, _ in scored], self._fields_of(list(vectors)),
+                            self.chosen_fields(), k)
+
+    def _fields_of(self, ids: list[str]) -> dict[str, set[str]]:
+        return {rid: set(self.store.corpus.researcher_fields([rid])) for rid in ids}
+
+
+def cover_fields(ranked: list[str], fields_of: dict[str, set[str]], fields: list[str],
+                 k: int) -> list[str]:
+    """k of the ranked candidates (best first): when k >= the number of fields, first the
+    best candidate of each field that has one (a candidate covers every field they
+    publish in), then the rest by rank. Returned in rank order."""
+    picked: list[str] = []
+    if k >= len(fields):
+        for f in fields:
+            if any(f in fields_of.get(r, ()) for r in picked):
+                continue
+            best = next((r for r in ranked if f in fields_of.get(r, ()) and r not in picked), None)
+            if best is not None:
+                picked.append(best)
+    picked += [r for r in ranked if r not in picked][:max(0, k - len(picked))]
+    order = {r: i for i, r in enumerate(ranked)}
+    return sorted(picked[:k], key=order.__getitem__)

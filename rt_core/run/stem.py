@@ -35,7 +35,8 @@ from .stem_material import (
     grounding_of,
     offset_of,
 )
-from .stem_write import five_questions
+from .stem_names import drop_invented, material_text, refers_to
+from .stem_write import GENERIC, five_questions
 
 # Bump when profiles are built differently, so stored profiles from older rules are not reused.
 PROFILE_VERSION = "record-3"
@@ -125,6 +126,10 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
         persona=clip(persona or "an experienced scientist", 300),
         proposal=format_proposal(proposal))["text"].rstrip()
     pw = words(" ".join(proposal.answers().values()))
+    # What a point may refer to (the proposal and its concepts) and take names from
+    # (what the reviewer was shown, and the neighbourhood's papers in full).
+    subject = pw | set().union(*g.specific_words().values())
+    material = material_text(doc, list(g.papers) + list(papers))
     good, bad = proposal_checks(proposal, g)
     parts: dict[str, str] = {}
     for key, fallback in (("strengths", good), ("weaknesses", bad)):
@@ -133,7 +138,7 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
         said = parts.get("strengths", "")
         for attempt in range(ctx.max_reasks + 1):
             seeds = [""] * (attempt * REVIEW_CANDIDATES) + [doc + "\n" + stems[key]] * REVIEW_CANDIDATES
-            found = await _best_review_line(ctx, seeds, lead, pw, said)
+            found = await _best_review_line(ctx, seeds, lead, pw, said, subject, material)
             if found:
                 break
         if found:
@@ -156,17 +161,28 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
 
 
 async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: set[str],
-                            said: str = "") -> str | None:
+                            said: str = "", subject: set[str] | None = None,
+                            material: str | None = None) -> str | None:
     """The most specific non-empty continuation, never one that repeats what the review
-    already said (a weakness that restates the strength is no weakness)."""
+    already said (a weakness that restates the strength is no weakness), one that is not
+    about the proposal (no word in common with it or its concepts: `subject`), or one
+    naming something found nowhere in the `material` (an unknown parenthesised acronym is
+    cut instead, run/stem_names.py)."""
     best: tuple[float, str] | None = None
     said_words = words(said)
     for seed, doc in enumerate(docs):
         if not doc:
             continue
         out = (await line(ctx, doc, max_tokens=60, attempt=seed)).strip()
+        if material is not None:
+            cut, unknown = drop_invented(f"{lead} {out}", material)
+            if unknown:
+                continue
+            out = cut[len(lead):].strip()
         ws = words(out)
         if said_words and ws and len(ws & said_words) / len(ws) > 0.6:
+            continue
+        if subject is not None and not refers_to(f"{lead} {out}", subject, GENERIC):
             continue
         s = review_line_score(f"{lead} {out}", pw)
         if s > -10 and (best is None or s > best[0]):

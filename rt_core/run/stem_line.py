@@ -27,13 +27,43 @@ async def line(ctx: StageContext, document: str, max_tokens: int = 60, attempt: 
     """Complete one line of a document at the run's temperature. Each attempt (retry or
     sampled candidate) has its own seed, so candidates differ and each is cached alone.
     `stop`: more places to stop than the line's end."""
+    return (await _complete(ctx, document, max_tokens, attempt, grammar, stop, False))[0]
+
+
+async def fluent_line(ctx: StageContext, document: str, max_tokens: int = 60, attempt: int = 0,
+                      stop: tuple[str, ...] = ()) -> tuple[str, float | None]:
+    """Like `line`, with the line's fluency: the model's mean log-probability per token of
+    the text kept (None when the model or the cache gave no log-probabilities)."""
+    return await _complete(ctx, document, max_tokens, attempt, None, stop, True)
+
+
+async def _complete(ctx: StageContext, document: str, max_tokens: int, attempt: int,
+                    grammar: str | None, stop: tuple[str, ...], logprobs: bool
+                    ) -> tuple[str, float | None]:
     ctx.check_cancel()
     extra: dict = {"seed": attempt}  # sampling defaults: the model's, from the registry
     if grammar:
         extra["grammar"] = grammar
+    if logprobs:
+        extra["logprobs"] = True
     res = await ctx.client.complete([{"role": "user", "content": document}],
                                     max_tokens=max_tokens, stop=["\n", *stop], extra=extra)
-    return clean_line(res.text)
+    text = clean_line(res.text)
+    return text, mean_logprob(res.logprobs, len(text))
+
+
+def mean_logprob(logprobs, kept_chars: int) -> float | None:
+    """Mean log-probability of the tokens that make up the first `kept_chars` characters
+    of the reply (leading spaces aside): what cleaning cut off does not count."""
+    if not logprobs:
+        return None
+    values, seen = [], 0
+    for i, (token, value) in enumerate(logprobs):
+        if seen >= kept_chars and values:
+            break
+        seen += len(token.lstrip()) if i == 0 else len(token)
+        values.append(value)
+    return sum(values) / len(values)
 
 
 def next_point(q: fiveq.Question) -> tuple[str, ...]:

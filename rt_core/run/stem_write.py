@@ -16,8 +16,9 @@ from ..text import words, wordset
 from ..types import Proposal
 from .context import StageContext
 from .grounding import Grounding
-from .stem_line import line, next_point
+from .stem_line import fluent_line, next_point
 from .stem_material import concept_pairs, every_field_pairs
+from .stem_names import drop_invented, material_text
 
 # Words that fit any proposal in any field: a candidate made of them says nothing.
 GENERIC = wordset("""important research problem problems question questions understand
@@ -26,6 +27,14 @@ studies work works help helps helping also area areas good great significant int
 approach approaches able provide important crucial key various world life lives future
 following strong strength strengths weakness weaknesses proposal proposed idea ideas
 learning machine""")
+# Among sampled continuations, each nat of mean log-probability per token (the model's
+# own, above the mean of the candidates that have one) is worth this much score: a line
+# the model found fluent (-1.2) beats a halting one (-2.5) by ~0.65, about what the
+# length term gives a full line over a four-word one.
+FLUENCY_WEIGHT = 0.5
+# Per acronym or name found in nothing the model was shown nor the neighbourhood's papers
+# (an unknown parenthesised acronym is cut instead; run/stem_names.py).
+INVENTED_PENALTY = 1.0
 
 
 def score_candidate(text: str, g: Grounding, earlier: list[str], material: str = "") -> float:
@@ -87,7 +96,8 @@ async def five_questions(ctx: StageContext, header: str, g: Grounding, candidate
             # tries the plain stem, in case a seeded one leads the model nowhere.
             tries = stems + [q.stem_lead] if attempt == ctx.max_reasks and pairs else stems
             got = await _best_of(ctx, prefix + f"{label}: ", tries, score,
-                                 first_seed=attempt * len(stems), stop=next_point(q))
+                                 first_seed=attempt * len(stems), stop=next_point(q),
+                                 material=material_text(prefix, g.papers))
             options = [(score(r), r) for r in ready if r]
             if got:
                 options.append((score(got), got))
@@ -104,19 +114,39 @@ async def five_questions(ctx: StageContext, header: str, g: Grounding, candidate
 
 async def _best_of(ctx: StageContext, prefix: str, stems: list[str],
                    score: Callable[[str], float], first_seed: int = 0,
-                   stop: tuple[str, ...] = ()) -> str | None:
+                   stop: tuple[str, ...] = (), material: str | None = None) -> str | None:
     """One continuation per stem, each with its own seed; the best scoring answer (stem
     included), or None when every continuation was empty. The stem already says most of
-    an answer, so two words finish one ("... Gaia astrometry data collection?")."""
-    best: tuple[float, str] | None = None
+    an answer, so two words finish one ("... Gaia astrometry data collection?").
+    Names found nowhere in `material` cost INVENTED_PENALTY each, and the more fluent
+    continuations win (`pick`)."""
+    found: list[tuple[float, str, float | None]] = []
     for i, stem in enumerate(stems):
-        out = (await line(ctx, prefix + stem, max_tokens=56, attempt=first_seed + i, stop=stop)).strip()
+        out, fluency = await fluent_line(ctx, prefix + stem, max_tokens=56, attempt=first_seed + i,
+                                         stop=stop)
+        out = out.strip()
         if len(re.findall(r"[^\W\d_]{2,}", out)) < 2:
             continue
         full = f"{stem}{'' if out[0] in ',.;:?!' else ' '}{out}"
-        s = score(full)
-        if best is None or s > best[0]:
-            best = (s, full)
+        unknown: list[str] = []
+        if material is not None:
+            full, unknown = drop_invented(full, material)
+        found.append((score(full) - INVENTED_PENALTY * len(unknown), full, fluency))
+    return pick(found)
+
+
+def pick(found: list[tuple[float, str, float | None]]) -> str | None:
+    """The best (score, text, fluency) candidate once fluency is added: FLUENCY_WEIGHT
+    times its mean log-probability above the mean of those that have one. A candidate
+    without one (a model that gives none, or a reply cached without them) gets the mean,
+    so it is neither helped nor hurt. The first wins a tie."""
+    known = [f for _, _, f in found if f is not None]
+    centre = sum(known) / len(known) if known else 0.0
+    best: tuple[float, str] | None = None
+    for s, text, fluency in found:
+        total = s + FLUENCY_WEIGHT * ((centre if fluency is None else fluency) - centre)
+        if best is None or total > best[0]:
+            best = (total, text)
     return best[1] if best else None
 
 
