@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rt_core.study import judging as J
 from rt_core.study import stats as S
 from rt_core.study.stats import ALL, Rating, Vote
 
@@ -214,13 +215,13 @@ def test_judge_calibration_perfect_and_too_small():
     human = {"a": 2.0, "b": 4.5, "c": 6.0, "d": 8.0, "e": 9.0, "f": None}
     judge = {k: v / 2 + 1 for k, v in human.items() if v is not None}  # linear, same order
     judge["g"] = 3.0  # human side missing: ignored
-    out = S.judge_calibration(human, judge)
+    out = J.judge_calibration(human, judge)
     assert out["n"] == 5
     assert out["pearson_r"] == pytest.approx(1.0)
     assert out["pearson_ci_low"] == pytest.approx(1.0)
     assert out["spearman_rho"] == pytest.approx(1.0)
     assert out["spearman_ci_low"] == pytest.approx(1.0)
-    small = S.judge_calibration({"a": 1.0, "b": 2.0}, {"a": 1.0, "b": 2.0})
+    small = J.judge_calibration({"a": 1.0, "b": 2.0}, {"a": 1.0, "b": 2.0})
     assert small["n"] == 2 and small["pearson_r"] is None and small["spearman_rho"] is None
 
 
@@ -234,7 +235,7 @@ def test_judge_that_always_picks_left_has_full_position_bias():
     human = votes("p1", "A", "B", ["left"] * 3) + votes("p2", "A", "C", ["right", "right", "left"])
     judge = [Vote(p, "overall", "judge", x, y, "left")
              for p, a, b in (("p1", "A", "B"), ("p2", "A", "C")) for x, y in ((a, b), (b, a))]
-    out = S.judge_pairwise(human, judge)
+    out = J.judge_pairwise(human, judge)
     assert out["position_flip_rate"] == 1.0 and out["first_position_rate"] == 1.0
     assert (out["n_order_pairs"], out["n_compared"]) == (2, 4)
     assert out["agreement"] == pytest.approx(0.5)
@@ -244,7 +245,7 @@ def test_consistent_judge_has_no_position_bias_and_agrees():
     human = votes("p1", "A", "B", ["left", "left", "tie"])
     judge = [Vote("p1", "overall", "judge", "A", "B", "left"),
              Vote("p1", "overall", "judge", "B", "A", "right")]
-    out = S.judge_pairwise(human, judge)
+    out = J.judge_pairwise(human, judge)
     assert out["position_flip_rate"] == 0.0 and out["first_position_rate"] == 0.5
     assert out["agreement"] == 1.0
 
@@ -263,7 +264,7 @@ def test_empty_inputs_do_not_raise():
     assert S.krippendorff_alpha([]) is None
     assert S.pairwise_agreement([])["agreement"] is None
     assert S.picked_real_rate([])[ALL]["rate"] is None
-    assert S.judge_pairwise([], [])["agreement"] is None
+    assert J.judge_pairwise([], [])["agreement"] is None
     assert np.all(S.attention().columns == ["rater_id", "repeat_checks", "repeat_passed",
                                              "gold_checks", "gold_passed", "n_checks",
                                              "pass_rate", "flagged"])

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import stats
+from . import judging, stats
 from .design import REAL_ARM
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
@@ -104,13 +104,13 @@ def judge_summary(store, study_id: str, rows, ratings, votes, criteria, mode) ->
     for model in sorted({r["model"] for r in jrows}):
         scores, jvotes = _judge_records(jrows, model)
         if mode == "absolute":
-            cal = {c: stats.judge_calibration(stats.item_means(ratings, c), scores.get(c, {})) for c in criteria}
+            cal = {c: judging.judge_calibration(stats.item_means(ratings, c), scores.get(c, {})) for c in criteria}
             out[model] = {"calibration": cal}
         else:
             human = [v for v in votes if not v.repeat and v.gold is None]
-            pair = stats.judge_pairwise(human, jvotes)
+            pair = judging.judge_pairwise(human, jvotes)
             mine = [r for r in jrows if r["model"] == model]
-            cal = stats.judge_calibration(item_win_share(rows), item_win_share(mine))
+            cal = judging.judge_calibration(item_win_share(rows), item_win_share(mine))
             out[model] = {"pairwise": pair, "calibration": {stats.ALL: cal}}
     return out
 

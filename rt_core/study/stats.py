@@ -18,7 +18,6 @@ app starts without them.
 from __future__ import annotations
 
 import math
-import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
@@ -85,7 +84,7 @@ def _ratings(ratings: RatingsIn, with_checks: bool = False) -> pd.DataFrame:
     return df if with_checks else df[~df["repeat"]]
 
 
-def _votes(votes: VotesIn, with_checks: bool = False) -> pd.DataFrame:
+def votes_frame(votes: VotesIn, with_checks: bool = False) -> pd.DataFrame:
     """Votes plus `picked` (the chosen arm, or TIE) and `outcome` ("a"/"b"/"tie").
 
     Both derived columns name arms rather than sides, so raters who saw the same pair in a
@@ -106,7 +105,7 @@ def _votes(votes: VotesIn, with_checks: bool = False) -> pd.DataFrame:
     return df
 
 
-def _finite(x: Any) -> float | None:
+def finite_or_none(x: Any) -> float | None:
     """float, or None for NaN/inf: JSON- and UI-friendly 'not computable'."""
     return float(x) if x is not None and np.isfinite(x) else None
 
@@ -163,7 +162,7 @@ def krippendorff_alpha(ratings: RatingsIn, criterion: str | None = None) -> floa
     m = m[:, (~np.isnan(m)).sum(axis=0) >= 2] if m.size else m
     if m.size == 0 or len(np.unique(m[~np.isnan(m)])) < 2:
         return None
-    return _finite(krippendorff.alpha(reliability_data=m, level_of_measurement="interval"))
+    return finite_or_none(krippendorff.alpha(reliability_data=m, level_of_measurement="interval"))
 
 
 def alpha_by_criterion(ratings: RatingsIn) -> dict[str, float | None]:
@@ -186,7 +185,7 @@ def pairwise_agreement(votes: VotesIn) -> dict[str, Any]:
     """
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa  # noqa: PLC0415
 
-    df = _votes(votes)
+    df = votes_frame(votes)
     grouped = df.groupby(["pair_id", "criterion"])["outcome"]
     units = [g.tolist() for _, g in grouped if len(g) >= 2]
     same = [a == b for u in units for a, b in combinations(u, 2)]
@@ -200,7 +199,7 @@ def pairwise_agreement(votes: VotesIn) -> dict[str, Any]:
         table, _ = aggregate_raters(codes, n_cat=3)
         with np.errstate(divide="ignore", invalid="ignore"):
             kappa = fleiss_kappa(table, method="fleiss")
-        out.update(fleiss_kappa=_finite(kappa), kappa_units=len(codes), kappa_raters=k)
+        out.update(fleiss_kappa=finite_or_none(kappa), kappa_units=len(codes), kappa_raters=k)
     return out
 
 
@@ -211,7 +210,7 @@ def vote_alpha(votes: VotesIn, criterion: str | None = None) -> float | None:
     outcome (alpha is 0/0 there)."""
     import krippendorff  # noqa: PLC0415  (slow import)
 
-    df = _votes(votes)
+    df = votes_frame(votes)
     if criterion is not None:
         df = df[df["criterion"] == criterion]
     if df.empty:
@@ -222,7 +221,7 @@ def vote_alpha(votes: VotesIn, criterion: str | None = None) -> float | None:
     m = m[:, (~np.isnan(m)).sum(axis=0) >= 2]
     if m.size == 0 or len(np.unique(m[~np.isnan(m)])) < 2:
         return None
-    return _finite(krippendorff.alpha(reliability_data=m, level_of_measurement="nominal"))
+    return finite_or_none(krippendorff.alpha(reliability_data=m, level_of_measurement="nominal"))
 
 
 def _comparisons(df: pd.DataFrame, index: Mapping[str, int]) -> list[list[tuple[int, int]]]:
@@ -265,7 +264,7 @@ def bradley_terry(votes: VotesIn, n_boot: int = 1000, seed: int = 0, criterion: 
     """
     from scipy.special import expit  # noqa: PLC0415  (slow import)
 
-    df = _votes(votes)
+    df = votes_frame(votes)
     if criterion is not None:
         df = df[df["criterion"] == criterion]
     arms = sorted(set(df["arm_left"]) | set(df["arm_right"]))
@@ -296,7 +295,7 @@ def win_matrix(votes: VotesIn, criterion: str | None = None,
     cell sum to 1; ties="half" counts a tie as half a win for each side, matching
     `bradley_terry`. NaN on the diagonal and where two arms never met.
     """
-    df = _votes(votes)
+    df = votes_frame(votes)
     if criterion is not None:
         df = df[df["criterion"] == criterion]
     arms = sorted(set(df["arm_left"]) | set(df["arm_right"]))
@@ -324,7 +323,7 @@ def picked_real_rate(votes: VotesIn, real_arm: str = "real paper",
     """
     from statsmodels.stats.proportion import proportion_confint  # noqa: PLC0415  (slow import)
 
-    df = _votes(votes)
+    df = votes_frame(votes)
     df = df[(df["arm_left"] == real_arm) ^ (df["arm_right"] == real_arm)]
     out: dict[str, dict[str, Any]] = {}
     for name, g in [*df.groupby("criterion", sort=True), (ALL, df)]:
@@ -333,7 +332,7 @@ def picked_real_rate(votes: VotesIn, real_arm: str = "real paper",
                      else (None, None))
         out[str(name)] = {"n": n, "picked_real": k, "ties": int((g["picked"] == TIE).sum()),
                           "rate": k / n if n else None,
-                          "ci_low": _finite(low), "ci_high": _finite(high)}
+                          "ci_low": finite_or_none(low), "ci_high": finite_or_none(high)}
     return out
 
 
@@ -346,7 +345,7 @@ def attention(ratings: RatingsIn = (), votes: VotesIn = (), tolerance: int = 2) 
     fine. (b) a gold vote: passed when the choice equals `gold`. Criteria left unanswered
     on either showing are no evidence either way and are skipped.
     """
-    r, v = _ratings(ratings, with_checks=True), _votes(votes, with_checks=True)
+    r, v = _ratings(ratings, with_checks=True), votes_frame(votes, with_checks=True)
     keys = ["rater_id", "item_id", "criterion"]
     rr = r[~r["repeat"]].merge(r[r["repeat"]], on=keys).dropna(subset=["score_x", "score_y"])
     rr["ok"] = (rr["score_x"] - rr["score_y"]).abs() <= tolerance
@@ -366,80 +365,3 @@ def attention(ratings: RatingsIn = (), votes: VotesIn = (), tolerance: int = 2) 
     out["pass_rate"] = passed / out["n_checks"].where(out["n_checks"] > 0)
     out["flagged"] = passed < out["n_checks"]
     return out
-
-
-def judge_calibration(human_item_means: Mapping[str, float | None],
-                      judge_item_scores: Mapping[str, float | None], n_boot: int = 2000,
-                      seed: int = 0, confidence: float = 0.95) -> dict[str, Any]:
-    """How well an LLM judge's per-item scores track the human per-item means.
-
-    Pearson r (linear agreement) with scipy's Fisher-z interval, and Spearman rho (same
-    ordering, robust to a judge that is on a different scale) with a paired percentile
-    bootstrap. Resamples in which one side is constant have no rank correlation and are
-    dropped. Items scored on one side only are ignored; all values None when n < 3.
-    """
-    from scipy import stats  # noqa: PLC0415  (slow import)
-
-    keys = sorted(k for k in human_item_means.keys() & judge_item_scores.keys()
-                  if _finite(human_item_means[k]) is not None
-                  and _finite(judge_item_scores[k]) is not None)
-    out: dict[str, Any] = dict.fromkeys(
-        ["pearson_r", "pearson_ci_low", "pearson_ci_high", "pearson_p",
-         "spearman_rho", "spearman_ci_low", "spearman_ci_high", "spearman_p"])
-    out["n"] = len(keys)
-    if len(keys) < 3:
-        return out
-    x = np.array([human_item_means[k] for k in keys], float)
-    y = np.array([judge_item_scores[k] for k in keys], float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # constant input: reported as None below
-        p = stats.pearsonr(x, y)
-        ci = p.confidence_interval(confidence)
-        s = stats.spearmanr(x, y)
-        boot = stats.bootstrap((x, y), lambda a, b: stats.spearmanr(a, b).statistic, paired=True,
-                               vectorized=False, n_resamples=n_boot, method="percentile",
-                               rng=np.random.default_rng(seed))
-    dist = boot.bootstrap_distribution
-    tail = (1 - confidence) / 2 * 100
-    finite = np.isfinite(dist).any()
-    low, high = np.nanpercentile(dist, [tail, 100 - tail]) if finite else (None, None)
-    out.update(pearson_r=_finite(p.statistic), pearson_ci_low=_finite(ci.low),
-               pearson_ci_high=_finite(ci.high), pearson_p=_finite(p.pvalue),
-               spearman_rho=_finite(s.statistic), spearman_ci_low=_finite(low),
-               spearman_ci_high=_finite(high), spearman_p=_finite(s.pvalue))
-    return out
-
-
-def judge_pairwise(human_votes: VotesIn, judge_votes: VotesIn) -> dict[str, Any]:
-    """An LLM judge's pairwise votes against the human majority, and its position bias.
-
-    Agreement: over every judge vote (each order counts) on a (pair, criterion) unit with
-    a strict human majority (an arm or tie), the share choosing that majority.
-    Position bias: for units the judge saw in both orders, `position_flip_rate` is the share
-    where its pick (arm or tie) changed when the sides were swapped (an order-blind judge
-    scores 0; one that always picks "left" scores 1). `first_position_rate` is the share of
-    its non-tie votes that picked the left side (0.5 is unbiased).
-    """
-    h, j = _votes(human_votes), _votes(judge_votes)
-    unit = ["pair_id", "criterion"]
-    majority = {}
-    for key, g in h.groupby(unit)["picked"]:
-        top = g.value_counts().tolist()
-        if len(top) == 1 or top[0] > top[1]:
-            majority[key] = g.value_counts().index[0]
-    hits = [majority[(pair, crit)] == picked
-            for pair, crit, picked in j[unit + ["picked"]].itertuples(index=False)
-            if (pair, crit) in majority]
-    flips = []
-    for _, g in j.groupby(unit + ["rater_id"]):
-        rows = g[["arm_left", "arm_right", "picked"]].itertuples(index=False)
-        by_order = {(left, right): picked for left, right, picked in rows}
-        flips += [by_order[o] != by_order[o[::-1]] for o in by_order
-                  if o[0] < o[1] and o[::-1] in by_order]
-    decided = j["choice"][j["choice"] != "tie"]
-    return {"n_majority_units": len(majority), "n_compared": len(hits),
-            "agreement": float(np.mean(hits)) if hits else None,
-            "n_order_pairs": len(flips),
-            "position_flip_rate": float(np.mean(flips)) if flips else None,
-            "n_decided": len(decided),
-            "first_position_rate": float((decided == "left").mean()) if len(decided) else None}
