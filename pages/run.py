@@ -151,10 +151,11 @@ def _start() -> None:
 b1, b2 = st.columns([1, 3])
 with b1:
     running = [j for j in ss["jobs"].values() if not j.done]
-    spent = request.demo_tokens_left() == 0
+    spent = budget_view.demo_share_spent(store)
     why_not = ("Another run of this session is still going." if running else
                "The neighbourhood is empty: add researchers or papers first." if not (n_r or n_p)
-               else "This session has used its share of the demo." if spent else None)
+               else "What this session has left of the demo's token share is too little for this run's "
+               "first step." if spent else None)
     st.button("Start", key="run_start", type="primary", on_click=_start, disabled=bool(why_not),
               help=why_not)
 with b2:

@@ -56,3 +56,20 @@ def show(store) -> None:
     st.caption(render.md_escape(est.summary()))
     if config.max_tokens is not None and request.demo_tokens_left() is not None:
         st.caption(f"Shared demo: this run may spend at most {config.max_tokens:,} tokens.")
+
+
+def demo_share_spent(store) -> bool:
+    """In a shared demo: is what this session has left too little for the run's first stage
+    that calls the model? The runner refuses a stage it cannot pay for, so such a run would
+    stop before its first call: Start is refused up front instead."""
+    left = request.demo_tokens_left()
+    if left is None:
+        return False
+    if left == 0:
+        return True
+    try:
+        config = request.build_request().config
+    except RTError:  # nothing to run yet: the Start check says why
+        return False
+    first = next((c for c in budget.estimate(config, store).stages.values() if c.calls), None)
+    return first is not None and left < first.tokens

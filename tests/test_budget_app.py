@@ -93,11 +93,15 @@ def test_the_shared_demos_token_share_is_the_runs_cap(model, monkeypatch):
     at = new_app()
     at.button(key=f"preset_{PRESET}").click().run()
     goto(at, "run")
+    start = at.button(key="run_start")
+    assert start.disabled and "too little" in start.help, "2,000 tokens cannot pay for the first step"
+    monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "9000")  # the first step fits, the whole run does not
+    at.run()
     at.button(key="run_start").click().run()
     assert not at.error, errors(at)
     job = at.session_state["jobs"][at.session_state["current_run"]]
     assert job.wait(timeout=300)
     run = open_store().runs.load(job.run_id)
-    assert run.config.max_tokens == 2000
+    assert run.config.max_tokens == 9000
     assert run.status == "failed" and run.errors[-1].kind == "BudgetExceeded"
-    assert run.usage.prompt_tokens + run.usage.completion_tokens <= 2000
+    assert run.usage.prompt_tokens + run.usage.completion_tokens <= 9000

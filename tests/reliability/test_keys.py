@@ -122,7 +122,7 @@ def test_demo_mode_locks_model_and_base_url_and_caps_tokens(server, monkeypatch)
     monkeypatch.setenv("RT_DEMO", "1")
     monkeypatch.setenv("RT_DEMO_MODEL", "openai/demo-model")
     monkeypatch.setenv("RT_DEMO_BASE_URL", server.base_url)
-    monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "1")
+    monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "200000")
     at = new_app()
     at.button(key="preset_nlp-astronomy").click().run()
     goto(at, "run")
@@ -137,7 +137,12 @@ def test_demo_mode_locks_model_and_base_url_and_caps_tokens(server, monkeypatch)
     sent = server.chat_requests()
     assert sent and all(r["headers"]["authorization"] == f"Bearer {OPERATOR_KEY}" for r in sent)
     at.run()
-    assert at.button(key="run_start").disabled, "the session's token budget is spent"
+    spent = job.run.usage.prompt_tokens + job.run.usage.completion_tokens
+    assert at.session_state["demo_tokens_used"] == spent > 0, "the run's tokens count against the share"
+    assert not at.button(key="run_start").disabled
+    at.session_state["demo_tokens_used"] = 200_000 - 100  # too little left for the first stage
+    at.run()
+    assert at.button(key="run_start").disabled, "the session's token share is spent"
     assert OPERATOR_KEY not in everything_rendered(at), errors(at)
 
 
