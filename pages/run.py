@@ -5,6 +5,7 @@ import streamlit as st
 
 from rt_core import keys
 from rt_core.config import LOCAL_MODEL
+from rt_core.errors import ConfigError
 from rt_core.models import registry
 from rt_core.run import jobs, plan, warmup
 from rt_core.types import MODES
@@ -71,18 +72,29 @@ with st.container(border=True):
         if demo is None:
             st.text_input("API key", type="password", key="api_key",
                           help="Kept only in this browser session's memory; never saved or exported.")
-        where = request.key_source(model).source
-        if where == request.BLOCKED:
+        # The caption and Start apply the same rule (rt_core.keys): whatever Start would
+        # refuse for want of a key, the caption already says.
+        key = request.key_source(model)
+        problem: ConfigError | None = None
+        if key.value or ss["base_url"].strip():
+            try:
+                keys.check(model, ss["base_url"], key.value, key.server)
+            except ConfigError as exc:
+                problem = exc
+        elif registry.key_env(model):  # what check says too, without importing litellm here
+            problem = ConfigError("no key", app_hint="No API key for this provider yet: type one "
+                                  "above, or ask whoever runs this app to set "
+                                  f"{registry.key_env(model)}.")
+        if key.source == request.BLOCKED:
             st.warning("The server's API key is only sent to the provider's own endpoint (or to "
                        "addresses the operator allows), not to this base URL. Type a key for this "
-                       "server above if it needs one.", icon="🔒")
-        elif where:
-            st.caption(f"Using the API key from: {where}.")
-        elif ss["base_url"] or not registry.key_env(model):
-            st.caption("No key set; fine for a local server that needs none.")
+                       "server above; if it needs none, type any text, such as none.", icon="🔒")
+        elif problem is not None:
+            st.warning(render.md_escape(render.app_hint(problem) or problem), icon="🔑")
+        elif key.source:
+            st.caption(f"Using the API key from: {render.md_escape(key.source)}.")
         else:
-            st.warning("No API key for this provider yet: type one above, or set the provider's "
-                       "environment variable before starting the app.", icon="🔑")
+            st.caption("No key is needed for this model and address.")
     e1, e2 = st.columns(2)
     with e1:
         options = list(request.EMBEDDERS)
@@ -167,8 +179,23 @@ if err is not None:
 
 
 # -- live progress ------------------------------------------------------------------------
-def _progress(run_id: str) -> None:
-    job = ss["jobs"].get(run_id)
+def _failed_where(run, by_stage: dict) -> tuple[str, str]:
+    """(group, agent) where a failed run stopped: the stage its run-level error names (the
+    runner records the failing stage's group), else the last agent that failed."""
+    group_of = {s.name: s.group for s in plan.plan_for(run.config)}
+    for e in reversed(run.errors):
+        if e.agent == "run":
+            return group_of.get(e.stage) or e.stage, ""
+    for stage, agents in reversed(list(by_stage.items())):
+        for agent, ev in agents.items():
+            if ev.status == "failed":
+                return stage, agent
+    return (run.errors[-1].stage, run.errors[-1].agent) if run.errors else ("", "")
+
+
+def _progress(run_id: str, read_only: bool = False) -> None:
+    """Live progress of a run of this process; read_only: a shared view (no controls)."""
+    job = state.job_for(run_id)
     if job is None:
         return
     events = job.snapshot()
@@ -207,7 +234,9 @@ def _progress(run_id: str) -> None:
     fractions = [max(f, seen.get(stage, 0.0)) for stage, f in zip(groups, fractions, strict=True)]
     seen.update(zip(groups, fractions, strict=True))
     current = next((s for s in reversed(groups) if s in by_stage), groups[0])
-    overall = 1.0 if done else min(0.99, sum(fractions) / max(1, len(groups)))
+    failed = done and (job.error is not None or bool(job.unexpected) or run.status == "failed")
+    finished_ok = done and not failed and run.status == "done"
+    overall = 1.0 if finished_ok else min(0.99, sum(fractions) / max(1, len(groups)))
     overall = max(overall, seen.get("_overall", 0.0))
     seen["_overall"] = overall
 
@@ -220,17 +249,22 @@ def _progress(run_id: str) -> None:
         label, box = "Queued for the embedded model", "running"
     elif not done:
         label, box = f"Running · {bar_titles.get(current, current)}", "running"
-    elif job.error or job.unexpected or run.status == "failed":
-        label, box = f"Run {run_id} failed", "error"
+    elif failed:
+        where, who = _failed_where(run, by_stage)
+        at = f" while {bar_titles.get(where, render.stage_title(where)) if where else 'starting'}"
+        by = f" ({names.get(who, who)})" if who else ""
+        label, box = f"Run {run_id} failed{at}{by}", "error"
     elif run.status == "cancelled":
         label, box = f"Run {run_id} cancelled: finished work is kept", "error"
     else:
         label, box = f"Run {run_id} finished", "complete"
-    st.progress(overall, text=f"{int(overall * 100)}% · {len(events)} progress events")
-    with st.status(label, state=box, expanded=not done):
+    stopped = f"stopped at {int(overall * 100)}%" if done and not finished_ok else f"{int(overall * 100)}%"
+    st.progress(overall, text=f"{stopped} · {len(events)} progress events")
+    where = _failed_where(run, by_stage)[0] if failed else ""
+    with st.status(label, state=box, expanded=not done or failed):
         for stage, frac in zip(groups, fractions, strict=True):
             agents = by_stage.get(stage, {})
-            st.markdown(f"**{bar_titles[stage]}**")
+            st.markdown(f"**{bar_titles[stage]}**" + (" · ❌ failed here" if stage == where else ""))
             st.progress(frac, text=f"{int(frac * 100)}%")
             for agent, e in agents.items():
                 rid = agent.removeprefix("profile:")
@@ -245,6 +279,9 @@ def _progress(run_id: str) -> None:
               help=f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion")
     m4.metric("Cost", f"${u.cost:.4f}")
 
+    if read_only:
+        _watching(run_id, run, done)
+        return
     if not done and request.demo_tokens_left() is not None and \
             u.prompt_tokens + u.completion_tokens >= (request.demo_tokens_left() or 0):
         job.cancel()  # the session's demo budget is spent: stop after the current calls
@@ -263,8 +300,7 @@ def _progress(run_id: str) -> None:
     if job.unexpected:
         st.error(f"The run stopped unexpectedly: {render.md_escape(job.unexpected)}")
     for e in run.errors:
-        st.error(f"{render.md_escape(e.stage)} · {render.md_escape(names.get(e.agent, e.agent))}: "
-                 f"{render.md_escape(e.message)}", icon="⚠️")
+        st.error(render.stage_error(e, names), icon="⚠️")
         if e.hint:
             st.caption("💡 " + render.md_escape(e.hint))
     for note in run.notes:
@@ -283,11 +319,38 @@ def _progress(run_id: str) -> None:
         st.rerun()
 
 
+def _watching(run_id: str, run, done: bool) -> None:
+    """The end of a shared view: a link to the results once there are any, no controls."""
+    if done and (run.proposal is not None or run.status == "done"):
+        st.page_link(state.PAGES["results"], label="See the results", icon="📄",
+                     query_params={state.RUN_PARAM: run_id})
+    if done and not ss.get(f"_final_{run_id}"):
+        ss[f"_final_{run_id}"] = True
+        st.rerun()  # stop polling
+
+
+# Which run this page follows: this session's current one, else the run the address
+# names (a refresh keeps `?run=`; a shared link opens it read-only).
 current = ss.get("current_run")
+linked = state.linked_run()
+if linked and linked != current and linked in ss["jobs"]:
+    current = ss["current_run"] = linked
 if current and current in ss["jobs"]:
     st.subheader("Progress")
     job = ss["jobs"][current]
+    state.show_run_in_address(current)
     ss.setdefault(f"_final_{current}", job.done)
     st.fragment(_progress, run_every=None if job.done else 1.0)(current)
+elif linked and state.job_for(linked) is not None:
+    job = state.job_for(linked)
+    st.subheader("Progress")
+    st.caption("You are watching a run started elsewhere: read-only. Link: " +
+               render.md_escape(state.share_run_url(linked, "run")))
+    ss.setdefault(f"_final_{linked}", job.done)
+    st.fragment(_progress, run_every=None if job.done else 1.0)(linked, read_only=True)
+elif linked:
+    st.caption("That run is not going in this app any more; its stored state is on the Results page.")
+    st.page_link(state.PAGES["results"], label="Open it in Results", icon="📄",
+                 query_params={state.RUN_PARAM: linked})
 elif not err:
     st.caption("Press Start: progress appears here while the agents read, write and review.")
