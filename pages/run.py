@@ -92,7 +92,7 @@ with st.container(border=True):
         elif problem is not None:
             st.warning(render.md_escape(render.app_hint(problem) or problem), icon="🔑")
         elif key.source:
-            st.caption(f"Using the API key from: {render.md_escape(key.source)}.")
+            st.caption(f"Using the API key from: {key.source}.")  # our own words, never typed text
         else:
             st.caption("No key is needed for this model and address.")
     e1, e2 = st.columns(2)
@@ -153,6 +153,7 @@ def _start() -> None:
     except Exception as exc:  # RTError as message + hint; anything else still shown
         ss["_start_error"] = exc
         ss.pop("current_run", None)  # the last run's panel would read as this attempt's outcome
+        state.clear_run_address()
         return
     ss["jobs"][job.run_id] = job
     ss["session_runs"].append(job.run_id)

@@ -184,6 +184,15 @@ def show_run_in_address(run_id: str) -> None:
         pass
 
 
+def clear_run_address() -> None:
+    """The page no longer shows a run (a start that failed): the address says so too."""
+    try:
+        for k in (RUN_PARAM, OWNER_PARAM):
+            st.query_params.pop(k, None)
+    except Exception:  # no browser context
+        pass
+
+
 def share_run_url(run_id: str, page: str = "results") -> str:
     """A read-only link to one run (no owner token)."""
     try:
