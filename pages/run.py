@@ -7,17 +7,27 @@ from rt_core import keys
 from rt_core.config import LOCAL_MODEL
 from rt_core.errors import ConfigError
 from rt_core.models import registry
-from rt_core.run import jobs, plan, warmup
+from rt_core.run import jobs, warmup
 from rt_core.types import MODES
 from studio import budget as budget_view
-from studio import render, request, resources, state
+from studio import progress, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
 warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
-STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
 
 st.title("Run")
+watched = state.linked_run()
+if watched and watched not in ss["jobs"] and state.job_for(watched) is not None:
+    # A shared link to a run going in this app: its live progress alone, read-only (the
+    # settings below would read as that run's; they are this visitor's own).
+    st.caption("You are watching a run started elsewhere: read-only. Link: " +
+               render.md_escape(state.share_run_url(watched, "run")))
+    st.page_link(state.PAGES["neighbourhood"], label="Build a neighbourhood of your own", icon="🧭")
+    st.subheader("Progress")
+    ss.setdefault(f"_final_{watched}", state.job_for(watched).done)
+    st.fragment(progress.show, run_every=None if state.job_for(watched).done else 1.0)(store, watched, read_only=True)
+    st.stop()
 n_r, n_p = len(ss["hood_r"]), len(ss["hood_p"])
 if n_r or n_p:
     st.caption(f"Neighbourhood: {n_r} researchers and {n_p} papers.")
@@ -179,159 +189,9 @@ if err is not None:
     render.show_error(err)
 
 
-# -- live progress ------------------------------------------------------------------------
-def _failed_where(run, by_stage: dict) -> tuple[str, str]:
-    """(group, agent) where a failed run stopped: the stage its run-level error names (the
-    runner records the failing stage's group), else the last agent that failed."""
-    group_of = {s.name: s.group for s in plan.plan_for(run.config)}
-    for e in reversed(run.errors):
-        if e.agent == "run":
-            return group_of.get(e.stage) or e.stage, ""
-    for stage, agents in reversed(list(by_stage.items())):
-        for agent, ev in agents.items():
-            if ev.status == "failed":
-                return stage, agent
-    return (run.errors[-1].stage, run.errors[-1].agent) if run.errors else ("", "")
-
-
-def _progress(run_id: str, read_only: bool = False) -> None:
-    """Live progress of a run of this process; read_only: a shared view (no controls)."""
-    job = state.job_for(run_id)
-    if job is None:
-        return
-    events = job.snapshot()
-    run = job.run
-    done = job.done
-    # One bar per group of the run's own plan (rt_core.run.plan), the plan the runner executes.
-    bar_titles = dict(plan.progress_groups(run.config))
-    groups = list(bar_titles)
-    by_stage: dict[str, dict[str, object]] = {}
-    totals: dict[str, int] = {}
-    authors = set(run.config.researcher_ids)
-    queue_event = None
-    for e in events:
-        if e.stage == "queue":
-            queue_event = e
-            continue
-        stage = e.stage
-        if stage == "read" and e.agent not in authors:
-            # Reviewers' profiles are read during reviewing: counting them under Reading
-            # would pull its finished bar back (6 of 6, then 6 of 9).
-            by_stage.setdefault("review", {})[f"profile:{e.agent}"] = e
-            continue
-        by_stage.setdefault(stage, {})[e.agent] = e
-        totals[stage] = max(totals.get(stage, 0), e.total)
-    agent_ids = {a.removeprefix("profile:") for s in by_stage.values() for a in s}
-    names = store.corpus.researcher_names(agent_ids)
-
-    fractions = []
-    for stage in groups:
-        agents = by_stage.get(stage, {})
-        total = max(len(agents), totals.get(stage, 0))
-        finished = sum(1 for e in agents.values() if e.status != "started")
-        fractions.append(finished / total if total else 0.0)
-    # Bars never go backwards: a stage that learns of more work keeps what it showed.
-    seen = ss.setdefault(f"_bars_{run_id}", {})
-    fractions = [max(f, seen.get(stage, 0.0)) for stage, f in zip(groups, fractions, strict=True)]
-    seen.update(zip(groups, fractions, strict=True))
-    current = next((s for s in reversed(groups) if s in by_stage), groups[0])
-    failed = done and (job.error is not None or bool(job.unexpected) or run.status == "failed")
-    finished_ok = done and not failed and run.status == "done"
-    overall = 1.0 if finished_ok else min(0.99, sum(fractions) / max(1, len(groups)))
-    overall = max(overall, seen.get("_overall", 0.0))
-    seen["_overall"] = overall
-
-    waiting = (not done and queue_event is not None and queue_event.status == "waiting"
-               and not by_stage)
-    if waiting:
-        st.info(f"Waiting for the embedded model, which serves one run at a time: "
-                f"{render.md_escape(queue_event.partial)}.", icon="⏳")
-    if waiting:
-        label, box = "Queued for the embedded model", "running"
-    elif not done:
-        label, box = f"Running · {bar_titles.get(current, current)}", "running"
-    elif failed:
-        where, who = _failed_where(run, by_stage)
-        at = f" while {bar_titles.get(where, render.stage_title(where)) if where else 'starting'}"
-        by = f" ({names.get(who, who)})" if who else ""
-        label, box = f"Run {run_id} failed{at}{by}", "error"
-    elif run.status == "cancelled":
-        label, box = f"Run {run_id} cancelled: finished work is kept", "error"
-    else:
-        label, box = f"Run {run_id} finished", "complete"
-    stopped = f"stopped at {int(overall * 100)}%" if done and not finished_ok else f"{int(overall * 100)}%"
-    st.progress(overall, text=f"{stopped} · {len(events)} progress events")
-    where = _failed_where(run, by_stage)[0] if failed else ""
-    with st.status(label, state=box, expanded=not done or failed):
-        for stage, frac in zip(groups, fractions, strict=True):
-            agents = by_stage.get(stage, {})
-            st.markdown(f"**{bar_titles[stage]}**" + (" · ❌ failed here" if stage == where else ""))
-            st.progress(frac, text=f"{int(frac * 100)}%")
-            for agent, e in agents.items():
-                rid = agent.removeprefix("profile:")
-                who = names.get(rid, rid) + (" (reading their papers)" if rid != agent else "")
-                tail = f": {render.short(e.partial, 160)}" if e.partial else ""
-                render.show_text(f"{STATUS_ICON.get(e.status, '•')} {who}{tail}")
-    u = run.usage
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Model calls", u.calls)
-    m2.metric("Cache hits", u.cache_hits)
-    m3.metric("Tokens", f"{u.prompt_tokens + u.completion_tokens:,}",
-              help=f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion")
-    m4.metric("Cost", f"${u.cost:.4f}")
-
-    if read_only:
-        _watching(run_id, run, done)
-        return
-    if not done and request.demo_tokens_left() is not None and \
-            u.prompt_tokens + u.completion_tokens >= (request.demo_tokens_left() or 0):
-        job.cancel()  # the session's demo budget is spent: stop after the current calls
-    if done and run.status != "running":
-        request.count_demo_tokens(run)
-    if not done:
-        if job.simulation.ctx.cancel.is_set():
-            st.info("Cancelling after the current model calls; finished work is kept.")
-        elif st.button("Cancel", key=f"cancel_{run_id}"):
-            job.cancel()
-            st.info("Cancelling after the current model calls; finished work is kept.")
-        return
-
-    if job.error is not None:
-        render.show_error(job.error)
-    if job.unexpected:
-        st.error(f"The run stopped unexpectedly: {render.md_escape(job.unexpected)}")
-    for e in run.errors:
-        st.error(render.stage_error(e, names), icon="⚠️")
-        if e.hint:
-            st.caption("💡 " + render.md_escape(e.hint))
-    for note in run.notes:
-        st.info(render.md_escape(note), icon="✂️")
-    if run.status == "done":
-        st.success(f"Done in {sum(run.timings.values()):.1f} s. The proposal, reviews and scores "
-                   "are on the Results page.", icon="✅")
-    if (run.proposal is not None or run.status == "done") and st.button(
-            "Open results", key=f"open_results_{run_id}", type="primary"):
-            ss["results_run"] = run_id
-            st.switch_page(state.PAGES["results"])
-    if not ss.get(f"_final_{run_id}"):
-        # The job ended while the fragment was polling: one full rerun stops the polling
-        # and re-enables the Start button.
-        ss[f"_final_{run_id}"] = True
-        st.rerun()
-
-
-def _watching(run_id: str, run, done: bool) -> None:
-    """The end of a shared view: a link to the results once there are any, no controls."""
-    if done and (run.proposal is not None or run.status == "done"):
-        st.page_link(state.PAGES["results"], label="See the results", icon="📄",
-                     query_params={state.RUN_PARAM: run_id})
-    if done and not ss.get(f"_final_{run_id}"):
-        ss[f"_final_{run_id}"] = True
-        st.rerun()  # stop polling
-
-
-# Which run this page follows: this session's current one, else the run the address
-# names (a refresh keeps `?run=`; a shared link opens it read-only).
+# -- progress -------------------------------------------------------------------------------
+# Which run this page follows: this session's current one, else the run the address names
+# (a refresh keeps `?run=`; a shared link to a live run is drawn at the top, read-only).
 current = ss.get("current_run")
 linked = state.linked_run()
 if linked and linked != current and linked in ss["jobs"]:
@@ -341,14 +201,7 @@ if current and current in ss["jobs"]:
     job = ss["jobs"][current]
     state.show_run_in_address(current)
     ss.setdefault(f"_final_{current}", job.done)
-    st.fragment(_progress, run_every=None if job.done else 1.0)(current)
-elif linked and state.job_for(linked) is not None:
-    job = state.job_for(linked)
-    st.subheader("Progress")
-    st.caption("You are watching a run started elsewhere: read-only. Link: " +
-               render.md_escape(state.share_run_url(linked, "run")))
-    ss.setdefault(f"_final_{linked}", job.done)
-    st.fragment(_progress, run_every=None if job.done else 1.0)(linked, read_only=True)
+    st.fragment(progress.show, run_every=None if job.done else 1.0)(store, current)
 elif linked:
     st.caption("That run is not going in this app any more; its stored state is on the Results page.")
     st.page_link(state.PAGES["results"], label="Open it in Results", icon="📄",

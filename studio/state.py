@@ -234,6 +234,24 @@ def adopt_linked_run() -> None:
         ss["session_runs"].append(run_id)
     ss.setdefault("current_run", run_id)
     ss.setdefault(f"_final_{run_id}", job.done)
+    _restore_settings(job.run.config)
+
+
+def _restore_settings(config: RunConfig) -> None:
+    """The refreshed page shows the settings the run was started with (its neighbourhood,
+    model, mode, reviewers), not the defaults of a new session. A typed key is not among
+    them: it lived in the old session only (the running job still holds it)."""
+    ss = st.session_state
+    if not (ss["hood_r"] or ss["hood_p"]):
+        set_hood(config.researcher_ids, config.paper_ids)
+    ss["model"], ss["base_url"] = config.model, config.base_url
+    ss["provider"] = request.provider_for_model(config.model)
+    ss["mode"], ss["temperature"], ss["embedder"] = config.mode, config.temperature, config.embedder
+    if config.reviewer_ids:
+        ss["reviewer_choice"], ss["reviewer_ids"] = request.NAMED_REVIEWERS, list(config.reviewer_ids)
+    else:
+        ss["num_reviewers"] = config.num_reviewers
+    ss["reference_id"] = config.reference_paper_id
 
 
 def job_for(run_id: str):

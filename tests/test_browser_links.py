@@ -23,6 +23,7 @@ from tests.test_browser import (
     expect,
     go,
     open_app,
+    shot,
     start_server,
     stop_server,
     sync_api,
@@ -33,10 +34,8 @@ SHOTS = Path("/tmp/g1-shots")
 
 
 def snap(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     SHOTS.mkdir(exist_ok=True)
-    shutil.copyfile(ARTIFACTS / f"{name}.png", SHOTS / f"{name}.png")
+    shutil.copyfile(shot(page, name), SHOTS / f"{name}.png")
 
 
 @pytest.fixture
