@@ -27,11 +27,13 @@ opened = ss.setdefault("opened_runs", [])
 explicit = ss.pop("results_run", None)  # History's "Open in Results", the Run page's button
 if explicit and explicit not in opened:
     opened.append(explicit)
-linked = state.linked_run()
+linked = state.new_linked_run()
 known = lambda i: i in rows or state.job_for(i) is not None
+viewed = ss.setdefault("viewed_runs", [])  # reached by a link: shown read-only
+if linked and known(linked) and linked not in viewed:
+    viewed.append(linked)
 wanted = explicit or linked or ss.get("_results_last")
-options = list(dict.fromkeys([*reversed(ss["session_runs"]), *reversed(opened),
-                              *([linked] if linked and known(linked) else [])]))
+options = list(dict.fromkeys([*reversed(ss["session_runs"]), *reversed(opened), *reversed(viewed)]))
 if linked and not known(linked):
     st.warning(f"There is no run {render.md_escape(linked)} here: it may have been deleted, "
                "or the link was cut short.", icon="🔗")

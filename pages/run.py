@@ -193,7 +193,7 @@ if err is not None:
 # Which run this page follows: this session's current one, else the run the address names
 # (a refresh keeps `?run=`; a shared link to a live run is drawn at the top, read-only).
 current = ss.get("current_run")
-linked = state.linked_run()
+linked = state.new_linked_run()
 if linked and linked != current and linked in ss["jobs"]:
     current = ss["current_run"] = linked
 if current and current in ss["jobs"]:

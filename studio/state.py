@@ -166,11 +166,20 @@ def linked_run() -> str:
         return ""
 
 
+def new_linked_run() -> str:
+    """The run the address names, if this session did not put it there itself: a refresh,
+    a link, History's open. A run the page already shows stays in the address until the
+    page moves on, so it must not pull the page back when the user picks another run."""
+    linked = linked_run()
+    return linked if linked and linked != st.session_state.get("_addr_run") else ""
+
+
 def show_run_in_address(run_id: str) -> None:
     """Put the run in the address bar, so a refresh or a copied link comes back to it. The
     browser that controls a live run also gets its owner token (a shared view never does:
     `share_run_url` leaves it out)."""
     job = st.session_state["jobs"].get(run_id)
+    st.session_state["_addr_run"] = run_id
     wanted = {RUN_PARAM: run_id}
     if job is not None and not job.done:
         wanted[OWNER_PARAM] = job.owner
@@ -186,6 +195,7 @@ def show_run_in_address(run_id: str) -> None:
 
 def clear_run_address() -> None:
     """The page no longer shows a run (a start that failed): the address says so too."""
+    st.session_state.pop("_addr_run", None)
     try:
         for k in (RUN_PARAM, OWNER_PARAM):
             st.query_params.pop(k, None)

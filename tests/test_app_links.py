@@ -155,3 +155,25 @@ def test_a_missing_provider_key_is_said_in_the_apps_words(monkeypatch):
     at.button(key="run_start").click().run()
     assert "OPENAI_API_KEY is not set" in errors(at)
     assert "API key field" in infos(at) and "--api-key-env" not in infos(at)
+
+
+def test_picking_another_run_is_not_pulled_back_by_the_address(someone_elses_failed_run):
+    from rt_core.store import open_store
+
+    s = open_store()
+    second = Run(id="second0run00", config=someone_elses_failed_run.config, status="failed",
+                 created_at="2026-01-02T00:00:00+00:00")
+    s.runs.save(second)
+    try:
+        at = new_app()
+        at.query_params["run"] = someone_elses_failed_run.id
+        goto(at, "results")
+        at.session_state["results_run"] = second.id  # opened from History meanwhile
+        at.run()
+        assert at.selectbox(key="results_pick").value == second.id
+        at.selectbox(key="results_pick").select(someone_elses_failed_run.id).run()
+        at.selectbox(key="results_pick").select(second.id).run()
+        assert at.selectbox(key="results_pick").value == second.id
+        assert at.query_params["run"] == [second.id] or at.query_params["run"] == second.id
+    finally:
+        s.runs.delete(second.id)
