@@ -278,10 +278,12 @@ def owns(run_id: str) -> bool:
 
 
 def get_run(store, run_id: str) -> Run:
-    """A run of this session (live, from its job) or from the store (no model call)."""
-    job = job_for(run_id)
-    if job is not None and job.done:
-        return job.run
+    """A run of this session (live, from its job) or from the store (no model call). Another
+    session's job is only a fallback: the store has what was done to its run since."""
+    own = st.session_state["jobs"].get(run_id)
+    if own is not None and own.done:
+        return own.run
+    job = own or _live(run_id)
     # A live run changes in another thread; read its last saved state instead.
     try:
         return store.runs.load(run_id)
