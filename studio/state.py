@@ -34,7 +34,7 @@ PAGES = {
 # The address of each page (`/results`, `/history`...), so a typed or shared path opens it.
 URL_PATHS = {"neighbourhood": "neighbourhood", "run": "run", "results": "results",
              "replay": "replay", "history": "history", "settings": "settings",
-             "study_create": "create-study", "study_rate": "rate", "study_results": "study-results"}
+             "study_create": "study_create", "study_rate": "study_rate", "study_results": "study_results"}
 
 # Widget values that must survive page switches (Streamlit drops the state of
 # widgets that a run does not draw, unless it is re-assigned on every run).
