@@ -18,19 +18,26 @@ joining = state.joining_study()  # a join link lands on the rating page
 if joining:  # ...and on nothing else: no sidebar, no other page, nothing that names an arm
     st.navigation([st.Page(state.PAGES["study_rate"], title="Rate proposals")], position="hidden").run()
     st.stop()
-page = st.Page  # one line per page: file, title, icon
+
+
+def page(key: str, **kw) -> st.Page:
+    """One line per page: its file, its typed address (state.URL_PATHS), title and icon.
+    The default page is served at the root instead; a hidden twin answers its address."""
+    path = "home" if kw.get("default") else state.URL_PATHS[key]
+    return st.Page(state.PAGES[key], url_path=path, **kw)
+
+
 nav = st.navigation({
-    "Build": [page(state.PAGES["neighbourhood"], title="Neighbourhood", icon=":material/hub:",
-                   default=not joining)],
-    "Run": [page(state.PAGES["run"], title="Run", icon=":material/play_arrow:"),
-            page(state.PAGES["results"], title="Results", icon=":material/description:"),
-            page(state.PAGES["history"], title="History", icon=":material/history:")],
-    "Evaluate": [page(state.PAGES["replay"], title="Replay a paper", icon=":material/replay:")],
-    "Study": [page(state.PAGES["study_create"], title="Create a study", icon=":material/groups:"),
-              page(state.PAGES["study_rate"], title="Rate proposals", icon=":material/rate_review:",
-                   default=joining),
-              page(state.PAGES["study_results"], title="Study results", icon=":material/leaderboard:")],
-    "About": [page(state.PAGES["settings"], title="Settings", icon=":material/settings:")],
+    "Build": [page("neighbourhood", title="Neighbourhood", icon=":material/hub:", default=True)],
+    "Run": [page("run", title="Run", icon=":material/play_arrow:"),
+            page("results", title="Results", icon=":material/description:"),
+            page("history", title="History", icon=":material/history:")],
+    "Evaluate": [page("replay", title="Replay a paper", icon=":material/replay:")],
+    "Study": [page("study_create", title="Create a study", icon=":material/groups:"),
+              page("study_rate", title="Rate proposals", icon=":material/rate_review:"),
+              page("study_results", title="Study results", icon=":material/leaderboard:")],
+    "About": [page("settings", title="Settings", icon=":material/settings:")],
+    "": [page("neighbourhood", title="Neighbourhood", visibility="hidden")],
 })
 # The app's name on every page (the browser tab alone was not enough).
 st.markdown("#### 🏘️ ResearchTown Studio")

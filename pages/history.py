@@ -34,9 +34,15 @@ if not rows:
 df = pd.DataFrame(rows)[["created_at", "status", "model", "mode", "mean_score", "similarity",
                          "evaluator", "title", "id"]]
 df = df.rename(columns={"created_at": "created", "mean_score": "score", "title": "problem (Q1)"})
+# Each run's own address (relative, so it works wherever the app is served): a link to
+# open or share; it opens the run read-only.
+df.insert(0, "link", [f"{state.URL_PATHS['results']}?{state.RUN_PARAM}={i}" for i in df["id"]])
 st.dataframe(df, hide_index=True, key="hist_table",
              column_config={"score": st.column_config.NumberColumn(format="%.1f"),
-                            "similarity": st.column_config.NumberColumn(format="%.3f")})
+                            "similarity": st.column_config.NumberColumn(format="%.3f"),
+                            "link": st.column_config.LinkColumn("link", display_text="open ↗",
+                                                                help="This run's address: open it or "
+                                                                     "share it (read-only)")})
 ids = [r["id"] for r in rows]
 labels = {r["id"]: render.run_label(r) for r in rows}
 # Built when clicked (it reads every listed run): the runs above, people and papers by name.
@@ -53,7 +59,7 @@ pick = st.selectbox("Run", ids, key="hist_pick", format_func=lambda i, labels=la
 c1, c2, c3, _ = st.columns([1, 1, 1, 2])
 if c1.button("Open in Results", key="hist_open", type="primary"):
     ss["results_run"] = pick
-    st.switch_page(state.PAGES["results"])
+    st.switch_page(state.PAGES["results"], query_params={state.RUN_PARAM: pick})
 pick_status = next((r["status"] for r in rows if r["id"] == pick), "")
 if pick_status in state.RESUMABLE and c3.button(
         "Resume", key="hist_resume", help="Run it again with the same settings under the same id: "
@@ -63,12 +69,12 @@ if pick_status in state.RESUMABLE and c3.button(
     except RTError as exc:
         render.show_error(exc)
     else:
-        st.switch_page(state.PAGES["run"])
+        st.switch_page(state.PAGES["run"], query_params={state.RUN_PARAM: pick})
 if c2.button("Delete…", key="hist_delete"):
     ss["_confirm_delete"] = pick
 target = ss.get("_confirm_delete")
 if target and target in labels:
-    job = ss["jobs"].get(target)
+    job = state.job_for(target)
     if job is not None and not job.done:
         st.error("This run is still going; cancel it on the Run page before deleting it.")
         ss.pop("_confirm_delete", None)

@@ -19,16 +19,34 @@ ss = st.session_state
 st.title("Results")
 
 # -- which run --------------------------------------------------------------------------
+# Only runs this browser asked for: its own, ones opened from History, and the one its
+# address names (`?run=ID`, a refresh or a shared link). A fresh visitor never lands on
+# whichever run happened to be last, which may be somebody else's.
 rows = {r["id"]: r for r in store.runs.list(limit=500)}
-session_ids = [i for i in reversed(ss["session_runs"])]
-options = list(dict.fromkeys(session_ids + list(rows)))
+opened = ss.setdefault("opened_runs", [])
+explicit = ss.pop("results_run", None)  # History's "Open in Results", the Run page's button
+if explicit and explicit not in opened:
+    opened.append(explicit)
+linked = state.new_linked_run()
+known = lambda i: i in rows or state.job_for(i) is not None
+viewed = ss.setdefault("viewed_runs", [])  # reached by a link: shown read-only
+if linked and known(linked) and linked not in viewed:
+    viewed.append(linked)
+wanted = explicit or linked or ss.get("_results_last")
+options = list(dict.fromkeys([*reversed(ss["session_runs"]), *reversed(opened), *reversed(viewed)]))
+if linked and not known(linked):
+    st.warning(f"There is no run {render.md_escape(linked)} here: it may have been deleted, "
+               "or the link was cut short.", icon="🔗")
 if not options:
-    st.info("No runs yet. Build a neighbourhood, then start a run on the Run page; its proposal, "
-            "reviews and scores appear here.", icon="📄")
-    st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
+    st.info("No run open yet. Start one on the Run page, or open any stored run from "
+            "History; its proposal, reviews and scores appear here.", icon="📄")
+    c1, c2, _ = st.columns([1, 1, 3])
+    with c1:
+        st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
+    with c2:
+        st.page_link(state.PAGES["history"], label="Open History", icon="🗂️")
     st.stop()
 
-wanted = ss.pop("results_run", None) or ss.get("_results_last")
 if wanted in options:
     ss["results_pick"] = wanted
 elif ss.get("results_pick") not in options:
@@ -45,19 +63,28 @@ def _label(run_id: str) -> str:
 
 labels = {i: _label(i) for i in options}  # format_func must not touch session state
 run_id = st.selectbox("Run", options, key="results_pick", format_func=lambda i, labels=labels: labels.get(i, i),
-                      help="Runs of this session first, then the stored history.")
+                      help="Runs of this session and runs you opened; every stored run is in History.")
 ss["_results_last"] = run_id
+state.show_run_in_address(run_id)
 try:
     run: Run = state.get_run(store, run_id)
 except RTError as exc:
     render.show_error(exc)
     st.stop()
-job = ss["jobs"].get(run_id)
+job = state.job_for(run_id)
+read_only = not state.owns(run_id)  # reached through a shared link: look, do not change
+if read_only:
+    st.caption("A shared view of this run: read-only. Link: " +
+               render.md_escape(state.share_run_url(run_id)))
 if job is not None and not job.done:
     st.info("This run is still in progress; what is finished so far is shown. The Run page has "
             "live progress.", icon="⏳")
-    if st.button("Refresh", key="results_refresh"):
+    c1, c2, _ = st.columns([1, 1, 3])
+    if c1.button("Refresh", key="results_refresh"):
         st.rerun()
+    with c2:
+        st.page_link(state.PAGES["run"], label="Watch it live", icon="⏳",
+                     query_params={state.RUN_PARAM: run_id})
 
 names = store.corpus.researcher_names([*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews)])
 
@@ -72,7 +99,7 @@ h4.metric("Model calls", run.usage.calls, help=f"cache hits {run.usage.cache_hit
 st.caption(render.md_escape(f"Run {run.id} · {run.created_at} · model {run.config.model} · mode "
                         f"{run.config.mode} · {len(run.config.researcher_ids)} researchers, "
                         f"{len(run.config.paper_ids)} papers"))
-if run.status in state.RESUMABLE and (job is None or job.done):
+if run.status in state.RESUMABLE and (job is None or job.done) and not read_only:
     st.warning(f"This run is {run.status}: what finished is shown. Resuming re-runs it with the "
                "same settings; finished model calls come from the cache.", icon="⏯️")
     if st.button("Resume this run", key=f"results_resume_{run.id}"):
@@ -89,7 +116,7 @@ if run.notes:
 if run.errors:
     with st.expander(f"Problems during the run ({len(run.errors)})", expanded=run.proposal is None):
         for e in run.errors:
-            st.error(render.md_escape(f"{e.stage} · {names.get(e.agent, e.agent)}: {e.message}"))
+            st.error(render.stage_error(e, names))
             if e.hint:
                 st.caption("💡 " + render.md_escape(e.hint))
 
@@ -156,7 +183,7 @@ if run.reviews and (job is None or job.done):
                    "and 'Score:' parts. For each of its points, the closest point of the "
                    "generated reviews counts (a recall); Delta S is the score difference.")
         real = st.text_area("Real review", key=f"real_review_{run.id}", height=160)
-        if st.button("Compare reviews", key=f"review_sim_go_{run.id}", disabled=not real.strip()):
+        if st.button("Compare reviews", key=f"review_sim_go_{run.id}", disabled=not real.strip() or read_only):
             render.act("Embedding both reviews' points...", lambda: compare_reviews(run, real, store))
         rs = run.review_similarity
         if rs:
@@ -200,7 +227,7 @@ def _judge_section() -> None:
                "the reference (topic, method, facts, claims, application), and the novelty and "
                "feasibility of each." + (" The embedded demo model cannot do this: pick a hosted "
                                          "or Ollama model on the Run page." if local else ""))
-    if st.button("Ask the LLM judge", key=f"judge_go_{run.id}", disabled=local or
+    if st.button("Ask the LLM judge", key=f"judge_go_{run.id}", disabled=local or read_only or
                  (job is not None and not job.done)):
         settings = ModelSettings.for_request(request.build_request())
         render.act("The judge is reading both proposals...", lambda: judge_run(run, settings, store))
@@ -267,7 +294,7 @@ for n, cmp in enumerate(comparisons, 1):
                      expanded=n == len(comparisons)):
         show_similarity(cmp.similarity, cmp.paper_id, f"{run.id}_{cmp.id}",
                         lambda cmp=cmp: chance.for_comparison(store, run, cmp), "This comparison's")
-if run.proposal is not None and (job is None or job.done):
+if run.proposal is not None and (job is None or job.done) and not read_only:
     ptitles = resources.paper_choices(store)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     with c1:

@@ -5,18 +5,29 @@ import streamlit as st
 
 from rt_core import keys
 from rt_core.config import LOCAL_MODEL
+from rt_core.errors import ConfigError
 from rt_core.models import registry
-from rt_core.run import jobs, plan, warmup
+from rt_core.run import jobs, warmup
 from rt_core.types import MODES
 from studio import budget as budget_view
-from studio import render, request, resources, state
+from studio import progress, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
 warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
-STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
 
 st.title("Run")
+watched = state.linked_run()
+if watched and watched not in ss["jobs"] and state.job_for(watched) is not None:
+    # A shared link to a run going in this app: its live progress alone, read-only (the
+    # settings below would read as that run's; they are this visitor's own).
+    st.caption("You are watching a run started elsewhere: read-only. Link: " +
+               render.md_escape(state.share_run_url(watched, "run")))
+    st.page_link(state.PAGES["neighbourhood"], label="Build a neighbourhood of your own", icon="🧭")
+    st.subheader("Progress")
+    ss.setdefault(f"_final_{watched}", state.job_for(watched).done)
+    st.fragment(progress.show, run_every=None if state.job_for(watched).done else 1.0)(store, watched, read_only=True)
+    st.stop()
 n_r, n_p = len(ss["hood_r"]), len(ss["hood_p"])
 if n_r or n_p:
     st.caption(f"Neighbourhood: {n_r} researchers and {n_p} papers.")
@@ -71,18 +82,29 @@ with st.container(border=True):
         if demo is None:
             st.text_input("API key", type="password", key="api_key",
                           help="Kept only in this browser session's memory; never saved or exported.")
-        where = request.key_source(model).source
-        if where == request.BLOCKED:
+        # The caption and Start apply the same rule (rt_core.keys): whatever Start would
+        # refuse for want of a key, the caption already says.
+        key = request.key_source(model)
+        problem: ConfigError | None = None
+        if key.value or ss["base_url"].strip():
+            try:
+                keys.check(model, ss["base_url"], key.value, key.server)
+            except ConfigError as exc:
+                problem = exc
+        elif registry.key_env(model):  # what check says too, without importing litellm here
+            problem = ConfigError("no key", app_hint="No API key for this provider yet: type one "
+                                  "above, or ask whoever runs this app to set "
+                                  f"{registry.key_env(model)}.")
+        if key.source == request.BLOCKED:
             st.warning("The server's API key is only sent to the provider's own endpoint (or to "
                        "addresses the operator allows), not to this base URL. Type a key for this "
-                       "server above if it needs one.", icon="🔒")
-        elif where:
-            st.caption(f"Using the API key from: {where}.")
-        elif ss["base_url"] or not registry.key_env(model):
-            st.caption("No key set; fine for a local server that needs none.")
+                       "server above; if it needs none, type any text, such as none.", icon="🔒")
+        elif problem is not None:
+            st.warning(render.md_escape(render.app_hint(problem) or problem), icon="🔑")
+        elif key.source:
+            st.caption(f"Using the API key from: {key.source}.")  # our own words, never typed text
         else:
-            st.warning("No API key for this provider yet: type one above, or set the provider's "
-                       "environment variable before starting the app.", icon="🔑")
+            st.caption("No key is needed for this model and address.")
     e1, e2 = st.columns(2)
     with e1:
         options = list(request.EMBEDDERS)
@@ -141,6 +163,7 @@ def _start() -> None:
     except Exception as exc:  # RTError as message + hint; anything else still shown
         ss["_start_error"] = exc
         ss.pop("current_run", None)  # the last run's panel would read as this attempt's outcome
+        state.clear_run_address()
         return
     ss["jobs"][job.run_id] = job
     ss["session_runs"].append(job.run_id)
@@ -166,128 +189,22 @@ if err is not None:
     render.show_error(err)
 
 
-# -- live progress ------------------------------------------------------------------------
-def _progress(run_id: str) -> None:
-    job = ss["jobs"].get(run_id)
-    if job is None:
-        return
-    events = job.snapshot()
-    run = job.run
-    done = job.done
-    # One bar per group of the run's own plan (rt_core.run.plan), the plan the runner executes.
-    bar_titles = dict(plan.progress_groups(run.config))
-    groups = list(bar_titles)
-    by_stage: dict[str, dict[str, object]] = {}
-    totals: dict[str, int] = {}
-    authors = set(run.config.researcher_ids)
-    queue_event = None
-    for e in events:
-        if e.stage == "queue":
-            queue_event = e
-            continue
-        stage = e.stage
-        if stage == "read" and e.agent not in authors:
-            # Reviewers' profiles are read during reviewing: counting them under Reading
-            # would pull its finished bar back (6 of 6, then 6 of 9).
-            by_stage.setdefault("review", {})[f"profile:{e.agent}"] = e
-            continue
-        by_stage.setdefault(stage, {})[e.agent] = e
-        totals[stage] = max(totals.get(stage, 0), e.total)
-    agent_ids = {a.removeprefix("profile:") for s in by_stage.values() for a in s}
-    names = store.corpus.researcher_names(agent_ids)
-
-    fractions = []
-    for stage in groups:
-        agents = by_stage.get(stage, {})
-        total = max(len(agents), totals.get(stage, 0))
-        finished = sum(1 for e in agents.values() if e.status != "started")
-        fractions.append(finished / total if total else 0.0)
-    # Bars never go backwards: a stage that learns of more work keeps what it showed.
-    seen = ss.setdefault(f"_bars_{run_id}", {})
-    fractions = [max(f, seen.get(stage, 0.0)) for stage, f in zip(groups, fractions, strict=True)]
-    seen.update(zip(groups, fractions, strict=True))
-    current = next((s for s in reversed(groups) if s in by_stage), groups[0])
-    overall = 1.0 if done else min(0.99, sum(fractions) / max(1, len(groups)))
-    overall = max(overall, seen.get("_overall", 0.0))
-    seen["_overall"] = overall
-
-    waiting = (not done and queue_event is not None and queue_event.status == "waiting"
-               and not by_stage)
-    if waiting:
-        st.info(f"Waiting for the embedded model, which serves one run at a time: "
-                f"{render.md_escape(queue_event.partial)}.", icon="⏳")
-    if waiting:
-        label, box = "Queued for the embedded model", "running"
-    elif not done:
-        label, box = f"Running · {bar_titles.get(current, current)}", "running"
-    elif job.error or job.unexpected or run.status == "failed":
-        label, box = f"Run {run_id} failed", "error"
-    elif run.status == "cancelled":
-        label, box = f"Run {run_id} cancelled: finished work is kept", "error"
-    else:
-        label, box = f"Run {run_id} finished", "complete"
-    st.progress(overall, text=f"{int(overall * 100)}% · {len(events)} progress events")
-    with st.status(label, state=box, expanded=not done):
-        for stage, frac in zip(groups, fractions, strict=True):
-            agents = by_stage.get(stage, {})
-            st.markdown(f"**{bar_titles[stage]}**")
-            st.progress(frac, text=f"{int(frac * 100)}%")
-            for agent, e in agents.items():
-                rid = agent.removeprefix("profile:")
-                who = names.get(rid, rid) + (" (reading their papers)" if rid != agent else "")
-                tail = f": {render.short(e.partial, 160)}" if e.partial else ""
-                render.show_text(f"{STATUS_ICON.get(e.status, '•')} {who}{tail}")
-    u = run.usage
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Model calls", u.calls)
-    m2.metric("Cache hits", u.cache_hits)
-    m3.metric("Tokens", f"{u.prompt_tokens + u.completion_tokens:,}",
-              help=f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion")
-    m4.metric("Cost", f"${u.cost:.4f}")
-
-    if not done and request.demo_tokens_left() is not None and \
-            u.prompt_tokens + u.completion_tokens >= (request.demo_tokens_left() or 0):
-        job.cancel()  # the session's demo budget is spent: stop after the current calls
-    if done and run.status != "running":
-        request.count_demo_tokens(run)
-    if not done:
-        if job.simulation.ctx.cancel.is_set():
-            st.info("Cancelling after the current model calls; finished work is kept.")
-        elif st.button("Cancel", key=f"cancel_{run_id}"):
-            job.cancel()
-            st.info("Cancelling after the current model calls; finished work is kept.")
-        return
-
-    if job.error is not None:
-        render.show_error(job.error)
-    if job.unexpected:
-        st.error(f"The run stopped unexpectedly: {render.md_escape(job.unexpected)}")
-    for e in run.errors:
-        st.error(f"{render.md_escape(e.stage)} · {render.md_escape(names.get(e.agent, e.agent))}: "
-                 f"{render.md_escape(e.message)}", icon="⚠️")
-        if e.hint:
-            st.caption("💡 " + render.md_escape(e.hint))
-    for note in run.notes:
-        st.info(render.md_escape(note), icon="✂️")
-    if run.status == "done":
-        st.success(f"Done in {sum(run.timings.values()):.1f} s. The proposal, reviews and scores "
-                   "are on the Results page.", icon="✅")
-    if (run.proposal is not None or run.status == "done") and st.button(
-            "Open results", key=f"open_results_{run_id}", type="primary"):
-            ss["results_run"] = run_id
-            st.switch_page(state.PAGES["results"])
-    if not ss.get(f"_final_{run_id}"):
-        # The job ended while the fragment was polling: one full rerun stops the polling
-        # and re-enables the Start button.
-        ss[f"_final_{run_id}"] = True
-        st.rerun()
-
-
+# -- progress -------------------------------------------------------------------------------
+# Which run this page follows: this session's current one, else the run the address names
+# (a refresh keeps `?run=`; a shared link to a live run is drawn at the top, read-only).
 current = ss.get("current_run")
+linked = state.new_linked_run()
+if linked and linked != current and linked in ss["jobs"]:
+    current = ss["current_run"] = linked
 if current and current in ss["jobs"]:
     st.subheader("Progress")
     job = ss["jobs"][current]
+    state.show_run_in_address(current)
     ss.setdefault(f"_final_{current}", job.done)
-    st.fragment(_progress, run_every=None if job.done else 1.0)(current)
+    st.fragment(progress.show, run_every=None if job.done else 1.0)(store, current)
+elif linked:
+    st.caption("That run is not going in this app any more; its stored state is on the Results page.")
+    st.page_link(state.PAGES["results"], label="Open it in Results", icon="📄",
+                 query_params={state.RUN_PARAM: linked})
 elif not err:
     st.caption("Press Start: progress appears here while the agents read, write and review.")

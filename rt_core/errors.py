@@ -1,6 +1,8 @@
 """The few error types rt_core raises; the UI and CLI turn them into messages.
 
-Each carries a `hint`: one sentence telling the user what to do about it.
+Each carries a `hint`: one sentence telling the user what to do about it. Where the
+command line and the app differ in what the user can do (a flag versus a field), the
+error also carries an `app_hint` in the app's words, which the app shows instead.
 """
 from __future__ import annotations
 
@@ -9,11 +11,14 @@ class RTError(Exception):
     """Base of every error rt_core raises on purpose."""
 
     hint = ""
+    app_hint = ""
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", app_hint: str = ""):
         super().__init__(message)
         if hint:
             self.hint = hint
+        if app_hint:
+            self.app_hint = app_hint
 
     @property
     def kind(self) -> str:

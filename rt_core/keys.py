@@ -120,7 +120,9 @@ def guard(model: str, base_url: str, api_key: str, server_key: bool) -> None:
     if server_key and api_key and not server_key_allowed(base_url):
         raise ConfigError(f"the server's API key may not be sent to {base_url.strip()}",
                           "Type your own API key for this server, or ask the operator to list "
-                          "the URL in RT_ALLOWED_BASE_URLS.")
+                          "the URL in RT_ALLOWED_BASE_URLS.",
+                          "Type your own key for this server in the API key field, or ask whoever "
+                          "runs this app to allow this address.")
 
 
 def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> None:
@@ -138,7 +140,10 @@ def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> 
                               "Type this server's key in the Run page's API key field (or pass "
                               "--api-key-env to the CLI); the server's own keys only go to their "
                               "provider or RT_ALLOWED_BASE_URLS. A server that needs no key "
-                              "accepts any text, e.g. 'none'.")
+                              "accepts any text, e.g. 'none'.",
+                              "Type this server's key in the API key field: keys this app holds "
+                              "only go to their own provider. If the server needs no key, type "
+                              "any text, such as none.")
         return
     try:
         env = registry.litellm().validate_environment(model=model)
@@ -148,7 +153,9 @@ def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> 
     if missing:
         raise ConfigError(f"no API key for model '{model}': {missing[0]} is not set",
                           f"Set {missing[0]} before starting the app (or pass --api-key-env to the "
-                          "CLI), or type the key in the Run page's API key field.")
+                          "CLI), or type the key in the Run page's API key field.",
+                          "Type your key in the API key field (it stays in this browser session), "
+                          f"or ask whoever runs this app to set {missing[0]}.")
 
 
 def check_request(request) -> None:

@@ -12,7 +12,8 @@ from typing import Any
 import streamlit as st
 
 from rt_core.errors import RTError
-from rt_core.types import Paper, Researcher
+from rt_core.run.plan import GROUPS
+from rt_core.types import Paper, Researcher, StageError
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
 
@@ -54,10 +55,30 @@ def show_error(exc: BaseException) -> None:
     # Messages can quote user or provider text (titles, server replies): escape them.
     if isinstance(exc, RTError):
         st.error(md_escape(exc), icon="⚠️")
-        if exc.hint:
-            st.info(md_escape(exc.hint), icon="💡")
+        hint = app_hint(exc)
+        if hint:
+            st.info(md_escape(hint), icon="💡")
     else:
         st.error(md_escape(f"Unexpected error: {type(exc).__name__}: {exc}"), icon="⚠️")
+
+
+def app_hint(exc: BaseException) -> str:
+    """The hint in the app's words: the command line's hint may name flags and settings
+    that mean nothing in a browser, so an error that has an app version gives it."""
+    return getattr(exc, "app_hint", "") or getattr(exc, "hint", "") or ""
+
+
+def stage_title(stage: str) -> str:
+    """What a stage is called on the Run page (its progress bar's title), else its name."""
+    return GROUPS.get(stage, stage.replace("_", " ").capitalize())
+
+
+def stage_error(e: StageError, names: dict[str, str]) -> str:
+    """One recorded failure in words: which part of the run and, when one agent failed
+    rather than the whole run, who. Safe Markdown."""
+    where = stage_title(e.stage)
+    who = "" if e.agent in ("run", "") else f" · {names.get(e.agent, e.agent)}"
+    return md_escape(f"{where}{who}: {e.message}")
 
 
 def short(text: str, n: int = 90) -> str:

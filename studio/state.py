@@ -1,12 +1,15 @@
 """Per-browser-session state: its schema, neighbourhood edits, share links, live runs.
 
 Everything here lives in st.session_state only (never the shared store): the
-neighbourhood, the Run page's settings, a key the user typed, running jobs.
+neighbourhood, the Run page's settings, a key the user typed, the jobs it controls.
+A refresh starts a new session, so what ties a browser to a run is its address
+(`?run=ID`, plus `owner=` for the browser that started it) and the process-wide
+jobs of `rt_core.run.jobs`, never this session alone.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
@@ -28,6 +31,10 @@ PAGES = {
     "study_rate": "pages/study_rate.py",
     "study_results": "pages/study_results.py",
 }
+# The address of each page (`/results`, `/history`...), so a typed or shared path opens it.
+URL_PATHS = {"neighbourhood": "neighbourhood", "run": "run", "results": "results",
+             "replay": "replay", "history": "history", "settings": "settings",
+             "study_create": "study_create", "study_rate": "study_rate", "study_results": "study_results"}
 
 # Widget values that must survive page switches (Streamlit drops the state of
 # widgets that a run does not draw, unless it is re-assigned on every run).
@@ -70,6 +77,7 @@ def init_state() -> None:
         else:
             ss[key] = default
     apply_query_params()
+    adopt_linked_run()
 
 
 def _hood_key(kind: str) -> str:
@@ -146,12 +154,136 @@ def apply_query_params() -> None:
     ss["_qp_restored"] = f"{len(rids)} researchers and {len(pids)} papers"
 
 
-# -- runs -----------------------------------------------------------------------------
-def get_run(store, run_id: str) -> Run:
-    """A run of this session (live, from its job) or from the store (no model call)."""
+# -- runs and their addresses ---------------------------------------------------------------
+RUN_PARAM, OWNER_PARAM = "run", "owner"
+
+
+def linked_run() -> str:
+    """The run this browser's address names (`?run=ID`), or ''."""
+    try:
+        return (st.query_params.get(RUN_PARAM) or "").strip()[:64]
+    except Exception:  # no browser context
+        return ""
+
+
+def new_linked_run() -> str:
+    """The run the address names, if this session did not put it there itself: a refresh,
+    a link, History's open. A run the page already shows stays in the address until the
+    page moves on, so it must not pull the page back when the user picks another run."""
+    linked = linked_run()
+    return linked if linked and linked != st.session_state.get("_addr_run") else ""
+
+
+def show_run_in_address(run_id: str) -> None:
+    """Put the run in the address bar, so a refresh or a copied link comes back to it. The
+    browser that controls a live run also gets its owner token (a shared view never does:
+    `share_run_url` leaves it out)."""
     job = st.session_state["jobs"].get(run_id)
-    if job is not None and job.done:
-        return job.run
+    st.session_state["_addr_run"] = run_id
+    wanted = {RUN_PARAM: run_id}
+    if job is not None and not job.done:
+        wanted[OWNER_PARAM] = job.owner
+    try:
+        qp = st.query_params
+        if {k: qp.get(k) for k in (RUN_PARAM, OWNER_PARAM)} != {RUN_PARAM: run_id,
+                                                               OWNER_PARAM: wanted.get(OWNER_PARAM)}:
+            qp.pop(OWNER_PARAM, None)
+            qp.update(wanted)
+    except Exception:  # no browser context
+        pass
+
+
+def clear_run_address() -> None:
+    """The page no longer shows a run (a start that failed): the address says so too."""
+    st.session_state.pop("_addr_run", None)
+    try:
+        for k in (RUN_PARAM, OWNER_PARAM):
+            st.query_params.pop(k, None)
+    except Exception:  # no browser context
+        pass
+
+
+def share_run_url(run_id: str, page: str = "results") -> str:
+    """A read-only link to one run (no owner token)."""
+    try:
+        base = st.context.url or ""
+    except Exception:  # no browser context (tests)
+        base = ""
+    parts = urlsplit(base.split("?", 1)[0] or "http://localhost:8501/")
+    path = [p for p in parts.path.split("/") if p]
+    if path and path[-1] in URL_PATHS.values():
+        path = path[:-1]  # the app's root, wherever it is mounted
+    root = urlunsplit((parts.scheme, parts.netloc, "/".join(["", *path]), "", "")).rstrip("/")
+    return f"{root}/{URL_PATHS[page]}?{urlencode({RUN_PARAM: run_id})}"
+
+
+def _live(run_id: str):
+    if not run_id:
+        return None
+    from rt_core.run import jobs  # noqa: PLC0415  (slow: pages without runs skip it)
+
+    return jobs.live(run_id)
+
+
+def adopt_linked_run() -> None:
+    """After a refresh, the browser that started a live run (its address carries the run's
+    owner token) takes the run's controls back; any other visitor only watches it."""
+    ss = st.session_state
+    run_id = linked_run()
+    if not run_id or run_id in ss["jobs"]:
+        return
+    try:
+        token = st.query_params.get(OWNER_PARAM) or ""
+    except Exception:
+        token = ""
+    job = _live(run_id)
+    if job is None or not token or token != job.owner:
+        return
+    ss["jobs"][run_id] = job
+    if run_id not in ss["session_runs"]:
+        ss["session_runs"].append(run_id)
+    ss.setdefault("current_run", run_id)
+    ss.setdefault(f"_final_{run_id}", job.done)
+    _restore_settings(job.run.config)
+
+
+def _restore_settings(config: RunConfig) -> None:
+    """The refreshed page shows the settings the run was started with (its neighbourhood,
+    model, mode, reviewers), not the defaults of a new session. A typed key is not among
+    them: it lived in the old session only (the running job still holds it)."""
+    ss = st.session_state
+    if not (ss["hood_r"] or ss["hood_p"]):
+        set_hood(config.researcher_ids, config.paper_ids)
+    ss["model"], ss["base_url"] = config.model, config.base_url
+    ss["provider"] = request.provider_for_model(config.model)
+    ss["mode"], ss["temperature"], ss["embedder"] = config.mode, config.temperature, config.embedder
+    if config.reviewer_ids:
+        ss["reviewer_choice"], ss["reviewer_ids"] = request.NAMED_REVIEWERS, list(config.reviewer_ids)
+    else:
+        ss["num_reviewers"] = config.num_reviewers
+    ss["reference_id"] = config.reference_paper_id
+
+
+def job_for(run_id: str):
+    """The job of a run: this session's own, else a live one of this process that another
+    session started (to watch, not to control), else None."""
+    return st.session_state["jobs"].get(run_id) or _live(run_id)
+
+
+def owns(run_id: str) -> bool:
+    """This session started, resumed or deliberately opened the run: it gets the controls
+    that change it. A run reached only through a shared link is read-only."""
+    ss = st.session_state
+    return run_id in ss["jobs"] or run_id in ss["session_runs"] or run_id in ss.get("opened_runs", [])
+
+
+def get_run(store, run_id: str) -> Run:
+    """A run of this session (live, from its job) or from the store (no model call). Another
+    session's job is only a fallback: the store has what was done to its run since."""
+    own = st.session_state["jobs"].get(run_id)
+    if own is not None and own.done:
+        return own.run
+    job = own or _live(run_id)
     # A live run changes in another thread; read its last saved state instead.
     try:
         return store.runs.load(run_id)
@@ -179,3 +311,4 @@ def resume_run(store, run_id: str) -> None:
         ss["session_runs"].append(run_id)
     ss["current_run"] = run_id
     ss.pop(f"_final_{run_id}", None)
+    ss.pop(f"_bars_{run_id}", None)

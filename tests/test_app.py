@@ -102,7 +102,7 @@ def test_every_page_renders_on_a_fresh_store_with_empty_states(fresh_data_dir):
     assert "neighbourhood is empty" in infos(at)
     assert "tiny offline demo model" in infos(at)  # the default model says what it is
     goto(at, "results")
-    assert "No runs yet" in infos(at)
+    assert "No run open yet" in infos(at)
     goto(at, "history")
     assert "No runs stored yet" in infos(at)
     goto(at, "settings")

@@ -201,7 +201,7 @@ def test_golden_path_preset_run_results(server, page):
     shot(page, "run-progress")
     expect(page.get_by_text("The proposal, reviews and scores are on the Results page")) \
         .to_be_visible(timeout=240_000)
-    expect(page.get_by_text("Model calls")).to_be_visible()
+    expect(page.get_by_text("Model calls", exact=True)).to_be_visible()
     shot(page, "run-done")
 
     page.get_by_role("button", name="Open results").click()

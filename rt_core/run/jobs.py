@@ -6,7 +6,9 @@ progress events so far, a cancel flag and, at the end, the Run.
 """
 from __future__ import annotations
 
+import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ..errors import RTError
@@ -64,6 +66,10 @@ class BackgroundJob:
 @dataclass(kw_only=True)
 class Job(BackgroundJob):
     simulation: Simulation
+    # Proves that a browser started (or resumed) this run: kept in memory only and put in
+    # that browser's address, so a refresh there gets its controls back, while a shared
+    # `?run=ID` link (which lacks it) gets a read-only view.
+    owner: str = field(default_factory=lambda: secrets.token_urlsafe(12), repr=False)
 
     @property
     def run(self) -> Run:
@@ -80,6 +86,29 @@ class Job(BackgroundJob):
         self.simulation.run_sync()
 
 
+# Every job of this process by run id, so any browser session (a refresh is a new one, a
+# shared link another) can find a live run's progress. Finished jobs stay for a while:
+# a page that polled a run until its end still reads the final events.
+_LIVE: OrderedDict[str, Job] = OrderedDict()
+_LIVE_LOCK = threading.Lock()
+KEEP_FINISHED = 50
+
+
+def register(job: Job) -> None:
+    with _LIVE_LOCK:
+        _LIVE[job.run_id] = job
+        _LIVE.move_to_end(job.run_id)
+        finished = [rid for rid, j in _LIVE.items() if j.done]
+        for rid in finished[:max(0, len(finished) - KEEP_FINISHED)]:
+            del _LIVE[rid]
+
+
+def live(run_id: str) -> Job | None:
+    """The job of a run started in this process (running or recently finished), or None."""
+    with _LIVE_LOCK:
+        return _LIVE.get(run_id or "")
+
+
 def start(request: RunRequest, store: Store, embedder: Embedder | None = None,
           resume_id: str | None = None) -> Job:
     """Build the simulation now (it validates, so bad input fails in the caller), then
@@ -87,5 +116,6 @@ def start(request: RunRequest, store: Store, embedder: Embedder | None = None,
     job = Job(simulation=None)  # type: ignore[arg-type]
     job.simulation = Simulation(request, store, embedder=embedder, on_progress=job.record,
                                 run_id=resume_id, resume=resume_id is not None)
+    register(job)
     job.launch(f"rt-run-{job.run_id}")
     return job

@@ -1,0 +1,168 @@
+"""The Run page's live progress of one run: a bar per group of the run's own plan, each
+agent's status, calls and cost, and where a failed run stopped.
+
+It reads the run's job (this session's, or a live one of this process that another
+session started: `studio.state.job_for`), so a refreshed page or a shared link draws
+the same progress. A read-only view (a shared link) has no controls.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from rt_core.run import plan
+
+from . import render, request, state
+
+STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
+
+
+def _failed_where(run, by_stage: dict) -> tuple[str, str]:
+    """(group, agent) where a failed run stopped: the stage its run-level error names (the
+    runner records the failing stage's group), else the last agent that failed."""
+    group_of = {s.name: s.group for s in plan.plan_for(run.config)}
+    for e in reversed(run.errors):
+        if e.agent == "run":
+            return group_of.get(e.stage) or e.stage, ""
+    for stage, agents in reversed(list(by_stage.items())):
+        for agent, ev in agents.items():
+            if ev.status == "failed":
+                return stage, agent
+    return (run.errors[-1].stage, run.errors[-1].agent) if run.errors else ("", "")
+
+
+def show(store, run_id: str, read_only: bool = False) -> None:
+    """Live progress of a run of this process; read_only: a shared view (no controls)."""
+    ss = st.session_state
+    job = state.job_for(run_id)
+    if job is None:
+        return
+    events = job.snapshot()
+    run = job.run
+    done = job.done
+    # One bar per group of the run's own plan (rt_core.run.plan), the plan the runner executes.
+    bar_titles = dict(plan.progress_groups(run.config))
+    groups = list(bar_titles)
+    by_stage: dict[str, dict[str, object]] = {}
+    totals: dict[str, int] = {}
+    authors = set(run.config.researcher_ids)
+    queue_event = None
+    for e in events:
+        if e.stage == "queue":
+            queue_event = e
+            continue
+        stage = e.stage
+        if stage == "read" and e.agent not in authors:
+            # Reviewers' profiles are read during reviewing: counting them under Reading
+            # would pull its finished bar back (6 of 6, then 6 of 9).
+            by_stage.setdefault("review", {})[f"profile:{e.agent}"] = e
+            continue
+        by_stage.setdefault(stage, {})[e.agent] = e
+        totals[stage] = max(totals.get(stage, 0), e.total)
+    agent_ids = {a.removeprefix("profile:") for s in by_stage.values() for a in s}
+    names = store.corpus.researcher_names(agent_ids)
+
+    fractions = []
+    for stage in groups:
+        agents = by_stage.get(stage, {})
+        total = max(len(agents), totals.get(stage, 0))
+        finished = sum(1 for e in agents.values() if e.status != "started")
+        fractions.append(finished / total if total else 0.0)
+    # Bars never go backwards: a stage that learns of more work keeps what it showed.
+    seen = ss.setdefault(f"_bars_{run_id}", {})
+    fractions = [max(f, seen.get(stage, 0.0)) for stage, f in zip(groups, fractions, strict=True)]
+    seen.update(zip(groups, fractions, strict=True))
+    current = next((s for s in reversed(groups) if s in by_stage), groups[0])
+    failed = done and (job.error is not None or bool(job.unexpected) or run.status == "failed")
+    finished_ok = done and not failed and run.status == "done"
+    overall = 1.0 if finished_ok else min(0.99, sum(fractions) / max(1, len(groups)))
+    overall = max(overall, seen.get("_overall", 0.0))
+    seen["_overall"] = overall
+
+    waiting = (not done and queue_event is not None and queue_event.status == "waiting"
+               and not by_stage)
+    if waiting:
+        st.info(f"Waiting for the embedded model, which serves one run at a time: "
+                f"{render.md_escape(queue_event.partial)}.", icon="⏳")
+    if waiting:
+        label, box = "Queued for the embedded model", "running"
+    elif not done:
+        label, box = f"Running · {bar_titles.get(current, current)}", "running"
+    elif failed:
+        where, who = _failed_where(run, by_stage)
+        at = f" while {bar_titles.get(where, render.stage_title(where)) if where else 'starting'}"
+        by = f" ({names.get(who, who)})" if who else ""
+        label, box = f"Run {run_id} failed{at}{by}", "error"
+    elif run.status == "cancelled":
+        label, box = f"Run {run_id} cancelled: finished work is kept", "error"
+    else:
+        label, box = f"Run {run_id} finished", "complete"
+    stopped = f"stopped at {int(overall * 100)}%" if done and not finished_ok else f"{int(overall * 100)}%"
+    st.progress(overall, text=f"{stopped} · {len(events)} progress events")
+    where = _failed_where(run, by_stage)[0] if failed else ""
+    with st.status(label, state=box, expanded=not done or failed):
+        for stage, frac in zip(groups, fractions, strict=True):
+            agents = by_stage.get(stage, {})
+            st.markdown(f"**{bar_titles[stage]}**" + (" · ❌ failed here" if stage == where else ""))
+            st.progress(frac, text=f"{int(frac * 100)}%")
+            for agent, e in agents.items():
+                rid = agent.removeprefix("profile:")
+                who = names.get(rid, rid) + (" (reading their papers)" if rid != agent else "")
+                tail = f": {render.short(e.partial, 160)}" if e.partial else ""
+                render.show_text(f"{STATUS_ICON.get(e.status, '•')} {who}{tail}")
+    u = run.usage
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Model calls", u.calls)
+    m2.metric("Cache hits", u.cache_hits)
+    m3.metric("Tokens", f"{u.prompt_tokens + u.completion_tokens:,}",
+              help=f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion")
+    m4.metric("Cost", f"${u.cost:.4f}")
+
+    if read_only:
+        _watching(run_id, run, done)
+        return
+    if not done and request.demo_tokens_left() is not None and \
+            u.prompt_tokens + u.completion_tokens >= (request.demo_tokens_left() or 0):
+        job.cancel()  # the session's demo budget is spent: stop after the current calls
+    if done and run.status != "running":
+        request.count_demo_tokens(run)
+    if not done:
+        if job.simulation.ctx.cancel.is_set():
+            st.info("Cancelling after the current model calls; finished work is kept.")
+        elif st.button("Cancel", key=f"cancel_{run_id}"):
+            job.cancel()
+            st.info("Cancelling after the current model calls; finished work is kept.")
+        return
+
+    if job.error is not None:
+        render.show_error(job.error)
+    if job.unexpected:
+        st.error(f"The run stopped unexpectedly: {render.md_escape(job.unexpected)}")
+    for e in run.errors:
+        st.error(render.stage_error(e, names), icon="⚠️")
+        if e.hint:
+            st.caption("💡 " + render.md_escape(e.hint))
+    for note in run.notes:
+        st.info(render.md_escape(note), icon="✂️")
+    if run.status == "done":
+        st.success(f"Done in {sum(run.timings.values()):.1f} s. The proposal, reviews and scores "
+                   "are on the Results page.", icon="✅")
+    if (run.proposal is not None or run.status == "done") and st.button(
+            "Open results", key=f"open_results_{run_id}", type="primary"):
+            ss["results_run"] = run_id
+            st.switch_page(state.PAGES["results"])
+    if not ss.get(f"_final_{run_id}"):
+        # The job ended while the fragment was polling: one full rerun stops the polling
+        # and re-enables the Start button.
+        ss[f"_final_{run_id}"] = True
+        st.rerun()
+
+
+def _watching(run_id: str, run, done: bool) -> None:
+    """The end of a shared view: a link to the results once there are any, no controls."""
+    ss = st.session_state
+    if done and (run.proposal is not None or run.status == "done"):
+        st.page_link(state.PAGES["results"], label="See the results", icon="📄",
+                     query_params={state.RUN_PARAM: run_id})
+    if done and not ss.get(f"_final_{run_id}"):
+        ss[f"_final_{run_id}"] = True
+        st.rerun()  # stop polling
