@@ -397,3 +397,20 @@ def m012_comparisons(db: sqlite3.Connection) -> None:
     );
     CREATE INDEX comparisons_run ON comparisons(run_id, created_at);
     """)
+
+
+@migration
+def m013_paper_vectors(db: sqlite3.Connection) -> None:
+    """One embedding per paper (paper_vectors.py), so a search by meaning is one
+    matrix-vector product over precomputed vectors: float16 bytes, the embedder's name,
+    and a hash of the text embedded (an edited abstract is embedded again)."""
+    db.executescript("""
+    CREATE TABLE paper_vectors (
+        paper_id TEXT PRIMARY KEY REFERENCES papers(id) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE INDEX paper_vectors_model ON paper_vectors(model);
+    """)
