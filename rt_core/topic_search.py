@@ -24,3 +24,18 @@ def for_store(store: Store, model: str = LOCAL_EMBEDDER) -> Topics:
             per_model[model] = Topics(store.corpus, store.corpus.vectors, model,
                                       Embedder(model).encode)
         return per_model[model]
+
+
+def paper_reason(hit: PaperHit) -> str:
+    """Why a paper is in the results, in words a reader can check."""
+    if hit.by_meaning:
+        return f"found by meaning, not by its words (similarity {hit.similarity:.2f})"
+    return "matches your words" + (" and their meaning" if hit.similarity is not None else "")
+
+
+def researcher_reason(hit: ResearcherHit) -> str:
+    if hit.by_name:
+        return "name or affiliation matches"
+    n = f"{hit.papers} matching paper{'s' if hit.papers != 1 else ''}"
+    how = ", found by meaning rather than words" if hit.by_meaning else ""
+    return f"works on this: {n}, best “{hit.best_paper}”{how}"
