@@ -45,6 +45,7 @@ class PaperVectors:
     def __init__(self, db: Database):
         self.db = db
         self._lock = threading.Lock()
+        self._fill_lock = threading.Lock()  # two sessions of one process embed a paper once
         self._cached: dict[str, tuple[str, list[str], np.ndarray]] = {}  # model -> (version, ids, M)
         self._complete: dict[str, str] = {}  # model -> version at which nothing was missing
 
@@ -83,8 +84,12 @@ class PaperVectors:
              limit: int | None = FILL_BATCH * 8) -> int:
         """Embed up to `limit` papers that lack a vector (all when None), in batches; the
         number embedded. Cheap when nothing changed since the last complete fill."""
+        with self._fill_lock:
+            return self._fill(model, embed, limit)
+
+    def _fill(self, model: str, embed: Callable[[list[str]], np.ndarray], limit: int | None) -> int:
         version = self.version()
-        if self._complete.get(model) == version:
+        if limit == 0 or self._complete.get(model) == version:
             return 0
         todo = self.missing(model, limit if limit is not None else 10**9)
         done = 0

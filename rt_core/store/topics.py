@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..types import Paper, Researcher
-from .search import words
+from .search import marks, words
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither dominates
 MIN_SIMILARITY = 0.3  # MiniLM cosine; unrelated or made-up words score ~0.1-0.21 against
@@ -75,20 +75,9 @@ class Topics:
     def papers(self, text: str, fields: Iterable[str] = (), limit: int = 50,
                fill: int | None = 256) -> list[PaperHit]:
         """Best first; empty for blank text or when nothing matches words or meaning."""
-        fields = list(fields)
-        if not words(text):
-            return []
-        self.prepare(fill)
-        every, some = self._word_rankings(text, fields)
-        by_meaning = self._meaning_ranking(text, fields)
-        score: dict[str, float] = {}
-        for ranking, weight in ((every, 1.0), (some, PARTIAL_WEIGHT), (list(by_meaning), 1.0)):
-            for rank, pid in enumerate(ranking):
-                score[pid] = score.get(pid, 0.0) + weight / (RRF_K + rank + 1)
-        word_set = set(every) | set(some)
-        order = sorted(score, key=lambda pid: (-score[pid], pid not in word_set, pid))[:limit]
-        papers = {p.id: p for p in self.corpus.get_papers(order)}
-        return [PaperHit(papers[pid], pid in word_set, by_meaning.get(pid)) for pid in order]
+        ranked = self._fused(text, list(fields), limit, fill)
+        papers = {p.id: p for p in self.corpus.get_papers(pid for pid, _, _ in ranked)}
+        return [PaperHit(papers[pid], by_words, sim) for pid, by_words, sim in ranked]
 
     def researchers(self, text: str, fields: Iterable[str] = (), limit: int = 50,
                     fill: int | None = 256) -> list[ResearcherHit]:
@@ -100,28 +89,61 @@ class Topics:
         out = [ResearcherHit(r, by_name=True)
                for r in self.corpus.search_researchers(text, fields, limit)]
         seen = {h.researcher.id for h in out}
-        hits = self.papers(text, limit=CANDIDATES, fill=fill)
+        ranked = self._fused(text, [], CANDIDATES, fill)
+        pos = {pid: i for i, (pid, _, _) in enumerate(ranked)}
+        by_meaning = {pid: not by_words for pid, by_words, _ in ranked}
         by_author: dict[str, ResearcherHit] = {}
         weight: dict[str, float] = {}
-        authors = self.corpus.authors_of([h.paper.id for h in hits])
-        for pos, h in enumerate(hits):  # best first, so a researcher's first paper is their best
-            for rid in authors.get(h.paper.id, []):
-                if rid in seen:
-                    continue
-                if rid not in by_author:
-                    by_author[rid] = ResearcherHit(None, False, 0, h.paper.title, h.by_meaning)
-                by_author[rid].papers += 1
-                # best match first, more matching papers breaking near-ties (fused like RRF)
-                weight[rid] = weight.get(rid, 0.0) + 1.0 / (RRF_K + pos + 1)
-        ranked = sorted(by_author, key=lambda rid: -weight[rid])
-        found = self.corpus.get_researchers(ranked)
-        wanted = set(fields)
-        for r in found:
-            if wanted and not wanted & set(r.fields):
+        for pid, rid, title in self._authorship(list(pos)):  # best paper first
+            if rid in seen:
                 continue
+            if rid not in by_author:
+                by_author[rid] = ResearcherHit(None, False, 0, title, by_meaning[pid])
+            by_author[rid].papers += 1
+            # the best paper counts most, more matching papers break near-ties (as in RRF)
+            weight[rid] = weight.get(rid, 0.0) + 1.0 / (RRF_K + pos[pid] + 1)
+        ranked_ids = sorted(by_author, key=lambda rid: -weight[rid])
+        if fields:
+            keep = self._in_fields(ranked_ids, fields)
+            ranked_ids = [rid for rid in ranked_ids if rid in keep]
+        for r in self.corpus.get_researchers(ranked_ids[:max(0, limit - len(out))]):
             by_author[r.id].researcher = r
             out.append(by_author[r.id])
         return out[:limit]
+
+    def _fused(self, text: str, fields: list[str], limit: int,
+               fill: int | None) -> list[tuple[str, bool, float | None]]:
+        """(paper id, found by words, cosine or None), best first, by RRF of the rankings."""
+        if not words(text):
+            return []
+        self.prepare(fill)
+        every, some = self._word_rankings(text, fields)
+        by_meaning = self._meaning_ranking(text, fields)
+        score: dict[str, float] = {}
+        for ranking, weight in ((every, 1.0), (some, PARTIAL_WEIGHT), (list(by_meaning), 1.0)):
+            for rank, pid in enumerate(ranking):
+                score[pid] = score.get(pid, 0.0) + weight / (RRF_K + rank + 1)
+        word_set = set(every) | set(some)
+        order = sorted(score, key=lambda pid: (-score[pid], pid not in word_set, pid))[:limit]
+        return [(pid, pid in word_set, by_meaning.get(pid)) for pid in order]
+
+    def _authorship(self, paper_ids: list[str]) -> list[tuple[str, str, str]]:
+        """(paper id, researcher id, title) for the papers, in the order of `paper_ids`."""
+        if not paper_ids:
+            return []
+        rows = self.corpus.db.conn.execute(
+            "SELECT a.paper_id, a.researcher_id, p.title FROM authorship a JOIN papers p ON "
+            f"p.id=a.paper_id WHERE a.paper_id IN ({marks(paper_ids)})", paper_ids).fetchall()
+        pos = {pid: i for i, pid in enumerate(paper_ids)}
+        return sorted(((r[0], r[1], r[2]) for r in rows), key=lambda r: (pos[r[0]], r[1]))
+
+    def _in_fields(self, researcher_ids: list[str], fields: list[str]) -> set[str]:
+        if not researcher_ids:
+            return set()
+        return {r[0] for r in self.corpus.db.conn.execute(
+            f"SELECT DISTINCT researcher_id FROM researcher_fields WHERE researcher_id IN "
+            f"({marks(researcher_ids)}) AND field_id IN ({marks(fields)})",
+            [*researcher_ids, *fields])}
 
     def _word_rankings(self, text: str, fields: list[str]) -> tuple[list[str], list[str]]:
         """Papers with every word (as `search_papers` ranks them), and papers with only
