@@ -74,7 +74,7 @@ def test_unknown_words_give_an_empty_result_not_an_error(starter_store):
 def test_field_filter_applies_to_both_rankings(starter_store):
     hits = for_store(starter_store).papers("brain", fields=["materials"], limit=20)
     assert all("materials" in h.paper.fields for h in hits)
-    people = for_store(starter_store).researchers("brain", fields=["materials"], limit=20)
+    people = for_store(starter_store).researchers("neural network", fields=["materials"], limit=20)
     assert people and all("materials" in h.researcher.fields for h in people)
 
 
