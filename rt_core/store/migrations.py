@@ -6,7 +6,7 @@ SQLite and PostgreSQL: write the SQL in SQLite's spelling through `db.executescr
 (column types `BLOB`, `REAL` and `INTEGER PRIMARY KEY AUTOINCREMENT` are translated for
 PostgreSQL, see `pg.py`), and branch on `db.dialect` ("sqlite" or "postgresql") only where
 the engines truly differ (full-text indexes). A new migration is one more function below;
-the store tests run it on both engines.
+the store tests run it on both engines. Full at 400 lines: m013 on are in migrations_later.py.
 """
 from __future__ import annotations
 
@@ -396,21 +396,4 @@ def m012_comparisons(db: sqlite3.Connection) -> None:
         created_at TEXT NOT NULL
     );
     CREATE INDEX comparisons_run ON comparisons(run_id, created_at);
-    """)
-
-
-@migration
-def m013_paper_vectors(db: sqlite3.Connection) -> None:
-    """One embedding per paper (paper_vectors.py), so a search by meaning is one
-    matrix-vector product over precomputed vectors: float16 bytes, the embedder's name,
-    and a hash of the text embedded (an edited abstract is embedded again)."""
-    db.executescript("""
-    CREATE TABLE paper_vectors (
-        paper_id TEXT PRIMARY KEY REFERENCES papers(id) ON DELETE CASCADE,
-        model TEXT NOT NULL,
-        text_hash TEXT NOT NULL,
-        dim INTEGER NOT NULL,
-        vector BLOB NOT NULL
-    );
-    CREATE INDEX paper_vectors_model ON paper_vectors(model);
     """)
