@@ -5,7 +5,7 @@ import os
 
 import streamlit as st
 
-from rt_core import community
+from rt_core import community, topic_search
 from rt_core.errors import RTError
 from rt_core.graph import build_graph, interdisciplinarity
 from rt_core.types import Paper
@@ -78,6 +78,32 @@ def _hits(items: list, more: str, empty: str, show) -> None:
             show(item)
 
 
+def _search(text: str, fields: list[str]) -> tuple[list, list]:
+    """Researchers and papers for the search box: by words and meaning when there is text
+    (topic_search), else everyone in the chosen fields. The first search after an import
+    embeds the new papers (once, kept in the store)."""
+    if not text.strip():
+        rs = store.corpus.search_researchers("", fields, limit=RESULT_LIMIT)
+        ps = store.corpus.search_papers("", fields, limit=RESULT_LIMIT)
+        return ([topic_search.ResearcherHit(r, by_name=False) for r in rs],
+                [topic_search.PaperHit(p, by_words=True, similarity=None) for p in ps])
+    topics = topic_search.for_store(store)
+    with st.spinner("Reading new papers so search can match meaning (once per paper)…"):
+        topics.prepare(limit=256)
+    return (topics.researchers(text, fields, limit=RESULT_LIMIT),
+            topics.papers(text, fields, limit=RESULT_LIMIT))
+
+
+def _why(caption: str, hit) -> str:
+    """The row's caption plus, for a search with text, why it matched."""
+    reason = ""
+    if isinstance(hit, topic_search.PaperHit) and (hit.by_meaning or hit.similarity is not None):
+        reason = topic_search.paper_reason(hit)
+    elif isinstance(hit, topic_search.ResearcherHit) and (hit.by_name or hit.papers):
+        reason = topic_search.researcher_reason(hit)
+    return caption + (" · " + render.md_escape(reason) if reason else "")
+
+
 left, right = st.columns([3, 2], gap="large")
 
 # -- search ---------------------------------------------------------------------------
@@ -86,24 +112,24 @@ with left:
     s1, s2 = st.columns([3, 2])
     with s1:
         text = st.text_input("Search text", key="search_text",
-                             placeholder="e.g. galaxy, language model, networks")
+                             placeholder="a topic or a name, e.g. decision making, galaxies")
     with s2:
         fields = st.multiselect("Fields", options=list(fnames), key="search_fields",
                                 format_func=lambda f, fnames=fnames: fnames.get(f, f), placeholder="All fields")
-    researchers = store.corpus.search_researchers(text, fields, limit=RESULT_LIMIT)
-    papers = store.corpus.search_papers(text, fields, limit=RESULT_LIMIT)
-    more_r = "+" if len(researchers) == RESULT_LIMIT else ""
-    more_p = "+" if len(papers) == RESULT_LIMIT else ""
+    r_hits, p_hits = _search(text, fields)
+    more_r = "+" if len(r_hits) == RESULT_LIMIT else ""
+    more_p = "+" if len(p_hits) == RESULT_LIMIT else ""
+    empty = topic_search.EMPTY_HINT + " Or import an author or papers below."
     # Stable labels (counts go inside), so a new search does not reset the chosen tab.
     t_r, t_p = st.tabs(["Researchers", "Papers"], key="search_tab")
     with t_r:
-        _hits(researchers, more_r, "No researcher matches. Try fewer words or clear the field "
-              "filter, or import an author from Semantic Scholar below.",
-              lambda r: _row("researcher", r.id, r.name, render.researcher_caption(r, fnames), "sr"))
+        _hits(r_hits, more_r, empty if text.strip() else "No researcher in these fields yet.",
+              lambda h: _row("researcher", h.researcher.id, h.researcher.name,
+                             _why(render.researcher_caption(h.researcher, fnames), h), "sr"))
     with t_p:
-        _hits(papers, more_p, "No paper matches. Try fewer words or clear the field filter, or "
-              "import papers from arXiv, OpenAlex or a file below.",
-              lambda p: _row("paper", p.id, p.title, render.paper_caption(p, fnames), "sp"))
+        _hits(p_hits, more_p, empty if text.strip() else "No paper in these fields yet.",
+              lambda h: _row("paper", h.paper.id, h.paper.title,
+                             _why(render.paper_caption(h.paper, fnames), h), "sp"))
 
 # -- the neighbourhood ---------------------------------------------------------------
 hood_r = store.corpus.get_researchers([i for i in ss["hood_r"] if store.corpus.researcher_exists(i)])

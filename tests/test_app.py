@@ -131,8 +131,18 @@ def test_search_and_add_to_the_neighbourhood():
 def test_search_without_matches_says_what_to_do():
     at = new_app()
     at.text_input(key="search_text").input("zzzqqqxxy").run()
-    assert "No researcher matches" in infos(at)
-    assert "No paper matches" in infos(at)
+    assert infos(at).count("Nothing in the store matches these words or their meaning") == 2
+
+
+def test_search_finds_people_by_their_work_and_says_when_by_meaning():
+    """'brain' is in no researcher's name: a neuroscientist is found through their papers;
+    a paper with none of the words of 'social inequality' is marked as found by meaning."""
+    at = new_app()
+    at.text_input(key="search_text").input("brain").run()
+    captions = [c.value for c in at.caption]
+    assert any("Neuroscience" in c and "works on this" in c for c in captions), captions
+    at.text_input(key="search_text").input("social inequality").run()
+    assert any("found by meaning, not by its words" in c.value for c in at.caption)
 
 
 def test_preset_loads_the_case_study_and_reads_out_interdisciplinarity():

@@ -185,3 +185,13 @@ def test_markdown_export_includes_every_evaluation():
     for expected in ("How can we?", "Review by rev (score 6)", "mean: 0.500", "topic: 7",
                      "close enough", "strengths: 0.610", "weaknesses: -", "delta_s: 1.000"):
         assert expected in md, expected
+
+
+def test_search_finds_researchers_by_topic_and_says_why(tmp_path, capsys):
+    db = str(tmp_path / "db.sqlite3")
+    assert main(["--db", db, "search", "brain", "--researchers", "--limit", "3"]) == 0
+    first = capsys.readouterr().out.splitlines()[0].split("\t")
+    assert "neuroscience" in first[2] and first[3].startswith("works on this:")
+    assert main(["--db", db, "search", "xyzzy qwertzuiop"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Nothing in the store matches" in captured.err

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from .. import topic_search
 from ..community import ensure_loaded
 from ..errors import InputError
 from ..export import run_markdown
@@ -283,14 +284,36 @@ def _bench_shared(args) -> int:
 
 
 def cmd_search(args) -> int:
+    """Papers (or researchers) by words and meaning; with no query, everything in the
+    fields. Each hit says why it matched; nothing found is a message, not an error."""
     store = _store(args)
     fields = settings.ids(args.fields)
+    if not args.query.strip():
+        if args.researchers:
+            for r in store.corpus.search_researchers("", fields, args.limit):
+                print(f"{r.id}\t{r.name}\t{', '.join(r.fields)}\t{len(r.publication_ids)} papers")
+        else:
+            for p in store.corpus.search_papers("", fields, args.limit):
+                print(f"{p.id}\t{p.year or ''}\t{', '.join(p.fields)}\t{p.title}")
+        return 0
+    topics = topic_search.for_store(store)
+    if embedded := topics.prepare(limit=2000):  # kept in the store: the next search goes on
+        print(f"({embedded} papers embedded for search by meaning)", file=sys.stderr)
     if args.researchers:
-        for r in store.corpus.search_researchers(args.query, fields, args.limit):
-            print(f"{r.id}\t{r.name}\t{', '.join(r.fields)}\t{len(r.publication_ids)} papers")
+        r_hits = topics.researchers(args.query, fields, args.limit)
+        for h in r_hits:
+            r = h.researcher
+            print(f"{r.id}\t{r.name}\t{', '.join(r.fields)}\t{topic_search.researcher_reason(h)}")
+        found = bool(r_hits)
     else:
-        for p in store.corpus.search_papers(args.query, fields, args.limit):
-            print(f"{p.id}\t{p.year or ''}\t{', '.join(p.fields)}\t{p.title}")
+        p_hits = topics.papers(args.query, fields, args.limit)
+        for h in p_hits:
+            p = h.paper
+            print(f"{p.id}\t{p.year or ''}\t{', '.join(p.fields)}\t{p.title}\t"
+                  f"{topic_search.paper_reason(h)}")
+        found = bool(p_hits)
+    if not found:
+        print(topic_search.EMPTY_HINT, file=sys.stderr)
     return 0
 
 

@@ -16,6 +16,7 @@ from ..errors import InputError, NotFoundError
 from ..sources.ids import normalise_title
 from ..types import Paper, Researcher
 from .db import Database
+from .paper_vectors import PaperVectors, bump_version
 from .search import FTS_WINDOW, for_dialect, marks
 
 _PAPER_COLS = ("id", "title", "abstract", "abstract_source", "authors_json", "year", "venue",
@@ -52,6 +53,7 @@ class Corpus:
     def __init__(self, db: Database):
         self.db = db
         self.fts = for_dialect(db.dialect)
+        self.vectors = PaperVectors(db)  # for search by meaning (topic_search.py)
 
     def import_bundle(self, papers: Iterable[Paper] = (), researchers: Iterable[Researcher] = (),
                       origin: str = "") -> BundleSummary:
@@ -122,6 +124,8 @@ class Corpus:
                 for ref in p.references:
                     db.execute("INSERT INTO citations VALUES (?, ?) ON CONFLICT DO NOTHING",
                                (target, ref))
+            if summary.added or summary.merged:
+                bump_version(db)  # new or edited text: paper vectors to (re)compute
         return summary
 
     def _insert_paper(self, db: sqlite3.Connection, p: Paper, origin: str) -> None:
@@ -297,11 +301,7 @@ class Corpus:
     def search_papers(self, text: str = "", fields: Iterable[str] = (), limit: int = 50,
                       offset: int = 0) -> list[Paper]:
         fields = list(fields)
-        field_sql = ""
-        if fields:
-            # EXISTS lets SQLite walk papers in (year, title) order and stop after `limit`.
-            field_sql = (" AND EXISTS (SELECT 1 FROM paper_fields pf WHERE pf.paper_id=p.id AND "
-                         f"pf.field_id IN ({marks(fields)}))")
+        field_sql = self._field_sql(fields)
         q = self.fts.query(text)
         if q:
             sql = self.fts.papers_sql(field_sql)
@@ -312,6 +312,28 @@ class Corpus:
             params = [*fields, limit, offset]
         rows = self.db.conn.execute(sql, params).fetchall()
         return self._with_fields(rows)
+
+    def any_word_ids(self, terms: list[str], fields: list[str], limit: int) -> list[str]:
+        """Ids of papers matching any of `terms` (each as a prefix), best first, ranked
+        within the same newest-first window as `search_papers`."""
+        q = self.fts.any_prefix_query(terms[:12])
+        if not q:
+            return []
+        sql = self.fts.papers_sql(self._field_sql(fields))
+        return [r["id"] for r in self.db.conn.execute(sql, [q, *fields, FTS_WINDOW, limit, 0])]
+
+    def papers_in_fields(self, ids: list[str], fields: list[str]) -> set[str]:
+        if not ids or not fields:
+            return set()
+        return {r[0] for r in self.db.conn.execute(
+            f"SELECT DISTINCT paper_id FROM paper_fields WHERE paper_id IN ({marks(ids)}) AND "
+            f"field_id IN ({marks(fields)})", [*ids, *fields])}
+
+    @staticmethod
+    def _field_sql(fields: list[str]) -> str:
+        # EXISTS lets SQLite walk papers in (year, title) order and stop after `limit`.
+        return (" AND EXISTS (SELECT 1 FROM paper_fields pf WHERE pf.paper_id=p.id AND "
+                f"pf.field_id IN ({marks(fields)}))") if fields else ""
 
     def _with_fields(self, rows) -> list[Paper]:
         out = []

@@ -1,9 +1,10 @@
-"""Applying the numbered migrations of `migrations.py` to a SQLite or PostgreSQL database."""
+"""Applying the numbered migrations of `migrations.py` and `migrations_later.py` to a SQLite
+or PostgreSQL database."""
 from __future__ import annotations
 
 import sqlite3
 
-from . import migrations
+from . import migrations, migrations_later  # noqa: F401  (the later one registers m013 on)
 
 
 def migrate(db) -> list[str]:

@@ -33,6 +33,10 @@ class SqliteSearch:
         return " OR ".join(f'"{w}"' for w in terms)
 
     @staticmethod
+    def any_prefix_query(terms: list[str]) -> str:
+        return " OR ".join(f'"{w}"*' for t in terms for w in words(t))
+
+    @staticmethod
     def index_paper(db, paper_id: str, title: str, abstract: str, authors: list[str]) -> None:
         rowid = db.execute("SELECT rowid FROM papers WHERE id=?", (paper_id,)).fetchone()[0]
         db.execute("DELETE FROM papers_fts WHERE rowid=?", (rowid,))
@@ -78,6 +82,10 @@ class PostgresSearch:
     @staticmethod
     def any_query(terms: list[str]) -> str:
         return " | ".join(f"'{w}'" for w in terms)
+
+    @staticmethod
+    def any_prefix_query(terms: list[str]) -> str:
+        return " | ".join(f"'{w}':*" for t in terms for w in words(t))
 
     @staticmethod
     def index_paper(db, paper_id: str, title: str, abstract: str, authors: list[str]) -> None:
