@@ -92,6 +92,19 @@ def demo(scripted):
     return scripted
 
 
+@pytest.fixture(scope="module")
+def module_demo():
+    """The scripted model answering like the demo model, for a module of app tests that share
+    one app's data (a module-scoped fixture cannot use the function-scoped `scripted`)."""
+    from rt_core.models.scripted import demo_responder, scripted_model
+
+    m = scripted_model()
+    m.reset()
+    m.responder = demo_responder
+    yield m
+    m.reset()
+
+
 @pytest.fixture
 def starter_store(store):
     """A fresh store holding the bundled starter community."""

@@ -60,14 +60,8 @@ def fresh_data_dir(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def model():
-    from rt_core.models.scripted import demo_responder, scripted_model
-
-    m = scripted_model()
-    m.reset()
-    m.responder = demo_responder
-    yield m
-    m.reset()
+def model(module_demo):
+    return module_demo
 
 
 def store():

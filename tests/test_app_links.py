@@ -15,14 +15,8 @@ JARGON = ("--api-key-env", "RT_ALLOWED_BASE_URLS", "read · run")
 
 
 @pytest.fixture(scope="module")
-def model():
-    from rt_core.models.scripted import demo_responder, scripted_model
-
-    m = scripted_model()
-    m.reset()
-    m.responder = demo_responder
-    yield m
-    m.reset()
+def model(module_demo):
+    return module_demo
 
 
 @pytest.fixture

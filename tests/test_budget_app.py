@@ -11,14 +11,8 @@ data_dir = module_data_dir("budget-app")
 
 
 @pytest.fixture
-def model():
-    from rt_core.models.scripted import demo_responder, scripted_model
-
-    m = scripted_model()
-    m.reset()
-    m.responder = demo_responder
-    yield m
-    m.reset()
+def model(demo):
+    return demo
 
 
 def run_page():
