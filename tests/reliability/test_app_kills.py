@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import time
 from pathlib import Path
@@ -46,6 +47,10 @@ def set_model(page, model: str, base_url: str, key: str, fresh: bool, reviewers:
     expect(page.get_by_test_id("stSidebar").get_by_text(f"Model: {model}", exact=True)).to_be_visible(timeout=SHORT)
     expect(page.get_by_text(TYPED)).to_be_visible(timeout=SHORT)
     expect(field(page, "Base URL (optional)")).to_have_value(base_url, timeout=SHORT)
+    # The server's estimate counts the run's calls, so it has the reviewers' number too: a
+    # Start pressed before that rerun landed once started a run with the default three.
+    if reviewers == 2:
+        expect(page.get_by_text(re.compile(rf"Estimate: {CALLS_PER_RUN}\b"))).to_be_visible(timeout=SHORT)
 
 
 def resume_in_history(page, run_id: str, model: str) -> None:
