@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reliability.browserhelp import SHORT, field, fill, settle
 from tests.test_browser import (
     ARTIFACTS,
     CHROMIUM,
@@ -78,12 +79,13 @@ def test_a_refresh_reattaches_and_a_link_opens_the_run_elsewhere(tmp_path, brows
         expect(page.get_by_text("6 researchers · 7 papers")).to_be_visible(timeout=30_000)
         go(page, "Run")
         choose(page, "Provider", "Any OpenAI-compatible URL")
+        # typing before the preset's own rerun lands would be overwritten by it (once, under
+        # load, the model box read "openai/my-modelopenai/gated")
+        settle(page)
+        expect(field(page, "Model")).to_have_value("openai/my-model", timeout=SHORT)
         for name, value in (("Model", "openai/gated"), ("Base URL (optional)", gated_model.base_url),
                             ("API key", "none")):
-            box = page.get_by_role("textbox", name=name, exact=True)
-            box.fill(value)
-            box.press("Enter")
-            expect(box).to_have_value(value)
+            fill(page, name, value)
         expect(page.get_by_text("Using the API key from: typed in this browser session")) \
             .to_be_visible(timeout=30_000)
         page.get_by_role("button", name="Start", exact=True).click()
