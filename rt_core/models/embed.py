@@ -74,7 +74,8 @@ class Embedder:
     @property
     def voyage_model(self) -> str:
         """The Voyage model name when this is a Voyage embedder ('voyage-3'), else ''."""
-        return registry.model_name(self.name) if registry.provider_of(self.name) == "voyage" else ""
+        voyage = registry.capabilities(self.name).client == "voyageai"
+        return registry.model_name(self.name) if voyage else ""
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self.is_local:

@@ -48,6 +48,7 @@ class Capabilities:
     context_tokens: int = 0  # 0: litellm's model info, else RT_CONTEXT_TOKENS
     sampling: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     key_env: str = ""  # the environment variable holding the operator's key ('' needs none)
+    client: str = "litellm"  # the library that calls it: litellm, or "voyageai" (Voyage's own)
 
 
 # Hosted providers: litellm reaches them over the network with the key in `key_env`.
@@ -55,6 +56,7 @@ _HOSTED = {prefix: Capabilities(key_env=var) for prefix, var in {
     "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "deepseek": "DEEPSEEK_API_KEY",
     "together_ai": "TOGETHERAI_API_KEY", "gemini": "GEMINI_API_KEY", "groq": "GROQ_API_KEY",
     "mistral": "MISTRAL_API_KEY", "voyage": "VOYAGE_API_KEY"}.items()}
+_HOSTED["voyage"] = Capabilities(key_env="VOYAGE_API_KEY", client="voyageai")  # the paper's evaluator
 _HOSTED["ollama"] = Capabilities()  # a server on the user's machine: no key
 # Model names without a provider prefix: litellm sends them to OpenAI, except Voyage's own.
 _BARE_NAMES = (("voyage-", "voyage"),)
