@@ -111,3 +111,13 @@ def test_share_links_map_a_model_to_its_preset_by_its_provider():
     assert request.provider_for_model("fireworks_ai/x") == "Any OpenAI-compatible URL"
     assert request.shareable_model("local/gemma-3-270m") and request.shareable_model("gpt-4o-mini")
     assert not request.shareable_model("local//etc/some.gguf")  # never a file on the server
+
+
+def test_voyage_models_are_called_by_voyages_own_client_and_others_by_litellm():
+    from rt_core.models.embed import Embedder
+
+    assert registry.capabilities("voyage/voyage-3").client == "voyageai"
+    assert registry.capabilities("voyage-3").client == "voyageai"  # a bare Voyage name
+    assert registry.capabilities("text-embedding-3-large").client == "litellm"
+    assert Embedder("voyage-3").voyage_model == "voyage-3"
+    assert Embedder("openai/voyage-like-name").voyage_model == ""
