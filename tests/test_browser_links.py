@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import test_browser
 from tests.reliability.browserhelp import SHORT, field, fill, settle
 from tests.test_browser import (
     ARTIFACTS,
-    CHROMIUM,
-    LAUNCH_ARGS,
     PRESET_NAME,
     choose,
     expect,
@@ -27,24 +26,16 @@ from tests.test_browser import (
     shot,
     start_server,
     stop_server,
-    sync_api,
 )
 
 pytestmark = pytest.mark.browser
+browser = test_browser.browser  # the module-scoped Chromium fixture, shared
 SHOTS = Path("/tmp/g1-shots")
 
 
 def snap(page, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     shutil.copyfile(shot(page, name), SHOTS / f"{name}.png")
-
-
-@pytest.fixture
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
