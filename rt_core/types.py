@@ -155,6 +155,179 @@ class StageError(_Record):
     hint: str = ""
 
 
+# The brainstorm loop: candidates, their ranking, novelty, revision rounds, provenance and
+# credit. Every number says what measured it: a tournament's `method` is "judge" only when
+# a model really compared the candidates, and "signals" when the ranking comes from
+# measured signals (the base model cannot judge), so no page presents one as the other.
+
+
+@dataclass
+class NearPaper(_Record):
+    """A retrieved paper close to one facet of an idea. Only retrieved papers are ever
+    named as prior work: a verdict or an explanation citing anything else is rejected."""
+    title: str
+    similarity: float = 0.0  # cosine of the facet's answer and the paper's text
+    year: int | None = None
+    url: str = ""
+    source: str = ""  # "store", "semantic_scholar", "openalex" or "arxiv"
+    paper_id: str = ""  # the store's id, when it came from the store or was saved there
+
+
+@dataclass
+class FacetNovelty(_Record):
+    """One facet (the problem, Q1, or the method, Q5) against the nearest papers."""
+    facet: str  # a question key: "q1" or "q5"
+    nearest: list[NearPaper] = field(default_factory=list)  # best first
+    verdict: str = ""  # "close prior work" or "no close match"
+    searched: int = 0  # how many papers were compared
+    explanation: str = ""  # an instruction model's reading, citing retrieved papers only
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FacetNovelty:
+        data = dict(data)
+        data["nearest"] = [NearPaper.from_dict(p) for p in data.get("nearest") or []]
+        return super().from_dict(data)  # type: ignore[return-value]
+
+
+@dataclass
+class Novelty(_Record):
+    facets: list[FacetNovelty] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # where it searched, in order
+    online: bool = False  # False: the store was the whole literature (the app says so)
+    threshold: float = 0.0  # the similarity from which a paper is "close prior work"
+    notes: list[str] = field(default_factory=list)  # e.g. a source that was rate-limited
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Novelty:
+        data = dict(data)
+        data["facets"] = [FacetNovelty.from_dict(f) for f in data.get("facets") or []]
+        return super().from_dict(data)  # type: ignore[return-value]
+
+
+@dataclass
+class Lead(_Record):
+    """What a candidate leads with, by design (not only by sampling)."""
+    author_ids: list[str] = field(default_factory=list)
+    fields: list[str] = field(default_factory=list)
+    concepts: list[str] = field(default_factory=list)
+    paper_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Candidate(_Record):
+    id: str  # "c1", "c2", ... in the order they were written
+    proposal: Proposal = field(default_factory=Proposal)
+    lead: Lead = field(default_factory=Lead)
+    seed: int = 0
+    merged_into: str = ""  # a near-duplicate of this candidate id, merged into it
+    reviews: list[Review] = field(default_factory=list)
+    meta_review: MetaReview | None = None
+    novelty: Novelty | None = None
+    # Measured signals (reviewers' mean score, novelty, field coverage, fluency...), by name.
+    signals: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Candidate:
+        d = dict(data)
+        d["proposal"] = Proposal.from_dict(d.get("proposal") or {})
+        d["lead"] = Lead.from_dict(d.get("lead") or {})
+        d["reviews"] = [Review.from_dict(r) for r in d.get("reviews") or []]
+        d["meta_review"] = MetaReview.from_dict(d["meta_review"]) if d.get("meta_review") else None
+        d["novelty"] = Novelty.from_dict(d["novelty"]) if d.get("novelty") else None
+        return super().from_dict(d)  # type: ignore[return-value]
+
+
+@dataclass
+class Judgement(_Record):
+    """One pairwise comparison, in the order the judge saw the two."""
+    first: str
+    second: str
+    winner: str = ""  # a candidate id; "" when the judge gave no decision (never guessed)
+    reason: str = ""
+
+
+@dataclass
+class Tournament(_Record):
+    method: str = "judge"  # "judge" (pairwise judgements) or "signals" (measured, no judge)
+    judge_model: str = ""
+    order: list[str] = field(default_factory=list)  # candidate ids, best first
+    scores: dict[str, float] = field(default_factory=dict)  # Bradley-Terry or signal score
+    intervals: dict[str, list[float]] = field(default_factory=dict)  # [low, high] (bootstrap)
+    wins: dict[str, dict[str, int]] = field(default_factory=dict)  # wins[a][b]: a beat b
+    judgements: list[Judgement] = field(default_factory=list)
+    position_bias: float | None = None  # share of decisions won by the first-shown
+    merged: int = 0  # near-duplicate candidates merged before ranking
+    merge_threshold: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Tournament:
+        d = dict(data)
+        d["judgements"] = [Judgement.from_dict(j) for j in d.get("judgements") or []]
+        return super().from_dict(d)  # type: ignore[return-value]
+
+
+@dataclass
+class Change(_Record):
+    """One question rewritten in a revision round, and the weakness it answers."""
+    question: str  # "q1".."q5"
+    answers: str = ""  # the weakness, quoted from a review; "" when none was named
+
+
+@dataclass
+class Round(_Record):
+    """One round of the proposal: round 0 is the first, each later one a revision."""
+    number: int
+    proposal: Proposal = field(default_factory=Proposal)
+    reviews: list[Review] = field(default_factory=list)
+    meta_review: MetaReview | None = None
+    changes: list[Change] = field(default_factory=list)  # against the round before
+    stopped: str = ""  # why no round came after this one, in words
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Round:
+        d = dict(data)
+        d["proposal"] = Proposal.from_dict(d.get("proposal") or {})
+        d["reviews"] = [Review.from_dict(r) for r in d.get("reviews") or []]
+        d["meta_review"] = MetaReview.from_dict(d["meta_review"]) if d.get("meta_review") else None
+        d["changes"] = [Change.from_dict(c) for c in d.get("changes") or []]
+        return super().from_dict(d)  # type: ignore[return-value]
+
+
+@dataclass
+class Source(_Record):
+    """A draft or paper an answer draws on, with how strongly."""
+    kind: str  # "author" (that author's draft) or "paper"
+    id: str
+    score: float = 0.0  # embedding attribution, higher = more
+    cited: bool = False  # the aggregator cited it by label (instruction models)
+
+
+@dataclass
+class Provenance(_Record):
+    answers: dict[str, list[Source]] = field(default_factory=dict)  # question key -> best first
+    reviews: dict[str, list[Source]] = field(default_factory=dict)  # reviewer id -> their papers
+    method: str = ""  # what measured it, e.g. the embedder's name
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Provenance:
+        d = dict(data)
+        for key in ("answers", "reviews"):
+            d[key] = {k: [Source.from_dict(s) for s in v] for k, v in (d.get(key) or {}).items()}
+        return super().from_dict(d)  # type: ignore[return-value]
+
+
+@dataclass
+class Credit(_Record):
+    """What one researcher (or paper) brought: the run re-written without them."""
+    kind: str  # "author" or "paper"
+    id: str
+    moved: dict[str, float] = field(default_factory=dict)  # question -> similarity to the full one
+    score_change: float | None = None  # mean review score without them minus with them
+    reference_change: float | None = None  # similarity to the reference, same sign rule
+    sentence: str = ""  # e.g. "without Yamins, Q5 loses its neural-benchmark method"
+
+
 @dataclass
 class RunConfig(_Record):
     researcher_ids: list[str] = field(default_factory=list)
@@ -183,6 +356,15 @@ class RunConfig(_Record):
     # Stored with the run, so a resume keeps it unless it is given a new one.
     max_tokens: int | None = None
     max_cost: float | None = None
+    # The brainstorm loop (its records are below). candidates > 1 writes
+    # that many proposals, each leading with a different author, field pair or concept
+    # pairing, and ranks them; the best one is then the run's proposal.
+    candidates: int = 1
+    judge_model: str = ""  # "" = the run's model judges the tournament (when it can)
+    judge_base_url: str = ""
+    check_novelty: bool = False  # match Q1 and Q5 against the nearest prior work
+    literature: str = "store"  # "store" (offline: the store is the literature) or "online"
+    revision_rounds: int = 0  # rounds of revise-after-review (0 = none)
 
 
 @dataclass
@@ -249,6 +431,14 @@ class Run(_Record):
     # What the run had to shorten or skip to fit the model (e.g. a prompt cut to its
     # context window), in words a reader understands; shown on the Results page.
     notes: list[str] = field(default_factory=list)
+    # The brainstorm loop's results (records below): every candidate with its ranking, the
+    # revision rounds (round 0 is the first proposal), where each answer came from, and
+    # what each researcher brought. Empty for a plain one-proposal run.
+    candidates: list[Candidate] = field(default_factory=list)
+    tournament: Tournament | None = None
+    rounds: list[Round] = field(default_factory=list)
+    provenance: Provenance | None = None
+    credit: list[Credit] = field(default_factory=list)
     # The stored row's version (optimistic locking); set by the store, not serialised.
     version: int = field(default=0, compare=False)
 
@@ -268,6 +458,11 @@ class Run(_Record):
         d["similarity"] = Similarity.from_dict(d["similarity"]) if d.get("similarity") else None
         d["usage"] = Usage.from_dict(d.get("usage") or {})
         d["errors"] = [StageError.from_dict(e) for e in d.get("errors") or []]
+        d["candidates"] = [Candidate.from_dict(c) for c in d.get("candidates") or []]
+        d["tournament"] = Tournament.from_dict(d["tournament"]) if d.get("tournament") else None
+        d["rounds"] = [Round.from_dict(r) for r in d.get("rounds") or []]
+        d["provenance"] = Provenance.from_dict(d["provenance"]) if d.get("provenance") else None
+        d["credit"] = [Credit.from_dict(c) for c in d.get("credit") or []]
         d.pop("version", None)
         return super().from_dict(d)  # type: ignore[return-value]
 
