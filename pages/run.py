@@ -10,7 +10,7 @@ from rt_core.models import registry
 from rt_core.run import jobs, warmup
 from rt_core.types import MODES
 from studio import budget as budget_view
-from studio import progress, render, request, resources, state
+from studio import loop_settings, progress, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
@@ -148,6 +148,12 @@ with st.container(border=True):
                      format_func=lambda i, titles=titles: render.short(titles[i], 100) if i else "(none)",
                      help="Compare the proposal with a real paper (node masking). If it is also in "
                           "the neighbourhood, the writers do not see it.")
+
+
+# -- the brainstorm loop: candidates, novelty, revision (studio.loop_settings) ----------
+with st.container(border=True):
+    st.subheader("Brainstorm loop")
+    loop_settings.show()
 
 
 # -- budget: the cap and the estimate of this run (studio.budget) -----------------------

@@ -436,6 +436,7 @@ class Run(_Record):
     # what each researcher brought. Empty for a plain one-proposal run.
     candidates: list[Candidate] = field(default_factory=list)
     tournament: Tournament | None = None
+    novelty: Novelty | None = None  # the run's own proposal (each candidate carries its own)
     rounds: list[Round] = field(default_factory=list)
     provenance: Provenance | None = None
     credit: list[Credit] = field(default_factory=list)
@@ -460,6 +461,7 @@ class Run(_Record):
         d["errors"] = [StageError.from_dict(e) for e in d.get("errors") or []]
         d["candidates"] = [Candidate.from_dict(c) for c in d.get("candidates") or []]
         d["tournament"] = Tournament.from_dict(d["tournament"]) if d.get("tournament") else None
+        d["novelty"] = Novelty.from_dict(d["novelty"]) if d.get("novelty") else None
         d["rounds"] = [Round.from_dict(r) for r in d.get("rounds") or []]
         d["provenance"] = Provenance.from_dict(d["provenance"]) if d.get("provenance") else None
         d["credit"] = [Credit.from_dict(c) for c in d.get("credit") or []]

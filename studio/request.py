@@ -18,6 +18,8 @@ from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.models import registry, scripted
 from rt_core.types import Run, RunConfig, RunRequest
 
+from . import loop_settings
+
 SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
 PROVIDERS: dict[str, dict[str, str]] = {
     "Embedded offline demo model": {"model": LOCAL_MODEL, "base_url": ""},
@@ -119,7 +121,8 @@ def build_request(**overrides) -> RunRequest:
         num_reviewers=len(ss["reviewer_ids"]) if named else int(ss["num_reviewers"]),
         reviewer_ids=list(ss["reviewer_ids"]) if named else [],
         cutoff_year=int(ss["cutoff_year"]) if ss["use_cutoff"] else None,
-        reference_paper_id=ss["reference_id"] or "", embedder=ss["embedder"], **_caps())
+        reference_paper_id=ss["reference_id"] or "", embedder=ss["embedder"], **_caps(),
+        **loop_settings.config_fields())
     return request_for(dataclasses.replace(config, **overrides))
 
 

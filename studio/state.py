@@ -17,7 +17,7 @@ from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.errors import NotFoundError
 from rt_core.types import MODES, Run, RunConfig
 
-from . import request
+from . import loop_settings, request
 from .resources import get_store
 
 PAGES = {
@@ -53,6 +53,7 @@ PERSISTENT = {
     "use_cutoff": False,
     "cutoff_year": 2024,
     "reference_id": "",
+    **loop_settings.DEFAULTS,
 }
 
 
@@ -262,6 +263,7 @@ def _restore_settings(config: RunConfig) -> None:
     else:
         ss["num_reviewers"] = config.num_reviewers
     ss["reference_id"] = config.reference_paper_id
+    loop_settings.restore(config)
 
 
 def job_for(run_id: str):

@@ -8,6 +8,9 @@ _DATA = tempfile.mkdtemp(prefix="rt-test-data-")
 os.environ["RT_DATA_DIR"] = _DATA
 os.environ.pop("RT_DB", None)
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+# Apps under test start with a plain run (one proposal, no novelty, no revision), so tests
+# about other things can count a run's calls; tests of the loop set these themselves.
+os.environ.update(RT_APP_CANDIDATES="1", RT_APP_ROUNDS="0", RT_APP_NOVELTY="0")
 for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "VOYAGE_API_KEY"):
     os.environ.pop(var, None)
 
