@@ -40,6 +40,15 @@ def format_papers(papers: list[Paper], budget_chars: int = 12000) -> str:
                        f"\nAbstract: {clip(p.abstract, per) or '(no abstract)'}" for p in papers)
 
 
+def format_prior(titles: list[str] | None) -> str:
+    """The novelty check's nearest papers for a reviewer ('' without a check, so the
+    prompt is then exactly what it was before the check existed)."""
+    if not titles:
+        return ""
+    return ("\n\nThe closest published work a literature search found for this proposal:\n"
+            + "\n".join(f"- {t}" for t in titles))
+
+
 def format_proposal(p: Proposal) -> str:
     return "\n\n".join(f"{q.heading}\n{getattr(p, q.key) or '(missing)'}" for q in fiveq.QUESTIONS)
 
@@ -116,10 +125,11 @@ async def aggregate(ctx: StageContext, drafts: list[Proposal]) -> Proposal:
 
 
 async def review(ctx: StageContext, reviewer_id: str, persona: str | None, proposal: Proposal,
-                 papers: list[Paper]) -> Review:
+                 papers: list[Paper], prior: list[str] | None = None) -> Review:
     msgs = ctx.prompts["review"].messages(persona=persona or NEUTRAL_REVIEWER,
                                           proposal=format_proposal(proposal),
-                                          papers=format_papers(papers, 6000))
+                                          papers=format_papers(papers, 6000),
+                                          prior_work=format_prior(prior))
     reply = await ask(ctx, msgs, max_tokens=900, json_schema=REVIEW_SCHEMA)
     data, missing = parse.parse_review(reply)
     for part in list(missing):

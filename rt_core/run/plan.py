@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models import registry
+from ..novelty import stage as novelty
 from ..types import MODES, RunConfig, RunRequest
 from . import costs, steps
 
@@ -24,6 +25,7 @@ from . import costs, steps
 # of its stages'). A stage without a group works in the background and is not timed:
 # the queue (shown on its own) and the reviewer candidates (overlapping other stages).
 GROUPS = {"read": "Reading: researcher profiles", "write": "Writing: drafts and the joint proposal",
+          "novelty": novelty.GROUP_TITLE,
           "review": "Reviewing: reviews and meta-review", "evaluate": "Evaluating against the reference"}
 
 
@@ -67,6 +69,8 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
         plan += [Stage("review", steps.review, (before_review,), "review", estimate=costs.review),
                  Stage("meta_review", steps.meta_review, ("review",), "review",
                        estimate=costs.meta_review)]
+    # The novelty check, after the proposal (or the merged candidates), before the reviews.
+    plan = novelty.with_novelty(plan, config, Stage)
     if config.reference_paper_id:
         plan.append(Stage("evaluate", steps.evaluate, (plan[-1].name,), "evaluate"))
     return plan

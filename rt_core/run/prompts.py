@@ -31,6 +31,7 @@ BUNDLED: dict[str, dict[str, frozenset[str]]] = {
                                    *(f"seed_{q.key}" for q in fiveq.QUESTIONS)}),
              "stems": frozenset({"strengths", "weaknesses", "score"})},
     "study": {"prompts": frozenset({"restyle", "judge_item", "judge_pair"}), "stems": frozenset()},
+    "novelty": {"prompts": frozenset({"explain", "only_labels"}), "stems": frozenset()},
 }
 
 
@@ -118,7 +119,7 @@ def parse_prompt_set(name: str, text: str) -> PromptSet:
 
 @cache
 def load(name: str) -> PromptSet:
-    """Load `prompts/<name>.yaml` bundled with rt_core ('chat', 'stem' or 'study'),
+    """Load `prompts/<name>.yaml` bundled with rt_core ('chat', 'stem', 'study' or 'novelty'),
     checked against what the code asks of it."""
     if name not in BUNDLED:
         raise ConfigError(f"no bundled prompt set '{name}'", f"Use one of {sorted(BUNDLED)}.")

@@ -116,7 +116,7 @@ async def read_profile(ctx: StageContext, researcher_id: str, name: str,
 # -- reviews -------------------------------------------------------------------------------
 
 async def review(ctx: StageContext, reviewer_id: str, persona: str | None, proposal: Proposal,
-                 papers: list[Paper]) -> Review:
+                 papers: list[Paper], prior: list[str] | None = None) -> Review:
     """Strengths and weaknesses (a few sampled, the most specific kept; re-asked when empty,
     else labelled automatic checks), then a score constrained by a grammar to 1-10.
     (The papers are not shown: a small model's context is better spent on the proposal.)"""
@@ -124,7 +124,8 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
     stems = ctx.prompts.stems
     doc = ctx.prompts["review_header"].render(
         persona=clip(persona or "an experienced scientist", 300),
-        proposal=format_proposal(proposal))["text"].rstrip()
+        proposal=format_proposal(proposal),
+        prior_work=f"\nClosest published work: {'; '.join(prior)}" if prior else "")["text"].rstrip()
     pw = words(" ".join(proposal.answers().values()))
     # What a point may refer to (the proposal and its concepts) and take names from
     # (what the reviewer was shown, and the neighbourhood's papers in full).

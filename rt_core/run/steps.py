@@ -11,6 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from ..errors import CancelledRun, RTError
+from ..novelty.stage import prior_titles
 from ..types import QUESTION_KEYS, Proposal
 from .agents import gather
 from .evaluate import compare, reference_answers, restater_for
@@ -107,7 +108,9 @@ async def review(sim: Simulation) -> None:
     personas = {r: (sim.run.profiles[r].text if r in sim.run.profiles else None)
                 for r in sim.reviewer_ids}
     done = {r.reviewer_id for r in sim.run.reviews}
-    jobs = [(rid, (lambda rid=rid: sim.style.review(sim.ctx, rid, personas[rid], proposal, papers)))
+    prior = prior_titles(sim.run.novelty)  # the novelty check's nearest papers, if it ran
+    jobs = [(rid, (lambda rid=rid: sim.style.review(sim.ctx, rid, personas[rid], proposal, papers,
+                                                    prior)))
             for rid in sim.reviewer_ids if rid not in done]
     await gather(sim.recorder, "review", jobs, lambda _agent, rev: sim.run.reviews.append(rev),
                  lambda r: f"score {r.score}", serial=sim.serial)

@@ -116,6 +116,16 @@ class SemanticScholar(SourceClient):
             raise SourceError(f"Semantic Scholar sent no paper for id {paper_id!r}")
         return s2_paper(body)
 
+    def search_papers(self, query: str, limit: int = 10) -> list[Paper]:
+        """Papers matching free text, by relevance (/paper/search; 'data' is absent or
+        empty when nothing matches, which is an empty list, not an error)."""
+        text = " ".join((query or "").split())
+        if not text:
+            raise InputError("the paper search query is empty")
+        body = self.http.get_json("/paper/search", {"query": text, "fields": PAPER_FIELDS,
+                                                    "limit": max(1, min(limit, 100))})
+        return _papers(_data(body, "paper search"))
+
     def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
         """Papers that `paper_id` cites (unresolved references without a title are dropped)."""
         path = f"/paper/{_path_id(paper_id)}/references"
