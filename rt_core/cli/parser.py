@@ -5,6 +5,7 @@ import argparse
 
 from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
 from ..types import MODES, RunConfig
+from . import novelty
 from .commands import (
     cmd_bench,
     cmd_init,
@@ -17,7 +18,7 @@ from .commands import (
     cmd_similarity,
 )
 
-DESCRIPTION = "Command line: `python -m rt_core run|replay|bench|similarity|search|init ...`."
+DESCRIPTION = "Command line: `python -m rt_core run|replay|bench|similarity|novelty|search|init ...`."
 KEY_HELP = ("name of the environment variable holding the API key for this model and base URL "
             "(without it, the provider's usual variable is used, and only at the provider's own "
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
@@ -142,6 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--researchers", action="store_true", help="search researchers, not papers")
     q.add_argument("--limit", type=int, default=20)
     q.set_defaults(fn=cmd_search)
+
+    novelty.add_parser(sub, KEY_HELP)
 
     i = sub.add_parser("init", help="create the store and load the starter community")
     i.set_defaults(fn=cmd_init)

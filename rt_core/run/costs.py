@@ -27,7 +27,8 @@ MAX_REASKS = 2  # StageContext.max_reasks
 CHAT_REPLY = {"profile": 250, "draft": 450, "aggregate": 450, "review": 300, "meta": 300}
 # The chat prompt templates, rendered with no material (their own words and the questions).
 _TEMPLATES = {"profile": ("profile", {"name": ""}), "draft": ("draft", {"persona": "", "questions": None}),
-              "aggregate": ("aggregate", {"drafts": ""}), "review": ("review", {"persona": "", "proposal": "", "prior_work": ""}),
+              "aggregate": ("aggregate", {"drafts": ""}),
+              "review": ("review", {"persona": "", "proposal": "", "prior_work": ""}),
               "meta": ("meta_review", {"proposal": "", "reviews": ""})}
 STEM_HEADER = 250  # the material a stem document starts with (measured: bench_budget.py)
 STEM_LINE = 30  # one completed line
