@@ -11,7 +11,7 @@ from rt_core.models.client import ModelSettings
 from rt_core.models.registry import prompt_style
 from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run, Similarity
-from studio import chance, charts, render, request, resources, state
+from studio import chance, charts, novelty_view, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
@@ -141,6 +141,9 @@ if run.proposal is None:
                "finished). See the problems above.", icon="❓")
 else:
     show_proposal(run.proposal, "main")
+    if run.novelty is not None:
+        st.subheader("Nearest prior work")
+        novelty_view.show(run.novelty, "main")
     if run.proposal.drafts:
         st.markdown("**Drafts by each author**")
         for j, d in enumerate(run.proposal.drafts):
