@@ -20,6 +20,7 @@ import numpy as np
 
 from rt_core import community
 from rt_core.models.embed import Embedder
+from rt_core.novelty import THRESHOLD
 from rt_core.store import Store
 from rt_core.store.paper_vectors import paper_text
 
@@ -46,8 +47,9 @@ def main() -> None:
         print(f"{key}: own median {statistics.median(own):.3f} (min {own[0]:.3f}, max {own[-1]:.3f}); "
               f"nearest other median {statistics.median(near):.3f} (max {near[-1]:.3f}); "
               f"others p95 median {statistics.median(p95):.3f} (max {p95[-1]:.3f})")
-        for o, n, p in vals:
-            print(f"   own {o:.3f}  nearest other {n:.3f}  p95 {p:.3f}")
+        print(f"   at {THRESHOLD}: own flagged {sum(o >= THRESHOLD for o in own)}/{len(own)}, "
+              f"nearest other above {sum(n >= THRESHOLD for n in near)}/{len(near)}, "
+              f"p95 of the others above {sum(x >= THRESHOLD for x in p95)}/{len(p95)}")
 
 
 if __name__ == "__main__":

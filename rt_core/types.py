@@ -178,7 +178,9 @@ class FacetNovelty(_Record):
     """One facet (the problem, Q1, or the method, Q5) against the nearest papers."""
     facet: str  # a question key: "q1" or "q5"
     nearest: list[NearPaper] = field(default_factory=list)  # best first
-    verdict: str = ""  # "close prior work" or "no close match"
+    # 'close prior work: "<title>" (<year>)', naming the nearest retrieved paper, or
+    # "no close match found in N papers searched" (rt_core.novelty.verdict, is_close)
+    verdict: str = ""
     searched: int = 0  # how many papers were compared
     explanation: str = ""  # an instruction model's reading, citing retrieved papers only
 
