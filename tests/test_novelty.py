@@ -192,3 +192,34 @@ def test_the_cli_refuses_a_file_without_questions(tmp_path, capsys):
     args = build_parser().parse_args(["novelty", str(md)])
     with pytest.raises(InputError, match="no problem .Q1. or method .Q5."):
         args.fn(args)
+
+
+def test_a_check_that_fails_is_recorded_and_the_reviews_go_on(community, demo, monkeypatch):
+    from rt_core.errors import ProviderError
+    from rt_core.novelty import stage
+
+    async def broken(*_a, **_k):
+        raise ProviderError("the embedder is unreachable", "Check the embedder.")
+
+    monkeypatch.setattr(stage, "assess_async", broken)
+    run = Simulation(RunRequest(novelty_config(), max_retries=0), community).run_sync()
+    assert run.status == "done" and run.novelty is None and run.reviews
+    assert [(e.stage, e.message) for e in run.errors] == [("novelty", "the embedder is unreachable")]
+
+
+def test_the_cli_searches_online_when_asked(shipped, fake_server, tmp_path, capsys, monkeypatch):
+    from rt_core.cli.parser import build_parser
+
+    fake_server.json("/graph/v1/paper/search", {"total": 1, "offset": 0, "data": [{
+        "paperId": "abc", "title": "A community of simulated researchers", "year": 2024,
+        "abstract": "Agents read, write and review papers.", "url": "https://s2.example/abc"}]})
+    monkeypatch.setenv("RT_S2_URL", fake_server.url + "/graph/v1")
+    md = tmp_path / "p.md"
+    md.write_text(Proposal(q1="Can agents simulate a research community?").to_markdown(), "utf-8")
+    args = build_parser().parse_args(["--db", str(shipped.path), "novelty", str(md), "--online"])
+    assert args.fn(args) == 0
+    printed = capsys.readouterr().out
+    assert "A community of simulated researchers (2024)  [semantic_scholar]  https://s2.example/abc" \
+        in printed
+    assert "Searched: store, semantic_scholar" in printed
+    assert len(fake_server.hits()) == 1  # Q1 only: the proposal has no method to search for

@@ -41,8 +41,20 @@ def add_parser(sub, key_help: str) -> None:
     n.set_defaults(fn=cmd_novelty)
 
 
+def _missing_mark() -> str:
+    """What `Proposal.to_markdown` writes for an answer the model never gave, as the parser
+    reads it back (derived from it, so the two cannot drift apart)."""
+    answers, _ = parse_five_questions(Proposal().to_markdown())
+    return answers.get("q1", "")
+
+
 def read_proposal(text: str, where: str) -> Proposal:
+    """The five answers of a proposal file; an answer marked missing is missing, not text."""
     answers, missing = parse_five_questions(text)
+    mark = _missing_mark()
+    for key in [k for k, v in answers.items() if mark and v.strip() == mark]:
+        answers[key] = ""
+        missing.append(key)
     if not (answers.get("q1") or answers.get("q5")):
         raise InputError(f"{where} has no problem (Q1) or method (Q5) to check",
                          "Use headings such as '[Question 1]', 'Q1' or '1.' for the five questions.")

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 from typing import TYPE_CHECKING
 
+from ..errors import CancelledRun
 from ..models import registry
 from ..run import costs
 from ..types import Novelty, RunConfig
@@ -70,7 +71,9 @@ def literature_for(config: RunConfig, store) -> OnlineLiterature | None:
 
 
 async def run_stage(sim: Simulation) -> None:
-    """Check the run's proposal, or each candidate not merged into another."""
+    """Check the run's proposal, or each candidate not merged into another. A check that
+    fails (an embedder that cannot be reached) is recorded beside the run, like a failed
+    evaluation, and never stops the reviews; a source that fails is only a note."""
     targets = [c for c in sim.run.candidates if not c.merged_into]
     todo = [(c.id, c) for c in targets if c.novelty is None] if targets else \
         ([("proposal", sim.run)] if sim.run.novelty is None and sim.run.proposal else [])
@@ -82,8 +85,15 @@ async def run_stage(sim: Simulation) -> None:
     try:
         for i, (label, owner) in enumerate(todo):
             sim.recorder.emit(NAME, label, i, len(todo), "started")
-            proposal = owner.proposal
-            owner.novelty = await assess_async(proposal, sim.store, sim.embedder, literature, ctx)
+            try:
+                owner.novelty = await assess_async(owner.proposal, sim.store, sim.embedder,
+                                                   literature, ctx)
+            except CancelledRun:  # a cancel or the budget: the run stops here
+                raise
+            except Exception as exc:  # the check failed; the reviews still go on without it
+                sim.recorder.fail(NAME, label, exc)
+                sim.recorder.emit(NAME, label, i + 1, len(todo), "failed", str(exc))
+                continue
             sim.recorder.emit(NAME, label, i + 1, len(todo), "done",
                               "; ".join(f.verdict for f in owner.novelty.facets))
     finally:
