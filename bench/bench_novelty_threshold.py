@@ -9,20 +9,25 @@ what a proposal that restates published work scores. "nearest other" is the best
 that is not the target; "others p95" the 95th percentile of all the rest (unrelated).
 
     PYTHONPATH=$PWD .venv/bin/python bench/bench_novelty_threshold.py
+
+It also times the offline check (two facets, no model): the first on a fresh store, then
+the median per proposal.
 """
 from __future__ import annotations
 
 import statistics
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
 from rt_core import community
 from rt_core.models.embed import Embedder
-from rt_core.novelty import THRESHOLD
+from rt_core.novelty import THRESHOLD, assess
 from rt_core.store import Store
 from rt_core.store.paper_vectors import paper_text
+from rt_core.types import Proposal
 
 
 def main() -> None:
@@ -50,6 +55,25 @@ def main() -> None:
         print(f"   at {THRESHOLD}: own flagged {sum(o >= THRESHOLD for o in own)}/{len(own)}, "
               f"nearest other above {sum(n >= THRESHOLD for n in near)}/{len(near)}, "
               f"p95 of the others above {sum(x >= THRESHOLD for x in p95)}/{len(p95)}")
+
+    timings(store)
+
+
+def timings(store: Store) -> None:
+    """Seconds per offline check: the first one (embeds the store's papers once, stored),
+    then the median over the ten targets' proposals."""
+    targets = community.replay_targets()
+    embedder = Embedder(store=store)
+    t0 = time.perf_counter()
+    assess(Proposal(**targets[0]["five_q"]), store, embedder)
+    first = time.perf_counter() - t0
+    times = []
+    for t in targets:
+        t0 = time.perf_counter()
+        assess(Proposal(**t["five_q"]), store, embedder)
+        times.append(time.perf_counter() - t0)
+    print(f"offline check: first {first:.1f} s (embeds the store once), "
+          f"then median {statistics.median(times):.3f} s per proposal (n = {len(times)})")
 
 
 if __name__ == "__main__":
