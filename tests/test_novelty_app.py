@@ -19,7 +19,8 @@ NOVELTY = Novelty(
                          "The problem is already addressed by [P1]."),
             FacetNovelty("q5", [], "no close match found in 7 papers searched", 7)],
     sources=["store"], online=False, threshold=0.62,
-    notes=["offline: the store is the literature (no online source was asked)"])
+    notes=["every online source failed, so the store is the literature (Semantic Scholar: "
+           "HTTP 503; OpenAlex: HTTP 500; arXiv: no answer in time)"])
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,8 @@ def test_results_show_verdicts_and_nearest_papers_as_safe_links(checked):
     assert "](javascript" not in papers and "javascript\\:alert\\(3" not in papers
     assert "<script>" not in papers and "\\<script\\>" in papers
     assert "The problem is already addressed by [P1]." in [t.value for t in at.text]
+    failed = [w for w in warnings if w.startswith("every online source failed")]
+    assert len(failed) == 1 and "OpenAlex: HTTP 500" in failed[0]
     captions = " ".join(shown(c.value) for c in at.caption)
     assert "Offline: the papers in this store are the literature" in captions
 

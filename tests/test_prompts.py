@@ -5,7 +5,7 @@ from rt_core.errors import ConfigError
 from rt_core.run import prompts
 
 
-@pytest.mark.parametrize("name", ["chat", "stem", "study"])
+@pytest.mark.parametrize("name", ["chat", "stem", "study", "novelty"])
 def test_bundled_prompt_sets_load(name):
     ps = prompts.load(name)
     assert ps.templates

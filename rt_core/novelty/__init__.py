@@ -6,9 +6,9 @@ check.py (assess, verdicts, the threshold), nearest.py (store and online papers 
 alike), online.py (Semantic Scholar, OpenAlex, arXiv in order), breaker.py (skip a
 failing source), explain.py (the cited explanation), stage.py (the run's stage).
 """
-from .check import CLOSE, NO_MATCH, THRESHOLD, assess, assess_async, is_close, verdict
+from .check import ALL_FAILED, CLOSE, NO_MATCH, THRESHOLD, assess, assess_async, is_close, verdict
 from .online import OnlineLiterature
 from .stage import prior_titles
 
-__all__ = ["CLOSE", "NO_MATCH", "THRESHOLD", "OnlineLiterature", "assess", "assess_async",
+__all__ = ["ALL_FAILED", "CLOSE", "NO_MATCH", "THRESHOLD", "OnlineLiterature", "assess", "assess_async",
            "is_close", "prior_titles", "verdict"]

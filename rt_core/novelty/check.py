@@ -26,6 +26,7 @@ THRESHOLD = 0.62
 FACETS = ("q1", "q5")
 CLOSE = "close prior work"
 NO_MATCH = "no close match found"
+ALL_FAILED = "every online source failed"  # the one note that says no source answered
 
 
 def verdict(papers: list[NearPaper], searched: int, threshold: float = THRESHOLD) -> str:
@@ -94,7 +95,7 @@ def _scope_notes(literature: OnlineLiterature | None, answered: list[str], embed
         notes.append("offline: the store is the literature (no online source was asked)")
     elif literature.all_failed():
         errors = "; ".join(f"{b.name}: {b.last_error}" for b in literature.breakers.values())
-        notes.append(f"every online source failed, so the store is the literature ({errors})")
+        notes.append(f"{ALL_FAILED}, so the store is the literature ({errors})")
     elif not answered:
         notes.append("no online source found a paper, so the store is the literature")
     if embedder != LOCAL_EMBEDDER:
