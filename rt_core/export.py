@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .errors import RTError
+from .novelty.report import report as novelty_report
 from .types import Run
 
 
@@ -75,6 +76,8 @@ def run_markdown(run: Run, names: Names | None = None) -> str:
     lines = _header(run, names)
     if run.proposal:
         lines.append(run.proposal.to_markdown("Proposal"))
+    if run.novelty:  # the novelty check (rt_core.novelty), when the run had one
+        lines += ["## Nearest prior work", "", novelty_report(run.novelty), ""]
     for r in run.reviews:
         lines += [f"## Review by {names.person(r.reviewer_id)} (score {r.score})", "",
                   "**Strengths**", "", r.strengths, "", "**Weaknesses**", "", r.weaknesses, ""]

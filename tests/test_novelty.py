@@ -243,3 +243,12 @@ def test_with_candidates_each_one_not_merged_is_checked_after_the_merge(communit
     c1, c2, c3 = sim.run.candidates
     assert c1.novelty and c3.novelty and c2.novelty is None and sim.run.novelty is None
     assert c3.novelty.facets[1].nearest[0].title == "Automated classification of stellar spectra"
+
+
+def test_the_markdown_export_carries_the_check(community, demo):
+    from rt_core.export import run_markdown
+
+    run = Simulation(RunRequest(novelty_config(num_reviewers=0)), community).run_sync()
+    text = run_markdown(run)
+    section = text.split("## Nearest prior work", 1)[1]
+    assert run.novelty.facets[0].verdict in section and "Problem (Q1)" in section

@@ -15,12 +15,11 @@ from ..config import LOCAL_EMBEDDER
 from ..errors import InputError
 from ..models.client import LLMClient
 from ..models.embed import Embedder
-from ..novelty import OnlineLiterature, assess
-from ..novelty.explain import FACET_NAMES
+from ..novelty import OnlineLiterature, assess, report
 from ..run.context import StageContext
 from ..run.parse import parse_five_questions
 from ..store import open_store
-from ..types import Novelty, Proposal
+from ..types import Proposal
 from . import settings
 
 
@@ -81,7 +80,7 @@ def cmd_novelty(args) -> int:
     finally:
         if literature is not None:
             literature.close()
-    print(render(novelty))
+    print(report(novelty))
     if args.out:
         Path(args.out).write_text(json.dumps(novelty.to_dict(), indent=2), "utf-8")
     return 0
@@ -92,20 +91,3 @@ def _read(path: str) -> str:
     if not p.exists():
         raise InputError(f"no such file: {path}")
     return p.read_text("utf-8")
-
-
-def render(novelty: Novelty) -> str:
-    lines = []
-    for f in novelty.facets:
-        name = FACET_NAMES.get(f.facet, f.facet).capitalize()
-        lines.append(f"{name} ({f.facet.upper()}): {f.verdict}")
-        for i, p in enumerate(f.nearest, 1):
-            year = f" ({p.year})" if p.year else ""
-            lines.append(f"  {i}. {p.similarity:.2f}  {p.title}{year}  [{p.source}]  {p.url}".rstrip())
-        if f.explanation:
-            lines.append(f"  Explanation: {f.explanation}")
-        lines.append("")
-    lines.append(f"Searched: {', '.join(novelty.sources)}; close from similarity "
-                 f"{novelty.threshold:.2f}")
-    lines += [f"note: {n}" for n in novelty.notes]
-    return "\n".join(lines)
