@@ -252,3 +252,36 @@ def test_the_markdown_export_carries_the_check(community, demo):
     text = run_markdown(run)
     section = text.split("## Nearest prior work", 1)[1]
     assert run.novelty.facets[0].verdict in section and "Problem (Q1)" in section
+
+
+def test_the_cli_explains_with_an_instruction_model(shipped, scripted, tmp_path, capsys):
+    from rt_core.cli.parser import build_parser
+
+    scripted.responder = lambda messages, params: "This problem is already studied in [P1]."
+    target = starter.replay_targets()[0]
+    md = tmp_path / "p.md"
+    md.write_text(Proposal(**target["five_q"]).to_markdown(), "utf-8")
+    args = build_parser().parse_args(["--db", str(shipped.path), "novelty", str(md),
+                                      "--model", "scripted/explainer"])
+    assert args.fn(args) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("Explanation: This problem is already studied in [P1].") == 2
+    assert len(scripted.history) == 2  # one call per facet, no re-ask
+
+
+def test_a_run_with_online_literature_asks_the_sources_once(community, demo, fake_server,
+                                                            monkeypatch):
+    fake_server.json("/s2/paper/search", {"total": 1, "offset": 0, "data": [{
+        "paperId": "w1", "title": "Galactic disk maps from stellar motions", "year": 2021,
+        "abstract": "We map the galactic disk with the motions of stars.",
+        "url": "https://s2.example/w1"}]})
+    monkeypatch.setenv("RT_S2_URL", fake_server.url + "/s2")
+    config = novelty_config(literature="online", num_reviewers=0)
+    run = Simulation(RunRequest(config, max_retries=0), community).run_sync()
+    assert run.status == "done", run.errors
+    assert run.novelty.online and run.novelty.sources == ["store", "semantic_scholar"]
+    asked = len(fake_server.hits())
+    assert asked == 2  # one search per facet
+    again = Simulation(RunRequest(config, max_retries=0), community).run_sync()
+    assert len(fake_server.hits()) == asked  # a second run: the store's cache answers
+    assert again.novelty.to_dict() == run.novelty.to_dict()
