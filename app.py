@@ -7,10 +7,11 @@ a model is called (or when RT_SCRIPTED=demo registers the demo model).
 import streamlit as st
 
 from rt_core.models.scripted import maybe_install_from_env
-from studio import render, resources, state
+from studio import render, resources, router_view, state
 
 st.set_page_config(page_title="ResearchTown Studio", page_icon="🏘️", layout="wide")
 maybe_install_from_env()
+router_view.install()  # RT_ROUTER_CONFIG: a fleet of model endpoints behind litellm's Router
 resources.get_store()
 state.init_state()
 

@@ -10,7 +10,7 @@ from rt_core.models import registry
 from rt_core.run import jobs, warmup
 from rt_core.types import MODES
 from studio import budget as budget_view
-from studio import loop_settings, progress, render, request, resources, state
+from studio import loop_settings, progress, render, request, resources, router_view, state
 
 store = resources.get_store()
 ss = st.session_state
@@ -116,6 +116,8 @@ with st.container(border=True):
     with e2:
         if not registry.in_process(ss["embedder"]) and demo is None:
             st.text_input("Embedder API key (if different)", type="password", key="embedder_key")
+
+router_view.show()  # the router file's deployments and their calls (RT_ROUTER_CONFIG)
 
 # -- simulation settings ------------------------------------------------------------------
 with st.container(border=True):

@@ -11,6 +11,7 @@ import sys
 
 from .cli.parser import build_parser
 from .errors import RTError
+from .models import router
 from .models.scripted import maybe_install_from_env
 
 
@@ -19,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
 
     maybe_install_from_env()
     try:
+        router.install(getattr(args, "router_config", None))  # RT_ROUTER_CONFIG without it
         return args.fn(args)
     except RTError as exc:
         print(f"error: {exc}" + (f"\nhint: {exc.hint}" if exc.hint else ""), file=sys.stderr)

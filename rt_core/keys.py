@@ -28,6 +28,9 @@ from .models import registry
 NO_KEY = "no-key"
 
 BLOCKED = "blocked"  # the operator holds a key, but not for this base URL
+# A name a router file serves: each deployment carries its own key from that file, so no
+# typed or server key is handed to it (rt_core.models.router).
+ROUTED = "the router file (each deployment's own key)"
 
 
 def normalise_url(url: str) -> str:
@@ -102,6 +105,8 @@ def resolve(model: str, base_url: str = "", typed: Typed | None = None,
     that may not go there, so a page can say why none is used). In-process models need
     no key."""
     model, base_url = model.strip(), base_url.strip()
+    if model and registry.routed(model):
+        return Key("", ROUTED)
     if typed is not None and typed.fits(model, base_url):
         return Key(typed.key, typed.label)
     if not model or registry.in_process(model):
@@ -132,6 +137,9 @@ def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> 
     a server that needs no key accepts any text as one."""
     guard(model, base_url, api_key, server_key)
     model, base_url = model.strip(), base_url.strip()
+    if registry.routed(model):
+        _check_routed(model, base_url, api_key)
+        return
     if api_key or registry.in_process(model):
         return
     if base_url:
@@ -156,6 +164,15 @@ def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> 
                           "CLI), or type the key in the Run page's API key field.",
                           "Type your key in the API key field (it stays in this browser session), "
                           f"or ask whoever runs this app to set {missing[0]}.")
+
+
+def _check_routed(model: str, base_url: str, api_key: str) -> None:
+    """A routed name is reached through its deployments' addresses and keys only."""
+    if base_url or api_key:
+        raise ConfigError(f"model '{model}' is served by the router file's deployments, which "
+                          "have their own addresses and keys",
+                          "Leave the base URL and API key empty for this model, or use a model "
+                          "name that is not in the router file.")
 
 
 def check_request(request) -> None:

@@ -7,6 +7,7 @@ import tempfile
 _DATA = tempfile.mkdtemp(prefix="rt-test-data-")
 os.environ["RT_DATA_DIR"] = _DATA
 os.environ.pop("RT_DB", None)
+os.environ.pop("RT_ROUTER_CONFIG", None)  # a developer's router file stays out of the tests
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 # Apps under test start with a plain run (one proposal, no novelty, no revision), so tests
 # about other things can count a run's calls; tests of the loop set these themselves.

@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m rt_core", description=DESCRIPTION)
     ap.add_argument("--db", help="SQLite store path or postgresql:// URL (default: RT_DB, "
                     "else the user data folder)")
+    ap.add_argument("--router-config", help="a YAML file in litellm's model_list format: calls "
+                    "to the model names it lists go through litellm's Router over their "
+                    "deployments (default: RT_ROUTER_CONFIG)")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     r = sub.add_parser("run", help="simulate read -> write -> review on a neighbourhood")

@@ -40,7 +40,7 @@ from .. import keys
 from ..errors import CancelledRun, ProviderError, RateLimitError
 from ..store.claims import new_owner
 from ..types import Usage
-from . import registry
+from . import registry, router
 from .fitting import fit_messages
 from .registry import ensure_zero_price, litellm, rt_error_in, run_async
 from .retry import RetryPolicy, TooLongToWait, retry_after_seconds
@@ -253,7 +253,10 @@ class LLMClient:
 
     def litellm_kwargs(self, **kwargs: Any) -> dict[str, Any]:
         s = self.settings
-        kwargs.update(model=s.model, timeout=s.timeout, num_retries=0)
+        kwargs.update(model=s.model, timeout=s.timeout)
+        if router.serving(s.model) is not None:
+            return kwargs  # the Router's deployments bring their own address, key and retries
+        kwargs["num_retries"] = 0
         if s.api_key:
             kwargs["api_key"] = s.api_key
         elif s.base_url:
@@ -267,7 +270,8 @@ class LLMClient:
         ensure_zero_price(self.settings.model)
 
         async def call() -> Completion:
-            response = await litellm().acompletion(**self.litellm_kwargs(messages=messages, **params))
+            acompletion = router.function(self.settings.model, "acompletion")
+            response = await acompletion(**self.litellm_kwargs(messages=messages, **params))
             if not getattr(response, "choices", None):
                 raise EmptyReply("the reply held no choices")
             return self._to_completion(response)
@@ -368,7 +372,7 @@ async def embed_remote(model: str, texts: list[str], api_key: str = "", base_url
                                      timeout=timeout, retry=RetryPolicy(max_retries=max_retries)),
                        sleep=sleep)
     response = await client.with_retries(
-        lambda: litellm().aembedding(**client.litellm_kwargs(input=texts)))
+        lambda: router.function(model, "aembedding")(**client.litellm_kwargs(input=texts)))
     data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
     vectors = [d["embedding"] if isinstance(d, dict) else d.embedding for d in data]
     if len(vectors) != len(texts):

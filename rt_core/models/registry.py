@@ -48,7 +48,14 @@ class Capabilities:
     context_tokens: int = 0  # 0: litellm's model info, else RT_CONTEXT_TOKENS
     sampling: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     key_env: str = ""  # the environment variable holding the operator's key ('' needs none)
-    client: str = "litellm"  # the library that calls it: litellm, or "voyageai" (Voyage's own)
+    client: str = "litellm"  # the library that calls it: litellm, "voyageai" (Voyage's own),
+    # or ROUTER (litellm's Router over the deployments of a router file, router.py)
+
+
+ROUTER = "router"
+# A name served by a router file's deployments: an instruction model reached over the
+# network, many calls at once, each deployment with its own key (none from the key rule).
+ROUTED = Capabilities(prompt_style=CHAT, serial=False, client=ROUTER)
 
 
 # Hosted providers: litellm reaches them over the network with the key in `key_env`.
@@ -113,6 +120,11 @@ def in_process(model: str) -> bool:
 
 def serial(model: str) -> bool:
     return capabilities(model).serial
+
+
+def routed(model: str) -> bool:
+    """Whether the model's calls go through the router file's deployments (router.py)."""
+    return capabilities(model).client == ROUTER
 
 
 def key_env(model: str) -> str:
