@@ -60,15 +60,19 @@ class FleetServer(OpenAIServer):
 
 
 def write_router_file(path: Path, chat: list[FleetServer], embed: FleetServer | None = None,
-                      keys: list[str] | None = None, settings: dict | None = None) -> Path:
+                      keys: list[str] | None = None, settings: dict | None = None,
+                      weights: list[int] | None = None) -> Path:
     """A router file in litellm's format: `lab-llm` on every chat server (deployment i's
     key from the environment variable LAB_KEY_<i>, when `keys` is given), and `lab-embed` on
-    the embedding server (key LAB_EMBED_KEY)."""
+    the embedding server (key LAB_EMBED_KEY). `weights`: litellm's `weight` per chat
+deployment (simple-shuffle picks in proportion to it)."""
     model_list = []
     for i, server in enumerate(chat, start=1):
         params = {"model": "openai/lab-model", "api_base": server.base_url}
         if keys:
             params["api_key"] = f"os.environ/LAB_KEY_{i}"
+        if weights:
+            params["weight"] = weights[i - 1]
         model_list.append({"model_name": "lab-llm", "litellm_params": params,
                            "model_info": {"id": f"gpu{i}"}})
     if embed is not None:
