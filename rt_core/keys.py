@@ -7,7 +7,9 @@ provider's own endpoint (no base URL) or a base URL the operator lists in
 RT_ALLOWED_BASE_URLS (comma or whitespace separated). A base URL someone typed gets a key
 typed for it, or none. `check` then refuses, before any call, a request the rule forbids
 or one that lacks a key its provider needs; the client re-applies the destination half
-(`guard`) as its last line of defence.
+(`guard`) as its last line of defence. A model name served by a router file
+(rt_core.models.router) gets no key from this rule: each of its deployments carries the
+key the file gives it, for its own address only.
 
 Shared-demo mode (RT_DEMO=1): visitors use the operator's model, base URL, embedder and
 key (`demo_settings`), type no key, and each browser session has a token budget

@@ -5,6 +5,7 @@ Run page lists the deployments."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 from pathlib import Path
 
@@ -178,6 +179,8 @@ def test_the_example_router_file_loads(monkeypatch):
     assert fleet.names == {"lab-llama", "lab-embed"}
     assert [d.model_name for d in fleet.deployments].count("lab-llama") == 3
     assert all(d.api_base.startswith("http://") for d in fleet.deployments)
+    assert fleet.capabilities("lab-llama").context_tokens == 32768
+    assert fleet.capabilities("lab-embed").context_tokens == 0  # not declared for every one
 
 
 def test_the_run_page_lists_the_deployments(fleet, tmp_path, monkeypatch):
@@ -189,3 +192,19 @@ def test_the_run_page_lists_the_deployments(fleet, tmp_path, monkeypatch):
     assert list(table["Address"])[:3] == [s.base_url for s in chat]
     assert list(table["Calls served"]) == [0, 0, 0, 0]
     assert not any(k in table.to_csv() for k in ALL_KEYS)
+
+
+def test_a_run_from_the_page_goes_through_the_router_and_is_counted(fleet, monkeypatch):
+    from tests.reliability.apphelp import openai_run_page, start_and_wait
+
+    installed, chat, _ = fleet
+    monkeypatch.setenv("RT_ROUTER_CONFIG", installed.path)
+    at = openai_run_page(new_app(), "", model="lab-llm")
+    at.text_input(key="api_key").input("sk-typed-for-the-page").run()  # not used: routed
+    assert any("the router file" in c.value for c in at.caption)
+    job = start_and_wait(at)
+    assert job.run.status == "done", job.run.errors
+    table = at.dataframe[0].value
+    served = dict(zip(table["Deployment"], table["Calls served"], strict=True))
+    assert sum(served[f"gpu{i}"] for i in (1, 2, 3)) == job.run.usage.calls > 0
+    assert all("sk-typed-for-the-page" not in json.dumps(r["headers"]) for s in chat for r in s.requests)

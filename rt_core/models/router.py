@@ -31,6 +31,7 @@ call, since importing litellm takes seconds.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections import Counter
@@ -60,6 +61,7 @@ class Deployment:
     model_name: str
     model: str
     api_base: str
+    context_tokens: int = 0  # model_info.max_input_tokens, when the file gives it
 
 
 class Fleet:
@@ -71,7 +73,8 @@ class Fleet:
         self._settings = settings
         self.deployments = tuple(
             Deployment(d["model_info"]["id"], d["model_name"], d["litellm_params"]["model"],
-                       str(d["litellm_params"].get("api_base") or "")) for d in model_list)
+                       str(d["litellm_params"].get("api_base") or ""),
+                       _int(d["model_info"].get("max_input_tokens"))) for d in model_list)
         self.names = frozenset(d.model_name for d in self.deployments)
         self._router: Any = None
         self._lock = threading.Lock()
@@ -79,6 +82,13 @@ class Fleet:
 
     def __repr__(self) -> str:
         return f"Fleet({self.path!r}, {len(self.deployments)} deployments)"
+
+    def capabilities(self, name: str) -> registry.Capabilities:
+        """What a routed name can do (registry.ROUTED), with the smallest context window
+        its deployments declare when every one declares it (prompts must fit them all)."""
+        windows = [d.context_tokens for d in self.deployments if d.model_name == name]
+        smallest = min(windows) if windows and all(windows) else 0
+        return dataclasses.replace(registry.ROUTED, context_tokens=smallest)
 
     def router(self) -> Any:
         """litellm's Router over the file's model_list, built once at the first call."""
@@ -130,6 +140,13 @@ class Fleet:
         active = router.cooldown_cache.get_active_cooldowns(model_ids=router.get_model_ids(),
                                                             parent_otel_span=None)
         return {str(entry[0]) for entry in active or []}
+
+
+def _int(value: Any) -> int:
+    try:
+        return max(0, int(value or 0))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _copy(deployment: dict) -> dict:
@@ -222,7 +239,7 @@ def install(path: str | os.PathLike | None = None) -> Fleet | None:
     with _lock:
         _forget_locked()
         for name in fleet.names:
-            _replaced[name] = registry.declare(name, registry.ROUTED)
+            _replaced[name] = registry.declare(name, fleet.capabilities(name))
         _active[path] = fleet
     return fleet
 
