@@ -49,6 +49,11 @@ ENV_PREFIX = "os.environ/"  # litellm's way of naming an environment variable in
 SETTINGS = ("routing_strategy", "num_retries", "allowed_fails", "cooldown_time", "retry_after",
             "timeout", "routing_strategy_args")
 DEFAULTS = {"num_retries": 2, "allowed_fails": 1, "cooldown_time": 30.0}
+# Checked here, so a typo stops the start-up rather than the first call (which is when
+# litellm, slow to import, would see it).
+COUNTS, SECONDS = ("num_retries", "allowed_fails"), ("cooldown_time", "retry_after", "timeout")
+STRATEGIES = ("simple-shuffle", "least-busy", "usage-based-routing", "usage-based-routing-v2",
+              "latency-based-routing", "cost-based-routing")
 HINT = ("Point RT_ROUTER_CONFIG (or --router-config) at a YAML file whose model_list names at "
         "least one deployment (model_name and litellm_params.model), as in "
         "docs/lab/router.example.yaml.")
@@ -216,6 +221,15 @@ def _settings(where: str, raw: Any) -> dict:
     if unknown:
         raise ConfigError(f"{where}: unknown router_settings {', '.join(map(str, unknown))}",
                           f"The settings read are: {', '.join(SETTINGS)}.")
+    for name, value in raw.items():
+        bad = (name in COUNTS and (type(value) is not int or value < 0)) or \
+              (name in SECONDS and (type(value) not in (int, float) or value < 0)) or \
+              (name == "routing_strategy" and value not in STRATEGIES)
+        if bad:
+            allowed = ("a whole number >= 0" if name in COUNTS else "seconds >= 0"
+                       if name in SECONDS else "one of " + ", ".join(STRATEGIES))
+            raise ConfigError(f"{where}: router_settings {name} is {value!r}",
+                              f"{name} takes {allowed}.")
     return {**DEFAULTS, **raw}
 
 
