@@ -5,6 +5,7 @@ Run page lists the deployments."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import re
@@ -211,3 +212,25 @@ def test_a_run_from_the_page_goes_through_the_router_and_is_counted(fleet, monke
     served = dict(zip(table["Deployment"], table["Calls served"], strict=True))
     assert sum(served[f"gpu{i}"] for i in (1, 2, 3)) == job.run.usage.calls > 0
     assert all("sk-typed-for-the-page" not in json.dumps(r["headers"]) for s in chat for r in s.requests)
+
+
+def test_a_fleet_with_every_deployment_dead_fails_with_one_message(tmp_path, sleeps):
+    from rt_core.errors import Unreachable
+    from rt_core.models.client import LLMClient, ModelSettings
+
+    servers = [FleetServer() for _ in range(2)]
+    for server in servers:
+        server.die_after(0, cooling=lambda: False)
+    try:
+        router.install(write_router_file(tmp_path / "r.yaml", servers,
+                                         settings={"num_retries": 1, "allowed_fails": 0,
+                                                   "cooldown_time": 600}))
+        client = LLMClient(ModelSettings(model="lab-llm"), sleep=sleeps)
+        with pytest.raises(Unreachable, match="every deployment of model 'lab-llm'"):
+            asyncio.run(client.complete([{"role": "user", "content": "hello"}]))
+    finally:
+        router.uninstall()
+        for server in servers:
+            server.close()
+    # each dead server met one request; after that both were cooling down
+    assert [s.after_death for s in servers] == [[False], [False]]

@@ -111,12 +111,15 @@ class Fleet:
         return await self._call("aembedding", kwargs)
 
     async def _call(self, method: str, kwargs: dict) -> Any:
+        from litellm.types.router import (  # noqa: PLC0415  (slow: litellm)
+            RouterRateLimitError,
+            RouterRateLimitErrorBasic,
+        )
+
         router = self.router()
         try:
             response = await getattr(router, method)(**kwargs)
-        except ValueError as exc:  # litellm's RouterRateLimitError: every deployment set aside
-            if "No deployments available" not in str(exc):
-                raise
+        except (RouterRateLimitError, RouterRateLimitErrorBasic):  # every deployment set aside
             raise Unreachable(f"every deployment of model '{kwargs.get('model')}' in the router "
                               "file is cooling down after failures",
                               "Start the model servers again, or wait for the router's "
