@@ -11,7 +11,7 @@ from rt_core.models.client import ModelSettings
 from rt_core.models.registry import prompt_style
 from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run, Similarity
-from studio import chance, charts, novelty_view, render, request, resources, state
+from studio import candidates_view, chance, charts, novelty_view, render, request, resources, state
 
 store = resources.get_store()
 ss = st.session_state
@@ -133,6 +133,10 @@ def show_proposal(p: Proposal, prefix: str) -> None:
         else:
             render.show_text(text)
 
+
+# -- candidates (a brainstorm's ranking; studio/candidates_view.py) ----------------------------
+if run.candidates or run.config.candidates > 1:
+    candidates_view.show(run, store, read_only)
 
 # -- proposal -------------------------------------------------------------------------------
 st.header("Proposal")

@@ -17,6 +17,7 @@ EDGE_COLOUR = "#B3B3B3"
 _EDGE_STYLE = {"author": ("authorship", "solid"), "cite": ("citation", "dot"),
                "review": ("review", "dash")}
 _PROPOSAL_COLOUR = "#111111"
+HIGHLIGHT_RING = "#D62728"  # a red ring: what the chosen candidate leads with
 BAND_COLOUR = "#C8C8C8"
 _SYMBOLS = {"researcher": "circle", "paper": "square", "proposal": "star"}
 # Below the plot: the toolbar sits at the top right and used to cover a legend there.
@@ -67,9 +68,11 @@ def _label_order(g, deg: dict[str, int]) -> list[str]:
     return sorted(g.nodes, key=key)
 
 
-def graph_figure(g, field_names: dict[str, str] | None = None, height: int = 540):
+def graph_figure(g, field_names: dict[str, str] | None = None, height: int = 540,
+                 highlight: frozenset[str] = frozenset()):
     """A plotly figure of a community graph: nodes sized by degree and coloured by field,
-    the names and short titles written next to the nodes that have room for them."""
+    the names and short titles written next to the nodes that have room for them. Nodes in
+    `highlight` (what a candidate leads with) are ringed and always labelled, the rest faded."""
     import plotly.graph_objects as go  # noqa: PLC0415  (slow)
 
     field_names = field_names or {}
@@ -86,17 +89,20 @@ def graph_figure(g, field_names: dict[str, str] | None = None, height: int = 540
         fname = plot_escape(field_names.get(fld, fld))
         hover = [f"{plot_escape(g.nodes[n].get('label') or n)}<br>{kind} · {fname} · "
                  f"{deg[n]} link{'s' if deg[n] != 1 else ''}" for n in nodes]
+        style = [graphview.emphasis(n, highlight) for n in nodes]
         fig.add_trace(go.Scatter(
             x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], mode="markers",
             name="generated paper" if kind == "proposal" else f"{fname} ({kind}s)", legendgroup=fld,
             marker={"size": [sizes[n] for n in nodes], "symbol": _SYMBOLS.get(kind, "circle"),
-                    "color": colour, "line": {"width": 1, "color": "#ffffff"}},
+                    "color": colour, "opacity": [s.opacity for s in style],
+                    "line": {"width": [s.ring for s in style],
+                             "color": [HIGHLIGHT_RING if s.ring > 1 else "#ffffff" for s in style]}},
             hovertext=hover, hoverinfo="text"))
     xr, yr = graphview.axis_ranges(pos)
     texts = {n: graphview.short_label(g.nodes[n].get("label") or n, kinds[n]) for n in g.nodes}
     canvas = graphview.Canvas(xr, yr, graphview.PLOT_WIDTH_PX, height - 120)
     placed = graphview.place_labels(pos, sizes, texts, _label_order(g, deg), canvas,
-                                    always=frozenset(n for n in g if kinds[n] == "proposal"))
+                                    always=frozenset(n for n in g if kinds[n] == "proposal" or n in highlight))
     if placed:
         fig.add_trace(go.Scatter(
             # Invisible markers of the nodes' sizes: plotly offsets a label by its marker.
@@ -160,4 +166,21 @@ def bars_with_band(x: list[str], y: list[float], band=None, *, y_title: str,
                       yaxis={"title": y_title, "range": [0, round(top * 1.25 + 0.02, 3)],
                              "automargin": True},
                       margin={"l": 10, "r": 10, "t": 20, "b": 10})
+    return fig
+
+
+def win_matrix(ids: list[str], wins: dict[str, dict[str, int]], height: int | None = None):
+    """The tournament's wins as a heatmap: row a, column b holds how often a beat b (the
+    diagonal is left empty); ids best first, so a good ranking reads as a bright upper right."""
+    import plotly.graph_objects as go  # noqa: PLC0415  (slow)
+
+    labels = [plot_escape(i, 24) for i in ids]
+    z = [[None if a == b else wins.get(a, {}).get(b, 0) for b in ids] for a in ids]
+    fig = go.Figure(go.Heatmap(z=z, x=labels, y=labels, colorscale="Blues", zmin=0,
+                               text=[["" if v is None else str(v) for v in row] for row in z],
+                               texttemplate="%{text}", colorbar={"title": "wins"},
+                               hovertemplate="%{y} beat %{x}: %{z} time(s)<extra></extra>"))
+    fig.update_layout(height=height or 160 + 42 * len(ids), margin={"l": 10, "r": 10, "t": 20, "b": 10},
+                      xaxis={"title": "lost to the row", "side": "top"},
+                      yaxis={"title": "winner", "autorange": "reversed"})
     return fig
