@@ -29,6 +29,11 @@ SIGNAL_WORDS = ("The embedded base model cannot judge proposals, so no judge com
                 "model's own fluency), combined into one score.")
 
 
+SCORE_HELP = {"Bradley-Terry score": "The candidate's strength on a log scale fitted to the judge's "
+                                     "decisions: only differences between candidates mean something.",
+              "Signal score": "The measured signals combined into one number; higher is better."}
+
+
 def show(run: Run, store, read_only: bool = False) -> None:
     """The whole view; Results calls it when the run asked for, or has, candidates."""
     st.header("Candidates")
@@ -41,8 +46,9 @@ def show(run: Run, store, read_only: bool = False) -> None:
     names = ec.names_for(store, run)
     _summary(run, rows)
     fnames = resources.field_names(store)
+    label = "Signal score" if run.tournament and run.tournament.method == "signals" else "Bradley-Terry score"
     for r in rows:
-        _card(r, names, fnames)
+        _card(r, names, fnames, label)
     _merged(run)
     _comparisons(run, rows)
     _lead_graph(run, store, rows, names, fnames)
@@ -59,7 +65,7 @@ def _summary(run: Run, rows: list[ec.Ranked]) -> None:
     if ec.merged_count(run):
         n = ec.merged_count(run)
         st.caption(render.md_escape(f"{n} near-duplicate{'s' if n != 1 else ''} merged at similarity "
-                                    f">= {(t.merge_threshold if t else 0):g}"))
+                                    f"≥ {(t.merge_threshold if t else 0):g}"))
     if t is None:
         st.info("Not ranked yet: the run ended before its candidates were compared. They are shown "
                 "in the order they were written.", icon="⏸️")
@@ -79,7 +85,7 @@ def _lead_words(c, names: Names, fnames: dict[str, str]) -> str:
     return "Leads with " + " · ".join(said) if said else "Leads with nothing in particular (its own seed)"
 
 
-def _card(r: ec.Ranked, names: Names, fnames: dict[str, str]) -> None:
+def _card(r: ec.Ranked, names: Names, fnames: dict[str, str], label: str) -> None:
     c = r.candidate
     with st.container(border=True):
         place = f"#{r.rank}" if r.rank else "Unranked"
@@ -87,9 +93,9 @@ def _card(r: ec.Ranked, names: Names, fnames: dict[str, str]) -> None:
         left, right = st.columns([1, 3])
         with left:
             if r.score is None:
-                st.metric("Score", "—", help="Not ranked: no score.")
+                st.metric(label, "—", help="Not ranked: no score.")
             else:
-                st.metric("Score", f"{r.score:.2f}")
+                st.metric(label, f"{r.score:.2f}", help=SCORE_HELP.get(label))
                 if r.interval:
                     st.caption(f"interval {r.interval[0]:.2f} to {r.interval[1]:.2f} (bootstrap)")
         with right:
@@ -142,7 +148,8 @@ def show_novelty(novelty: Novelty | None, key_prefix: str) -> None:
         return
     for f in novelty.facets:
         close = f.verdict == "close prior work"
-        st.markdown(("⚠️ " if close else "✅ ") + f"**Novelty of the {ec.FACET_NAMES.get(f.facet, f.facet)}:** "
+        icon = ":material/warning:" if close else ":material/check_circle:"
+        st.markdown(f"{icon} **Novelty of the {ec.FACET_NAMES.get(f.facet, f.facet)}:** "
                     + render.md_escape(ec.verdict_words(f)))
         lines = [_paper_line(p) for p in f.nearest[:3]]
         if lines:
@@ -201,7 +208,7 @@ def _reasons(t) -> None:
         return
     with st.expander(f"The judge's reasons, pair by pair ({len(pairs)} pairs)"):
         for (a, b), js in sorted(pairs.items()):
-            st.markdown(render.md_escape(f"{a} vs {b}"))
+            st.markdown("**" + render.md_escape(f"{a} vs {b}") + "**")
             for j in js:
                 verdict = f"winner {j.winner}" if j.winner else "no decision"
                 st.caption(render.md_escape(f"{j.first} shown first · {verdict}"))

@@ -181,6 +181,6 @@ def win_matrix(ids: list[str], wins: dict[str, dict[str, int]], height: int | No
                                texttemplate="%{text}", colorbar={"title": "wins"},
                                hovertemplate="%{y} beat %{x}: %{z} time(s)<extra></extra>"))
     fig.update_layout(height=height or 160 + 42 * len(ids), margin={"l": 10, "r": 10, "t": 20, "b": 10},
-                      xaxis={"title": "lost to the row", "side": "top"},
+                      xaxis={"title": "beaten", "side": "top"},
                       yaxis={"title": "winner", "autorange": "reversed"})
     return fig

@@ -66,11 +66,11 @@ def test_cards_follow_the_tournament_with_scores_leads_and_novelty(stored):
     cards = [m.value for m in at.markdown if m.value.startswith("**#")]
     assert [c.split(" · ")[1].rstrip("*") for c in cards] == ORDER, "best first, the tournament's order"
     assert "(c3)" not in "".join(cards)
-    scores = [m.value for m in at.metric if m.label == "Score"]
+    scores = [m.value for m in at.metric if m.label == "Bradley-Terry score"]
     assert scores == [f"{run.tournament.scores[c]:.2f}" for c in ORDER]
     captions = [shown(c.value) for c in at.caption]
     assert "interval 1.20 to 1.80 (bootstrap)" in captions
-    assert "1 near-duplicate merged at similarity >= 0.9" in captions
+    assert "1 near-duplicate merged at similarity ≥ 0.9" in captions
     assert any(c.startswith("Leads with authors Graham Neubig") and "concepts concept 1" in c for c in captions)
     md = "\n".join(m.value for m in at.markdown)
     assert "no close match found in 120 papers searched" in shown(md)
@@ -107,6 +107,7 @@ def test_signals_variant_says_the_base_model_cannot_judge_and_shows_the_signals(
     words = " ".join(_all_words(at)).lower()
     assert "the judge" not in words and "judgement" not in words
     assert any(h.value == "The measured signals" for h in at.subheader)
+    assert [m.value for m in at.metric if m.label == "Signal score"] == ["1.50", "0.70", "-0.10", "-0.90"]
     table = next(d for d in at.dataframe if {"review_score", "fluency"} <= set(d.value.columns))
     assert list(table.value["candidate"]) == ORDER
     assert not any("cand_wins" in c.proto.id for c in at.get("plotly_chart"))
