@@ -203,3 +203,21 @@ def test_the_apps_default_is_four_candidates_when_the_operator_sets_none(tmp_pat
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "CANDIDATES 4" in out.stdout
+
+
+def test_empty_and_unranked_states_say_what_happened(stored):
+    s = store()
+    run = stored("cands6empty")
+    run.candidates, run.tournament = [], None
+    s.runs.save(run)
+    at = results_for(run.id)
+    assert "asked for 5 candidate proposals and none is finished yet" in infos(at)
+    unranked = stored("cands7unranked")
+    unranked.tournament = None
+    s.runs.save(unranked)
+    at = results_for(unranked.id)
+    assert "Not ranked yet: the run ended before its candidates were compared" in infos(at)
+    cards = [m.value for m in at.markdown if m.value.startswith("**Unranked")]
+    assert [c.split(" · ")[1].rstrip("*") for c in cards] == ["c1", "c2", "c3", "c4"], "in writing order"
+    assert not any(h.value == "How the judge compared them" for h in at.subheader)
+    assert at.button(key=f"cand_study_{unranked.id}").disabled is False
