@@ -221,3 +221,13 @@ def test_empty_and_unranked_states_say_what_happened(stored):
     assert [c.split(" · ")[1].rstrip("*") for c in cards] == ["c1", "c2", "c3", "c4"], "in writing order"
     assert not any(h.value == "How the judge compared them" for h in at.subheader)
     assert at.button(key=f"cand_study_{unranked.id}").disabled is False
+
+
+def test_a_shared_read_only_view_shows_the_ranking_but_makes_no_study(stored):
+    run = stored("cands8shared")
+    at = new_app()
+    at.query_params["run"] = run.id
+    goto(at, "results")
+    assert any("read-only" in c.value for c in at.caption)
+    assert [m.value for m in at.metric if m.label == "Bradley-Terry score"][0] == "1.50"
+    assert at.button(key=f"cand_study_{run.id}").disabled
