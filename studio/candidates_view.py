@@ -40,7 +40,7 @@ def show(run: Run, store, read_only: bool = False) -> None:
     if not run.candidates:
         st.info(f"This run asked for {run.config.candidates} candidate proposals and none is "
                 "finished yet. They appear here, ranked, once written; a stopped run can be "
-                "resumed above.", icon="💡")
+                "resumed above.", icon=":material/lightbulb:")
         return
     rows = ec.ranked(run)
     names = ec.names_for(store, run)
@@ -68,9 +68,9 @@ def _summary(run: Run, rows: list[ec.Ranked]) -> None:
                                     f"≥ {(t.merge_threshold if t else 0):g}"))
     if t is None:
         st.info("Not ranked yet: the run ended before its candidates were compared. They are shown "
-                "in the order they were written.", icon="⏸️")
+                "in the order they were written.", icon=":material/pause_circle:")
     elif t.method == "signals":
-        st.info(SIGNAL_WORDS, icon="📏")
+        st.info(SIGNAL_WORDS, icon=":material/straighten:")
     for note in t.notes if t else []:
         st.caption(render.md_escape(note))
 
@@ -289,14 +289,14 @@ def _send_to_study(run: Run, store, read_only: bool) -> None:
         st.caption("A study needs at least two candidates with a proposal.")
     if made:
         st.success(f"Study created. Code **{made['code']}**: share the rater link; keep the organiser link.",
-                   icon="🧪")
+                   icon=":material/science:")
         st.caption("Rater link (opens the rating page and nothing else):")
         st.code(study.join_link(made["code"]), language=None)
         st.caption("Organiser link (results, exports, closing):")
         st.code(study.organiser_link(made["token"]), language=None)
         st.warning("Keep the organiser link: it is shown only in this session and stored only as a "
-                   "hash. Do not share it with raters.", icon="🔑")
-        st.page_link(state.PAGES["study_results"], label="Open the study's results", icon="📊")
+                   "hash. Do not share it with raters.", icon=":material/key:")
+        st.page_link(state.PAGES["study_results"], label="Open the study's results", icon=":material/bar_chart:")
 
 
 def _downloads(run: Run, names: Names) -> None:

@@ -8,6 +8,7 @@ as text and never followed.
 """
 from __future__ import annotations
 
+from rt_core.config import LOCAL_MODEL
 from rt_core.types import (
     Candidate,
     FacetNovelty,
@@ -88,7 +89,9 @@ def brainstorm_run(run_id: str, method: str = "judge") -> Run:
                 row[loser] = row.get(loser, 0) + 1
         decided = [j for j in t.judgements if j.winner]
         t.position_bias = sum(j.winner == j.first for j in decided) / len(decided)  # 6 of 11
-    config = RunConfig(researcher_ids=list(AUTHORS), paper_ids=list(PAPERS), model="scripted/demo",
+    # Signals are what a base model's run gets: the embedded model wrote those candidates.
+    model = "scripted/demo" if method == "judge" else LOCAL_MODEL
+    config = RunConfig(researcher_ids=list(AUTHORS), paper_ids=list(PAPERS), model=model,
                        candidates=5, check_novelty=True)
     run = Run(id=run_id, config=config, status="done", created_at="2026-11-23T23:00:00",
               candidates=cands, tournament=t)

@@ -20,6 +20,7 @@ from tests.test_browser import ARTIFACTS, ROOT, expect, go, open_app, shot, star
 
 pytestmark = pytest.mark.browser
 RUN_ID = "brainstorm01"
+SIGNALS_ID = "brainstorm02"
 browser = test_browser.browser  # the module-scoped Chromium fixture, shared
 page = test_browser.page
 
@@ -33,6 +34,7 @@ def server(tmp_path_factory):
     s = Store(data / "studio.sqlite3")
     community.ensure_loaded(s)
     s.runs.save(brainstorm_run(RUN_ID))
+    s.runs.save(brainstorm_run(SIGNALS_ID, method="signals"))
     s.close()
     ARTIFACTS.mkdir(exist_ok=True)
     proc, url = start_server(data, ARTIFACTS / "candidates-server.log")
@@ -40,9 +42,18 @@ def server(tmp_path_factory):
     stop_server(proc)
 
 
+def publish(path) -> None:
+    if os.environ.get("RT_UPDATE_SCREENSHOTS") == "1":
+        dest = ROOT / "docs" / "screenshots"
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, dest / path.name)
+
+
 def test_candidates_view_and_send_to_a_study(server, page):
     open_app(page, server)
     go(page, "History")
+    page.get_by_test_id("stSelectbox").filter(has_text="Run").last.click()
+    page.get_by_role("option", name="scripted/demo").click()
     page.get_by_role("button", name="Open in Results").click()
     expect(page.get_by_role("heading", name="Candidates")).to_be_visible(timeout=SHORT)
     cards = page.get_by_text("#1 · c2")
@@ -57,10 +68,7 @@ def test_candidates_view_and_send_to_a_study(server, page):
     settle(page)
     page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
     path = shot(page, "candidates")
-    if os.environ.get("RT_UPDATE_SCREENSHOTS") == "1":
-        dest = ROOT / "docs" / "screenshots"
-        dest.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, dest / "candidates.png")
+    publish(path)
 
     page.get_by_role("button", name="Send to a study").click()
     expect(page.get_by_text("Study created. Code")).to_be_visible(timeout=SHORT)
@@ -73,3 +81,17 @@ def test_candidates_view_and_send_to_a_study(server, page):
         re.compile("^Candidates of run " + RUN_ID + " · "))
     expect(page.get_by_text("0 of 6", exact=True)).to_be_visible()
     assert page.dialogs == []
+
+
+def test_a_base_models_ranking_reads_as_signals_never_as_a_judge(server, page):
+    open_app(page, server)  # a fresh server runs app.py first (a page opened cold is not set up)
+    page.goto(f"{server}/results?run={SIGNALS_ID}")
+    expect(page.get_by_role("heading", name="Candidates")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("The embedded base model cannot judge proposals")).to_be_visible()
+    expect(page.get_by_role("heading", name="The measured signals")).to_be_visible()
+    expect(page.get_by_text("Signal score").first).to_be_visible()
+    expect(page.get_by_role("heading", name="How the judge compared them")).to_have_count(0)
+    expect(page.get_by_role("button", name="Send to a study")).to_be_disabled()
+    settle(page)
+    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
+    publish(shot(page, "candidates-signals"))
