@@ -86,15 +86,11 @@ def facet(c: Candidate, key: str) -> FacetNovelty | None:
 
 
 def verdict_words(f: FacetNovelty | None) -> str:
-    """A facet's verdict as a reader needs it: a close match is named by the views; no match
-    says how many papers were searched, so 'none found' never reads as 'none exist'."""
+    """A facet's verdict as the check wrote it (a close match names its paper; no match says
+    how many papers were searched), or why there is none."""
     if f is None:
         return "not checked"
-    if f.verdict == "close prior work":
-        return "close prior work"
-    if f.verdict:
-        return f"no close match found in {f.searched} papers searched"
-    return "not decided"
+    return f.verdict or "not decided"
 
 
 def _nearest_line(f: FacetNovelty | None) -> str:

@@ -9,8 +9,6 @@ from a model or a paper source: shown with render.show_text or escaped, never as
 """
 from __future__ import annotations
 
-from urllib.parse import quote
-
 import streamlit as st
 
 from rt_core import export_candidates as ec
@@ -19,9 +17,9 @@ from rt_core.export import Names
 from rt_core.fiveq import QUESTIONS
 from rt_core.graph import PROPOSAL_NODE, add_proposal, build_graph
 from rt_core.study.candidates import candidate_items, create_from_candidates
-from rt_core.types import NearPaper, Novelty, Run
+from rt_core.types import Run
 
-from . import charts, render, resources, state, study
+from . import charts, novelty_view, render, resources, state, study
 
 SIGNAL_WORDS = ("The embedded base model cannot judge proposals, so no judge compared these "
                 "candidates. The ranking comes from signals measured on each one (the reviewers' "
@@ -100,7 +98,9 @@ def _card(r: ec.Ranked, names: Names, fnames: dict[str, str], label: str) -> Non
                     st.caption(f"interval {r.interval[0]:.2f} to {r.interval[1]:.2f} (bootstrap)")
         with right:
             st.caption(render.md_escape(_lead_words(c, names, fnames)))
-            show_novelty(c.novelty, f"cand_{c.id}")
+            if c.novelty is None:
+                st.caption("Novelty was not checked for this candidate.")
+            novelty_view.show(c.novelty, f"cand-{c.id}")
         with st.expander(f"The five answers and reviews of {c.id}"):
             _answers_and_reviews(c, names)
 
@@ -121,48 +121,6 @@ def _answers_and_reviews(c, names: Names) -> None:
         render.show_text(f"Strengths: {v.strengths or '(missing)'}\nWeaknesses: {v.weaknesses or '(missing)'}")
     if c.meta_review and c.meta_review.score is not None:
         st.caption(f"Mean review score {c.meta_review.score:.1f}")
-
-
-def _safe_url(url: str) -> str:
-    """A link target Markdown cannot be tricked by: http(s) only, brackets and spaces encoded."""
-    url = (url or "").strip()
-    if not url.lower().startswith(("https://", "http://")):
-        return ""
-    return quote(url, safe=":/?#=&%+,;@~._-")
-
-
-def _paper_line(p: NearPaper) -> str:
-    label = render.md_escape(f"{p.title} ({p.year or 'n.d.'})")
-    url = _safe_url(p.url)
-    linked = f"[{label}]({url})" if url else label
-    where = render.md_escape(f"similarity {p.similarity:.2f} · {p.source or 'store'}")
-    return f"- {linked} · {where}"
-
-
-def show_novelty(novelty: Novelty | None, key_prefix: str) -> None:
-    """One candidate's novelty: per facet the verdict and the nearest papers as links, and
-    where it searched (offline, the store is the whole literature). `key_prefix` keeps any
-    widget keys apart between candidates."""
-    if novelty is None:
-        st.caption("Novelty was not checked for this candidate.")
-        return
-    for f in novelty.facets:
-        close = f.verdict == "close prior work"
-        icon = ":material/warning:" if close else ":material/check_circle:"
-        st.markdown(f"{icon} **Novelty of the {ec.FACET_NAMES.get(f.facet, f.facet)}:** "
-                    + render.md_escape(ec.verdict_words(f)))
-        lines = [_paper_line(p) for p in f.nearest[:3]]
-        if lines:
-            st.markdown("\n".join(lines))
-        if f.explanation:
-            render.show_text(f.explanation)
-    if novelty.online:
-        where = "Searched " + ", ".join(novelty.sources or ["online sources"]) + "."
-    else:
-        where = "Offline: the store was the whole literature searched."
-    st.caption(render.md_escape(where))
-    for note in novelty.notes:
-        st.caption(render.md_escape(note))
 
 
 def _merged(run: Run) -> None:

@@ -9,6 +9,7 @@ as text and never followed.
 from __future__ import annotations
 
 from rt_core.config import LOCAL_MODEL
+from rt_core.novelty import THRESHOLD, verdict
 from rt_core.types import (
     Candidate,
     FacetNovelty,
@@ -33,7 +34,8 @@ XSS = "<script>alert(1)</script>"
 REASON = "The second proposal names a measurable benchmark; the first stays vague."
 NEAR = NearPaper(title="Gaia Data Release 3: summary of the content", similarity=0.81, year=2023,
                  url="https://arxiv.org/abs/2208.00211", source="store", paper_id="arxiv:2208.00211")
-BAD_LINK = NearPaper(title="A paper with a hostile link", similarity=0.4, year=2020,
+FAR = NearPaper(title=NEAR.title, similarity=0.41, year=NEAR.year, url=NEAR.url, source="store")
+BAD_LINK = NearPaper(title="A paper with a hostile link", similarity=0.3, year=2020,
                      url="javascript:alert(1)", source="openalex")
 
 
@@ -42,12 +44,14 @@ def _proposal(cid: str) -> Proposal:
     return Proposal(first + " More words follow.", *(f"Answer {k} of {cid}." for k in range(2, 6)))
 
 
+def _facet(key: str, papers: list[NearPaper]) -> FacetNovelty:
+    return FacetNovelty(key, papers, verdict(papers, 120, THRESHOLD), searched=120)
+
+
 def _novelty(cid: str) -> Novelty:
-    close = cid == "c1"
-    q1 = FacetNovelty("q1", [NEAR, BAD_LINK] if close else [BAD_LINK],
-                      "close prior work" if close else "no close match", searched=120)
-    q5 = FacetNovelty("q5", [NEAR], "no close match", searched=120)
-    return Novelty([q1, q5], sources=["store"], online=False, threshold=0.75)
+    """c1's problem has close prior work (NEAR); every other facet has none."""
+    q1 = _facet("q1", [NEAR, BAD_LINK] if cid == "c1" else [BAD_LINK])
+    return Novelty([q1, _facet("q5", [FAR])], sources=["store"], online=False, threshold=THRESHOLD)
 
 
 def _candidate(n: int) -> Candidate:
