@@ -152,8 +152,12 @@ def _comparisons(run: Run, rows: list[ec.Ranked]) -> None:
               help="The share of decisions won by the candidate shown first (50% = no bias). Every "
                    "pair was judged in both orders, so a bias cancels in the ranking.")
     if ids and t.wins:
-        st.caption("Win matrix: row beat column that many times; candidates best first.")
-        st.plotly_chart(charts.win_matrix(ids, t.wins), key=f"cand_wins_{run.id}", config=charts.PLOT_CONFIG)
+        compared = {frozenset((j.first, j.second)) for j in t.judgements}
+        every = len(compared) >= len(ids) * (len(ids) - 1) // 2
+        skipped = "" if every else " An empty cell: that pair was never compared."
+        st.caption("Win matrix: row beat column that many times; candidates best first." + skipped)
+        st.plotly_chart(charts.win_matrix(ids, t.wins, compared), key=f"cand_wins_{run.id}",
+                        config=charts.PLOT_CONFIG)
     _reasons(t)
 
 

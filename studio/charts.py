@@ -169,13 +169,21 @@ def bars_with_band(x: list[str], y: list[float], band=None, *, y_title: str,
     return fig
 
 
-def win_matrix(ids: list[str], wins: dict[str, dict[str, int]], height: int | None = None):
-    """The tournament's wins as a heatmap: row a, column b holds how often a beat b (the
-    diagonal is left empty); ids best first, so a good ranking reads as a bright upper right."""
+def win_matrix(ids: list[str], wins: dict[str, dict[str, int]], compared: set[frozenset[str]] | None = None,
+               height: int | None = None):
+    """The tournament's wins as a heatmap: row a, column b holds how often a beat b, ids best
+    first, so a good ranking reads as a dark upper right. The diagonal and, when `compared`
+    is given, pairs never put side by side (an adaptive tournament skips some) stay empty,
+    so 'not compared' never reads as 'lost'."""
     import plotly.graph_objects as go  # noqa: PLC0415  (slow)
 
+    def cell(a: str, b: str) -> int | None:
+        if a == b or (compared is not None and frozenset((a, b)) not in compared):
+            return None
+        return wins.get(a, {}).get(b, 0)
+
     labels = [plot_escape(i, 24) for i in ids]
-    z = [[None if a == b else wins.get(a, {}).get(b, 0) for b in ids] for a in ids]
+    z = [[cell(a, b) for b in ids] for a in ids]
     fig = go.Figure(go.Heatmap(z=z, x=labels, y=labels, colorscale="Blues", zmin=0,
                                text=[["" if v is None else str(v) for v in row] for row in z],
                                texttemplate="%{text}", colorbar={"title": "wins"},

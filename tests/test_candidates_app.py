@@ -96,6 +96,7 @@ def test_judge_variant_shows_win_matrix_bias_and_reasons(stored):
     assert metrics["Judgements"] == "11 of 12 decided"
     charts = {c.proto.id for c in at.get("plotly_chart")}
     assert any("cand_wins" in c for c in charts) and any("cand_graph" in c for c in charts)
+    assert not any("never compared" in c.value for c in at.caption), "every pair was judged"
     reasons = next(e for e in at.expander if e.label.startswith("The judge's reasons"))
     assert reasons.label.endswith("(6 pairs)")
     assert REASON in texts(at) and "(no reason given)" in texts(at)
@@ -234,3 +235,20 @@ def test_a_shared_read_only_view_shows_the_ranking_but_makes_no_study(stored):
     assert any("read-only" in c.value for c in at.caption)
     assert [m.value for m in at.metric if m.label == "Bradley-Terry score"][0] == "1.50"
     assert at.button(key=f"cand_study_{run.id}").disabled
+
+
+def test_a_pair_never_compared_is_an_empty_cell_not_a_loss(stored):
+    s = store()
+    run = stored("cands9swiss")
+    t = run.tournament
+    t.judgements = [j for j in t.judgements if {j.first, j.second} != {"c1", "c3"}]
+    t.wins["c1"].pop("c3", None)
+    s.runs.save(run)
+    at = results_for(run.id)
+    assert any("that pair was never compared" in c.value for c in at.caption)
+    chart = next(c for c in at.get("plotly_chart") if "cand_wins" in c.proto.id)
+    z = json.loads(chart.proto.spec)["data"][0]["z"]
+    c1, c3 = ORDER.index("c1"), ORDER.index("c3")
+    assert z[c1][c3] is None and z[c3][c1] is None
+    assert z[ORDER.index("c3")][ORDER.index("c2")] == 0, "compared and lost stays 0"
+    assert z[ORDER.index("c2")][ORDER.index("c3")] == 2
