@@ -58,8 +58,8 @@ def show(run: Run, store, read_only: bool = False) -> None:
 
 def _summary(run: Run, rows: list[ec.Ranked]) -> None:
     t = run.tournament
-    st.caption(render.md_escape(f"{len(rows)} candidates, {ec.method_words(run)}. The best one is "
-                                "the run's proposal, shown below."))
+    best = " The best one is the run's proposal, shown below." if t is not None else ""
+    st.caption(render.md_escape(f"{len(rows)} candidates, {ec.method_words(run)}.{best}"))
     if ec.merged_count(run):
         n = ec.merged_count(run)
         st.caption(render.md_escape(f"{n} near-duplicate{'s' if n != 1 else ''} merged at similarity "
