@@ -181,6 +181,8 @@ def check_request(request) -> None:
     """`check` for a RunRequest's model, the one call a run makes before it starts."""
     c = request.config
     check(c.model, c.base_url, request.api_key, request.server_key)
+    if c.candidates > 1 and c.judge_model.strip():  # the tournament's own judge
+        check(c.judge_model, c.judge_base_url, request.judge_key, request.judge_server_key)
 
 
 # -- the shared demo ---------------------------------------------------------------------------

@@ -384,6 +384,10 @@ class RunRequest:
     # goes only to base URLs rt_core.keys allows, and the client refuses anything else.
     server_key: bool = False
     evaluator_server_key: bool = False
+    # The tournament's judge when it is another model than the run's (RunConfig.judge_model):
+    # its own key by the same rule, never the run's.
+    judge_key: str = field(default="", repr=False)
+    judge_server_key: bool = False
 
 
 @dataclass

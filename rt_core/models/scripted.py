@@ -148,6 +148,12 @@ def demo_responder(messages: list, params: dict) -> str:
         keys = re.search(r"whose keys are ([\w, ]+), each", prompt).group(1).split(", ")
         pair = "Proposal B:" in prompt  # a pair: always "A", so the demo judge shows position bias
         return json.dumps({k: "A" if pair else 4 + len(prompt) % 5 for k in keys})
+    if 'exactly "Winner: A"' in prompt:  # tournament judge (prompts/candidates.yaml)
+        a, _, b = prompt.partition("Proposal B:")
+        return f"Both are sound; one is stated more concretely.\nWinner: {'A' if a > 'Proposal A:' + b else 'B'}"
+    if "The direction of this proposal:" in prompt:  # a led candidate: its own topic
+        quoted = re.findall(r"'([^']+)'", prompt.split("The direction of this proposal:", 1)[1])
+        topic = " and ".join(quoted[:2]) or topic
     if "neutral academic style" in prompt:  # study restyling: the proposal, unchanged
         return prompt[prompt.index(fiveq.QUESTIONS[0].heading):]
     if fiveq.QUESTIONS[0].heading in prompt:

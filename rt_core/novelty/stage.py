@@ -48,7 +48,8 @@ def with_novelty(plan: list[Stage], config: RunConfig, stage_class) -> list[Stag
     if after not in names:
         return plan
     stage = stage_class(NAME, run_stage, (after,), NAME, estimate=estimate_for(config))
-    out = [dataclasses.replace(s, needs=(*s.needs, NAME)) if s.name == "review" else s for s in plan]
+    out = [dataclasses.replace(s, needs=(*s.needs, NAME)) if s.name in ("review", "review_candidates")
+           else s for s in plan]
     out.insert(names.index(after) + 1, stage)
     return out
 

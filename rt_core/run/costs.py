@@ -16,6 +16,7 @@ from .. import fiveq
 from ..models import registry
 from ..types import MODES, RunConfig
 from . import prompts, stem
+from .tournament import can_judge
 
 CHARS_PER_TOKEN = 4  # English prose in common tokenizers; the estimate's main assumption
 PAPER_CHARS = 1200  # title and abstract of a paper whose text is not at hand
@@ -44,6 +45,8 @@ class Sizes:
     new_reviewer_profiles: int
     paper_chars: int
     profile_chars: int
+    candidates: int = 1  # proposals written and ranked (run/candidates.py)
+    judge: bool = False  # a model judges the candidates pairwise (run/tournament.py)
 
 
 @dataclass(frozen=True)
@@ -168,7 +171,7 @@ def sizes_for(config: RunConfig, store=None) -> Sizes:
         except Exception:  # an unknown id: validation says so at Start; estimate roughly
             pass
     return Sizes(style, authors, reviewers, new_profiles if mode.reads_profiles else 0,
-                 paper_chars, profile_chars)
+                 paper_chars, profile_chars, max(1, config.candidates), can_judge(config))
 
 
 def _text_chars(store, paper_ids: list[str]) -> int:

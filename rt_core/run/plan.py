@@ -19,14 +19,15 @@ from typing import Any
 from ..models import registry
 from ..novelty import stage as novelty
 from ..types import MODES, RunConfig, RunRequest
-from . import costs, steps
+from . import candidate_costs, candidates, costs, steps, tournament
 
 # The groups the Run page shows, in order, with their titles (a group's time is the sum
 # of its stages'). A stage without a group works in the background and is not timed:
 # the queue (shown on its own) and the reviewer candidates (overlapping other stages).
 GROUPS = {"read": "Reading: researcher profiles", "write": "Writing: drafts and the joint proposal",
           "novelty": novelty.GROUP_TITLE,
-          "review": "Reviewing: reviews and meta-review", "evaluate": "Evaluating against the reference"}
+          "review": "Reviewing: reviews and meta-review", "rank": "Ranking the candidates",
+          "evaluate": "Evaluating against the reference"}
 
 
 @dataclass(frozen=True)
@@ -54,23 +55,38 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
         plan.append(Stage("candidates", steps.embed_candidates, saves=False))
     if mode.reads_profiles:
         plan.append(Stage("read", steps.read_authors, start, "read", estimate=costs.read_authors))
+    many = config.candidates > 1  # several candidates, ranked (run/candidates.py, tournament.py)
+    written = "merge_candidates" if many else "aggregate"
     plan += [Stage("write", steps.write_drafts, ("read",) if mode.reads_profiles else start, "write",
-                   estimate=costs.write_drafts),
-             Stage("aggregate", steps.aggregate, ("write",), "write", estimate=costs.aggregate)]
+                   estimate=costs.write_drafts)]
+    plan += [Stage("leads", candidates.assign_leads, saves=False),
+             Stage("write_candidates", candidates.write_candidates, ("write", "leads"), "write",
+                   estimate=candidate_costs.write_candidates),
+             Stage("merge_candidates", candidates.merge, ("write_candidates",), "write")] if many else \
+        [Stage("aggregate", steps.aggregate, ("write",), "write", estimate=costs.aggregate)]
     if wants_reviews:
-        plan.append(Stage("choose", steps.choose_reviewers,
-                          ("aggregate", "candidates") if chooses else ("aggregate",), "review",
+        plan.append(Stage("choose", candidates.choose_reviewers if many else steps.choose_reviewers,
+                          (written, "candidates") if chooses else (written,), "review",
                           saves=False))
         before_review = "choose"
         if mode.reads_profiles:
             plan.append(Stage("read_reviewers", steps.read_reviewers, ("choose",), "review",
                               estimate=costs.read_reviewers))
             before_review = "read_reviewers"
-        plan += [Stage("review", steps.review, (before_review,), "review", estimate=costs.review),
-                 Stage("meta_review", steps.meta_review, ("review",), "review",
-                       estimate=costs.meta_review)]
+        plan += [Stage("review_candidates", candidates.review_candidates, (before_review,), "review",
+                       estimate=candidate_costs.review_candidates),
+                 Stage("meta_review_candidates", candidates.meta_review_candidates,
+                       ("review_candidates",), "review", estimate=candidate_costs.meta_review_candidates)
+                 ] if many else \
+            [Stage("review", steps.review, (before_review,), "review", estimate=costs.review),
+             Stage("meta_review", steps.meta_review, ("review",), "review",
+                   estimate=costs.meta_review)]
     # The novelty check, after the proposal (or the merged candidates), before the reviews.
     plan = novelty.with_novelty(plan, config, Stage)
+    if many:  # the judge needs no reviews: its rounds overlap the reviewing
+        plan += [Stage("tournament", tournament.tournament, ("merge_candidates",), "rank",
+                       estimate=candidate_costs.tournament),
+                 Stage("rank", tournament.rank, (plan[-1].name, "tournament"), "rank")]
     if config.reference_paper_id:
         plan.append(Stage("evaluate", steps.evaluate, (plan[-1].name,), "evaluate"))
     return plan

@@ -32,6 +32,8 @@ BUNDLED: dict[str, dict[str, frozenset[str]]] = {
              "stems": frozenset({"strengths", "weaknesses", "score"})},
     "study": {"prompts": frozenset({"restyle", "judge_item", "judge_pair"}), "stems": frozenset()},
     "novelty": {"prompts": frozenset({"explain", "only_labels"}), "stems": frozenset()},
+    "candidates": {"prompts": frozenset({"aggregate_led", "aggregate_led_header", "judge_pair",
+                                         "judge_again"}), "stems": frozenset()},
 }
 
 

@@ -116,9 +116,17 @@ class ReviewerChoice:
             start += len(ps)
         return out
 
-    def choose_reviewers(self, proposal: Proposal, vectors: dict | None = None) -> list[str]:
+    def query_vector(self, proposal: Proposal):
+        """One short text for the proposal, embedded: this embedding is the only part of
+        reviewer choice between the stages, so it is kept to one pass of the embedder."""
+        content = " ".join(t for t in (content_text(v) for v in proposal.answers().values()) if t)
+        return self.embedder.encode([clip(content or " ".join(proposal.answers().values()), 700)])[0]
+
+    def choose_reviewers(self, proposal: Proposal, vectors: dict | None = None,
+                         query=None) -> list[str]:
         """Named reviewers, else the k candidates (not authors) whose best-matching paper is
-        closest to the proposal (ties broken by the mean match)."""
+        closest to the proposal, or to `query` (a unit vector: several candidates' mean),
+        ties broken by the mean match."""
         k = self.config.num_reviewers
         if self.config.reviewer_ids:
             return list(self.config.reviewer_ids)
@@ -127,10 +135,7 @@ class ReviewerChoice:
         vectors = self.candidate_vectors() if vectors is None else vectors
         if not vectors:
             return []
-        # One short text for the proposal: this embedding is the only part of reviewer
-        # choice between the stages, so it is kept to one pass of the embedder.
-        content = " ".join(t for t in (content_text(v) for v in proposal.answers().values()) if t)
-        q = self.embedder.encode([clip(content or " ".join(proposal.answers().values()), 700)])[0]
+        q = self.query_vector(proposal) if query is None else query
         scored = []
         for rid, vecs in vectors.items():
             sims = vecs @ q

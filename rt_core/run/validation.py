@@ -7,11 +7,13 @@ that the reading and writing stages apply.
 """
 from __future__ import annotations
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
+from ..models import registry
 from ..store import Store
 from ..types import MODES, RunConfig
 
 MAX_REVIEWERS = 10
+MAX_CANDIDATES = 12  # candidates per run (several candidates, run/candidates.py)
 
 # The stated rule for long inputs: an abstract longer than this is cut to its first
 # MAX_PROMPT_ABSTRACT characters before any prompt sees it, and the run says so.
@@ -41,6 +43,7 @@ def validate(config: RunConfig, store: Store) -> None:
                          "Add papers, or use mode 'agent'.")
     if not 0 <= config.num_reviewers <= MAX_REVIEWERS:
         raise InputError(f"number of reviewers must be between 0 and {MAX_REVIEWERS}")
+    check_candidates(config)
     corpus = store.corpus
     corpus.get_researchers(config.researcher_ids)  # raise NotFoundError on unknown ids
     corpus.get_papers(config.paper_ids)
@@ -52,3 +55,18 @@ def validate(config: RunConfig, store: Store) -> None:
                              "Pick reviewers who are not in the neighbourhood.")
     if config.reference_paper_id:
         corpus.get_paper(config.reference_paper_id)
+
+
+def check_candidates(config: RunConfig) -> None:
+    """The number of candidates, and a judge that can judge: a judge named on purpose that
+    the registry declares a base model is refused rather than quietly replaced by signals."""
+    n = config.candidates
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_CANDIDATES:
+        raise ConfigError(f"the number of candidates must be a whole number from 1 to "
+                          f"{MAX_CANDIDATES} (got {n!r})",
+                          f"Ask for between 1 and {MAX_CANDIDATES} candidates.")
+    judge = config.judge_model.strip()
+    if n > 1 and judge and registry.prompt_style(judge) != registry.CHAT:
+        raise ConfigError(f"model '{judge}' is a base model: it cannot judge proposals",
+                          "Name an instruction model as the judge, or none: without a judge "
+                          "the candidates are ranked by measured signals.")
