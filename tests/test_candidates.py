@@ -134,3 +134,46 @@ def test_two_candidates_on_the_embedded_model(starter_store):
     assert run.tournament.method == "signals" and len(run.candidates) == 2
     assert all(c.proposal.q1 for c in run.candidates)
     assert any("fluency" in c.signals for c in run.candidates if not c.merged_into)
+
+
+# -- the command line ----------------------------------------------------------------------
+STARTER = ["--researchers", "r-neubig-graham,r-ivezic-zeljko", "--papers",
+           "arxiv:2307.13854,arxiv:2208.00211"]
+
+
+def test_ideate_writes_the_ranking_the_candidates_and_the_run(tmp_path, demo, capsys):
+    import csv
+    import json
+
+    from rt_core.__main__ import main
+
+    out = tmp_path / "out"
+    code = main(["--db", str(tmp_path / "db.sqlite3"), "ideate", *STARTER, "--candidates", "3",
+                 "--model", "scripted/demo", "--reviewers", "2", "--out-dir", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert err.index("Estimate:") < err.index("best: ")  # the estimate comes first
+    rows = list(csv.DictReader((out / "ranking.csv").open()))
+    assert [r["rank"] for r in rows] == ["1", "2", "3"] and {r["method"] for r in rows} == {"judge"}
+    run = json.loads((out / "ideate.json").read_text())
+    assert len(run["candidates"]) == 3 and run["tournament"]["order"][0] == rows[0]["candidate"]
+    md = (out / "candidates.md").read_text()
+    assert "both orders" in md and "## 1. " + rows[0]["candidate"] in md
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--candidates", "13"], "from 1 to 12"),
+    (["--candidates", "3", "--max-tokens", "5"], "smaller than one model call"),
+    (["--candidates", "3", "--judge-model", "openai/judge", "--judge-base-url",
+      "http://127.0.0.1:9/v1", "--judge-api-key-env", "RT_TEST_JUDGE_KEY"], "cannot be reached"),
+    (["--candidates", "3", "--judge-model", "local/gemma-3-270m"], "cannot judge"),
+])
+def test_ideate_refuses_bad_input_with_one_message(tmp_path, demo, capsys, monkeypatch, extra, message):
+    from rt_core.__main__ import main
+
+    monkeypatch.setenv("RT_TEST_JUDGE_KEY", "sk-judge")
+    code = main(["--db", str(tmp_path / "db.sqlite3"), "ideate", *STARTER, "--model", "scripted/demo",
+                 "--out-dir", str(tmp_path / "out"), "--no-progress", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("error:") == 1
+    assert not demo.history  # refused before any call

@@ -5,7 +5,7 @@ import argparse
 
 from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
 from ..types import MODES, RunConfig
-from . import novelty
+from . import ideate, novelty
 from .commands import (
     cmd_bench,
     cmd_init,
@@ -148,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.set_defaults(fn=cmd_search)
 
     novelty.add_parser(sub, KEY_HELP)
+    ideate.add_parser(sub, _budget_args, KEY_HELP)
 
     i = sub.add_parser("init", help="create the store and load the starter community")
     i.set_defaults(fn=cmd_init)
