@@ -171,6 +171,15 @@ async def merge(sim) -> None:
 
 
 # -- reviewing -----------------------------------------------------------------------------
+def mean_vector(vectors: dict[str, dict[str, np.ndarray]], cands: list[Candidate]) -> np.ndarray:
+    """The live candidates' mean, each candidate the mean of its answers' vectors (the
+    merge embedded them already, so choosing costs no second pass of the embedder)."""
+    def unit(v: np.ndarray) -> np.ndarray:
+        return v / (np.linalg.norm(v) or 1.0)
+    return unit(np.mean([unit(np.mean(list(vectors[c.id].values()), axis=0))
+                         for c in cands if vectors.get(c.id)], axis=0))
+
+
 async def choose_reviewers(sim) -> None:
     """Reviewers chosen once, against the mean of the live candidates' vectors."""
     if not sim.mode.reads_profiles:
@@ -180,10 +189,8 @@ async def choose_reviewers(sim) -> None:
         raise sim.candidates_error
 
     def choose():
-        qs = [sim.reviewers.query_vector(c.proposal) for c in live(sim)]
-        mean = np.mean(qs, axis=0)
-        mean = mean / (np.linalg.norm(mean) or 1.0)
-        return sim.reviewers.choose_reviewers(live(sim)[0].proposal, sim.candidate_vectors, query=mean)
+        return sim.reviewers.choose_reviewers(live(sim)[0].proposal, sim.candidate_vectors,
+                                              query=mean_vector(state(sim).vectors, live(sim)))
 
     tokens = sim.embedder.tokens
     sim.reviewer_ids = await asyncio.to_thread(choose)

@@ -178,6 +178,24 @@ async def tournament(sim) -> None:
         done += len(orders)
         sim.recorder.emit("rank", "judge", min(done, total), total, "done",
                           f"{sum(bool(j.winner) for j in got)} of {len(got)} decided")
+    await asyncio.to_thread(fit, t, ids)  # while the reviews go on
+
+
+def fit(t: Tournament, ids: list[str]) -> None:
+    """Bradley-Terry scores, bootstrap intervals, wins and position bias of the judgements."""
+    data = ranking.decisions(t.judgements, ids)
+    bt = ranking.bradley_terry(len(ids), data)
+    lo_hi = ranking.bootstrap(len(ids), data)
+    t.scores = {c: round(float(bt[i]), 4) for i, c in enumerate(ids)}
+    t.intervals = {c: [round(float(lo_hi[i][0]), 4), round(float(lo_hi[i][1]), 4)]
+                   for i, c in enumerate(ids)}
+    t.wins = ranking.win_matrix(t.judgements, ids)
+    t.position_bias = ranking.position_bias(t.judgements)
+    undecided = sum(not j.winner for j in t.judgements)
+    t.notes = [n for n in t.notes if "gave no decision" not in n]
+    if undecided:
+        t.notes.append(f"{undecided} of {len(t.judgements)} judgements gave no decision "
+                       "(asked twice); they count for neither side.")
 
 
 def _signals(sim, c) -> dict[str, float]:
@@ -211,18 +229,8 @@ async def rank(sim) -> None:
     for c in cands:
         c.signals = _signals(sim, c)
     if t.method == "judge" and len(ids) > 1:
-        data = ranking.decisions(t.judgements, ids)
-        bt = ranking.bradley_terry(len(ids), data)
-        lo_hi = ranking.bootstrap(len(ids), data)
-        t.scores = {c: round(float(bt[i]), 4) for i, c in enumerate(ids)}
-        t.intervals = {c: [round(float(lo_hi[i][0]), 4), round(float(lo_hi[i][1]), 4)]
-                       for i, c in enumerate(ids)}
-        t.wins = ranking.win_matrix(t.judgements, ids)
-        t.position_bias = ranking.position_bias(t.judgements)
-        undecided = sum(not j.winner for j in t.judgements)
-        if undecided:
-            t.notes.append(f"{undecided} of {len(t.judgements)} judgements gave no decision "
-                           "(asked twice); they count for neither side.")
+        if set(t.scores) != set(ids):  # fitted by the tournament unless it was skipped
+            await asyncio.to_thread(fit, t, ids)
     else:
         t.method = "signals" if len(ids) > 1 else t.method
         t.scores = ranking.combine_signals(cands) if len(ids) > 1 else {c: 0.0 for c in ids}
