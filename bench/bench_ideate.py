@@ -140,7 +140,8 @@ def embedded(args) -> None:
         if run.tournament:
             detail = (f"; {run.tournament.merged} merged, ranked by {run.tournament.method}: "
                       f"{run.tournament.order}; signals {[c.signals for c in run.candidates]}")
-        print(f"  {label}: {out[n]:.1f}s wall, {run.usage.calls} calls, timings {run.timings}{detail}")
+        print(f"  {label}: {out[n]:.1f}s wall, {run.usage.calls} calls, timings {run.timings}{detail}; "
+              f"store {tmp / f'embedded-{n}.sqlite3'} run {run.id}")
     print(f"embedded, NLP + Astronomy preset, 3 reviewers: {args.embedded_n} candidates "
           f"{out[args.embedded_n]:.1f}s vs one proposal {out[1]:.1f}s: ratio "
           f"{out[args.embedded_n] / out[1]:.2f} (goal <= 2.5); load average {os.getloadavg()[0]:.2f}")

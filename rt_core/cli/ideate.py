@@ -19,12 +19,14 @@ from tqdm import tqdm
 
 from .. import keys
 from ..candidates_export import candidates_markdown, ranking_csv
+from ..community import ensure_loaded
 from ..errors import ConfigError
+from ..run import budget
 from ..run.simulation import Simulation
 from ..run.tournament import planned_calls
+from ..store import open_store
 from ..types import ProgressEvent, RunConfig
 from . import settings
-from .commands import _print_estimate, _store
 
 
 def add_parser(sub, budget_args, key_help: str) -> None:
@@ -81,6 +83,23 @@ def check_reachable(model: str, base_url: str, timeout: float = 3.0) -> None:
                           "out to let the run's model judge.") from None
 
 
+def open_community(db: str | None):
+    """The store with the starter community, runs left by dead processes marked interrupted."""
+    store = open_store(db)
+    ensure_loaded(store)
+    for run_id in store.runs.reap_orphans():
+        print(f"run {run_id} was left running by a process that has ended: marked interrupted "
+              f"(resume it with: python -m rt_core resume {run_id})", file=sys.stderr)
+    return store
+
+
+def print_estimate(config: RunConfig, store) -> None:
+    """The estimate (candidates and tournament included) and the cap, before any call."""
+    print(budget.estimate(config, store).summary(), file=sys.stderr)
+    if budget.cap_text(config):
+        print(f"Budget: {budget.cap_text(config)}", file=sys.stderr)
+
+
 def _bar(args, sim: Simulation):
     """A bar over the run's agents (profiles, drafts, candidates, reviews, judge rounds)."""
     c = sim.config
@@ -90,13 +109,13 @@ def _bar(args, sim: Simulation):
 
 
 def cmd_ideate(args) -> int:
-    store = _store(args)
+    store = open_community(args.db)
     request = _request(args)
     c = request.config
     if c.judge_model:
         check_reachable(c.judge_model, c.judge_base_url)
     sim = Simulation(request, store)
-    _print_estimate([c], store)
+    print_estimate(c, store)
     bar = _bar(args, sim)
 
     def progress(e: ProgressEvent) -> None:

@@ -26,9 +26,9 @@ def write_candidates(s: Sizes) -> Calls:
         prompt = costs.STEM_HEADER + 3 * costs.STEM_LINE * 3
         return Calls(per * s.candidates, per * s.candidates * (MAX_REASKS + 1),
                      per * s.candidates * prompt, per * s.candidates * costs.STEM_LINE)
-    one = costs._chat("aggregate", 1, s.authors * costs.CHAT_REPLY["draft"] + 60,
-                      QUESTIONS * MAX_REASKS)
-    return _times(one, s.candidates)
+    n = s.candidates  # the drafts and the lead (about 60 tokens) in every merge's prompt
+    prompt = costs.template_tokens("aggregate") + s.authors * costs.CHAT_REPLY["draft"] + 60
+    return Calls(n, n + n * QUESTIONS * MAX_REASKS, n * prompt, n * costs.CHAT_REPLY["aggregate"])
 
 
 def review_candidates(s: Sizes) -> Calls:

@@ -31,10 +31,11 @@ from .steps import NEUTRAL_REVIEWER
 
 # Two candidates whose answers have a mean cosine (question by question, with the run's
 # embedder) of at least this are one idea said twice: the later is merged into the
-# earlier. Measured with MiniLM (docs/PERFORMANCE.md, "Several candidates"): the same
-# answers reworded sit at 0.87-0.96, distinct candidates of one neighbourhood at
-# 0.45-0.80, so 0.90 merges rewordings and keeps ideas that share a topic apart.
-MERGE_THRESHOLD = 0.90
+# earlier. Measured with MiniLM (bench/bench_merge_threshold.py; docs/PERFORMANCE.md,
+# "Several candidates"): the same five answers reworded sit at 0.83-0.84, two ideas in
+# one sentence frame that differ only in their two concepts at 0.66-0.74, unrelated
+# ideas at 0.13-0.30. 0.80 merges a rewording and keeps concept-level variants apart.
+MERGE_THRESHOLD = 0.80
 
 
 @dataclass

@@ -102,6 +102,4 @@ def led_grounding(g: Grounding, lead: Lead) -> Grounding:
         cs = list(concepts[f])
         first = [c for c in lead.concepts if c in cs]
         led[f] = first + [c for c in cs if c not in first]
-    out = Grounding(g.papers, g.background, g.field_names, g.embedder, g.k)
-    out._concepts = led
-    return out
+    return Grounding(g.papers, g.background, g.field_names, g.embedder, g.k, led)  # concepts given
