@@ -121,6 +121,9 @@ def test_a_base_model_gets_its_lead_as_material_and_is_ranked_by_signals(communi
         concepts = doc.split("Key concepts in ", 2)[1]
         assert concepts.split(": ", 1)[1].startswith(c.lead.concepts[0])
     assert run.proposal == next(c.proposal for c in run.candidates if c.id == t.order[0])
+    calls = len(demo.history)
+    again = Simulation(request(2, model="scripted/base"), community).run_sync()
+    assert again.usage.calls == 0 and len(demo.history) == calls and again.tournament.order == t.order
 
 
 @pytest.mark.slow
