@@ -124,7 +124,7 @@ def loopback(args) -> None:
 
 
 def embedded(args) -> None:
-    from rt_core.models.local import BUNDLED_NAME, engine  # noqa: PLC0415  (slow: llama.cpp)
+    from rt_core.models.local import BUNDLED_NAME, engine
 
     t = time.perf_counter()
     engine(BUNDLED_NAME)  # loaded before either run is timed, so neither pays for it
