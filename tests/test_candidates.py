@@ -144,11 +144,13 @@ STARTER = ["--researchers", "r-neubig-graham,r-ivezic-zeljko", "--papers",
            "arxiv:2307.13854,arxiv:2208.00211"]
 
 
-def test_ideate_writes_the_ranking_the_candidates_and_the_run(tmp_path, demo, capsys):
+def test_ideate_writes_the_ranking_the_candidates_and_the_run(tmp_path, scripted, capsys):
     import csv
     import json
 
     from rt_core.__main__ import main
+
+    scripted.responder = responder(lambda a, b: "A" if a < b else "B")
 
     out = tmp_path / "out"
     code = main(["--db", str(tmp_path / "db.sqlite3"), "ideate", *STARTER, "--candidates", "3",
