@@ -126,7 +126,8 @@ def test_only_an_instruction_model_judges_and_a_named_base_model_is_refused():
         check_candidates(RunConfig(model="scripted/demo", candidates=3, judge_model="local/gemma"))
 
 
-def test_a_judge_with_its_own_base_url_never_gets_the_runs_key():
+def test_a_judge_with_its_own_base_url_never_gets_the_runs_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator")
     req = RunRequest(RunConfig(model="openai/gpt-4o-mini", candidates=3, judge_model="openai/judge",
                                judge_base_url="http://127.0.0.1:9/v1"), api_key="sk-server",
                      server_key=True)
@@ -135,6 +136,10 @@ def test_a_judge_with_its_own_base_url_never_gets_the_runs_key():
     own = tournament.judge_settings(RunRequest(RunConfig(model="openai/x", candidates=3),
                                                api_key="sk-run"))
     assert own.api_key == "sk-run"
+    # At the provider's own endpoint the operator's key may go, marked as the server's.
+    hosted = tournament.judge_settings(RunRequest(RunConfig(model="openai/x", candidates=3,
+                                                            judge_model="openai/judge")))
+    assert (hosted.api_key, hosted.server_key) == ("sk-operator", True)
 
 
 def test_the_estimate_counts_the_tournament_by_the_formula():
@@ -143,3 +148,22 @@ def test_the_estimate_counts_the_tournament_by_the_formula():
     assert est.stages["write_candidates"].calls == 6
     signals = budget.estimate(RunConfig(researcher_ids=AUTHORS, paper_ids=PAPERS, candidates=6))
     assert signals.stages["tournament"].calls == 0  # the embedded model cannot judge
+
+
+def test_a_judge_at_its_own_server_gets_its_own_key_and_never_the_operators(
+        community, scripted, openai_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator")
+    scripted.responder = responder(by_order([2, 1, 3]))
+    judge = responder(by_order([2, 1, 3]))
+    openai_server.responder = lambda msgs: judge(msgs, {})
+    cfg = dict(judge_model="openai/judge", judge_base_url=openai_server.base_url)
+    with pytest.raises(ConfigError, match="no API key for model 'openai/judge'"):
+        Simulation(request(3, **cfg), community)  # the operator's key may not go there
+    req = request(3, **cfg)
+    req.judge_key = "sk-judge"
+    run = Simulation(req, community).run_sync()
+    assert run.status == "done", run.errors
+    sent = openai_server.chat_requests()
+    assert sent and len(sent) == len(run.tournament.judgements)
+    assert {r["headers"].get("authorization") for r in sent} == {"Bearer sk-judge"}
+    assert run.tournament.judge_model == "openai/judge" and run.tournament.order[0] == "c2"

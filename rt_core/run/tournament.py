@@ -24,6 +24,7 @@ import asyncio
 import math
 import re
 
+from .. import keys
 from ..models import registry
 from ..models.client import LLMClient
 from ..models.retry import RetryPolicy
@@ -53,12 +54,18 @@ def can_judge(config: RunConfig) -> bool:
 
 def judge_settings(request) -> ModelSettings:
     """The judge's settings: greedy; the run's key when it is the run's own model, else
-    the key resolved for the judge (RunRequest.judge_key), never the run's."""
+    the key given for the judge (RunRequest.judge_key) or, when none was, the one the key
+    rule allows for the judge's model and base URL: never the run's."""
     c = request.config
     model, base_url = judge_target(c)
     own = not c.judge_model.strip() or (model == c.model.strip() and base_url == c.base_url.strip())
-    key, server = (request.api_key, request.server_key) if own else \
-        (getattr(request, "judge_key", ""), getattr(request, "judge_server_key", False))
+    if own:
+        key, server = request.api_key, request.server_key
+    elif request.judge_key:
+        key, server = request.judge_key, request.judge_server_key
+    else:  # none given for the judge: the operator's, only where the key rule allows it
+        held = keys.resolve(model, base_url)
+        key, server = held.value, held.server
     return ModelSettings(model=model, api_key=key, base_url=base_url, temperature=0.0,
                          timeout=request.timeout, retry=RetryPolicy(max_retries=request.max_retries),
                          server_key=server)
