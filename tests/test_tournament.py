@@ -167,3 +167,15 @@ def test_a_judge_at_its_own_server_gets_its_own_key_and_never_the_operators(
     assert sent and len(sent) == len(run.tournament.judgements)
     assert {r["headers"].get("authorization") for r in sent} == {"Bearer sk-judge"}
     assert run.tournament.judge_model == "openai/judge" and run.tournament.order[0] == "c2"
+
+
+def test_a_judge_nobody_answers_fails_the_run_in_one_message_and_keeps_the_candidates(
+        community, scripted):
+    scripted.responder = responder()
+    req = request(3, judge_model="openai/judge", judge_base_url="http://127.0.0.1:9/v1")
+    req.judge_key = "sk-judge"
+    run = Simulation(req, community).run_sync()
+    assert run.status == "failed"
+    assert len(run.errors) == 1 and "127.0.0.1:9" in run.errors[0].message
+    stored = community.runs.load(run.id)
+    assert [bool(c.proposal.q1) for c in stored.candidates] == [True, True, True]
