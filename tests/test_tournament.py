@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import kendalltau
 
 from rt_core.errors import ConfigError
-from rt_core.run import budget, ranking, tournament
+from rt_core.run import budget, judging, ranking, tournament
 from rt_core.run.simulation import Simulation
 from rt_core.run.validation import check_candidates
 from rt_core.types import Judgement, RunConfig, RunRequest
@@ -43,7 +43,7 @@ def test_a_judge_with_a_hidden_order_is_recovered(community, scripted):
     for j in t.judgements:
         pairs.setdefault(frozenset((j.first, j.second)), []).append((j.first, j.second))
     assert all(len(o) == 2 and o[0] == o[1][::-1] for o in pairs.values())
-    assert len(t.judgements) == len(judge_calls(scripted)) <= tournament.planned_calls(6) < 30
+    assert len(t.judgements) == len(judge_calls(scripted)) <= judging.planned_calls(6) < 30
     # A consistent judge has no position bias; the scores come with intervals around them.
     assert t.position_bias == 0.5
     assert all(t.intervals[c][0] <= t.scores[c] + 1e-9 and t.scores[c] <= t.intervals[c][1] + 1e-9
@@ -93,14 +93,14 @@ def test_swiss_pairing_needs_n_log_n_comparisons_and_meets_no_pair_twice():
         ids = [f"c{i}" for i in range(1, n + 1)]
         met: set[frozenset] = set()
         played = 0
-        for r in range(tournament.rounds(n)):
+        for r in range(judging.rounds(n)):
             pairs = tournament.swiss_pairs(ids[r % n:] + ids[:r % n], met)
             assert not {frozenset(p) for p in pairs} & met
             assert len({x for p in pairs for x in p}) == 2 * len(pairs)
             met |= {frozenset(p) for p in pairs}
             played += len(pairs)
-        assert played <= tournament.planned_pairs(n) <= n * (n - 1) // 2
-    assert tournament.planned_calls(6) == 24 and tournament.planned_calls(12) == 60
+        assert played <= judging.planned_pairs(n) <= n * (n - 1) // 2
+    assert judging.planned_calls(6) == 24 and judging.planned_calls(12) == 60
 
 
 def test_bradley_terry_and_the_win_matrix_come_from_choix_on_the_decisions():
@@ -120,8 +120,8 @@ def test_the_decision_is_read_from_the_reply(reply):
 
 
 def test_only_an_instruction_model_judges_and_a_named_base_model_is_refused():
-    assert tournament.can_judge(RunConfig(model="scripted/demo", candidates=3))
-    assert not tournament.can_judge(RunConfig(candidates=3))  # the embedded base model
+    assert judging.can_judge(RunConfig(model="scripted/demo", candidates=3))
+    assert not judging.can_judge(RunConfig(candidates=3))  # the embedded base model
     with pytest.raises(ConfigError, match="cannot judge"):
         check_candidates(RunConfig(model="scripted/demo", candidates=3, judge_model="local/gemma"))
 
@@ -144,7 +144,7 @@ def test_a_judge_with_its_own_base_url_never_gets_the_runs_key(monkeypatch):
 
 def test_the_estimate_counts_the_tournament_by_the_formula():
     est = budget.estimate(request(6).config)
-    assert est.stages["tournament"].calls == tournament.planned_calls(6)
+    assert est.stages["tournament"].calls == judging.planned_calls(6)
     assert est.stages["write_candidates"].calls == 6
     signals = budget.estimate(RunConfig(researcher_ids=AUTHORS, paper_ids=PAPERS, candidates=6))
     assert signals.stages["tournament"].calls == 0  # the embedded model cannot judge

@@ -22,8 +22,8 @@ from ..candidates_export import candidates_markdown, ranking_csv
 from ..community import ensure_loaded
 from ..errors import ConfigError
 from ..run import budget
+from ..run.judging import planned_calls
 from ..run.simulation import Simulation
-from ..run.tournament import planned_calls
 from ..store import open_store
 from ..types import ProgressEvent, RunConfig
 from . import settings

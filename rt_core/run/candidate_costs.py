@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..models import registry
 from . import costs, stem
 from .costs import CHARS_PER_TOKEN, MAX_REASKS, QUESTIONS, Calls, Sizes
-from .tournament import planned_calls
+from .judging import planned_calls
 
 JUDGE_REPLY = 150  # a reason of two or three sentences and the winner's line
 

@@ -16,7 +16,7 @@ from .. import fiveq
 from ..models import registry
 from ..types import MODES, RunConfig
 from . import prompts, stem
-from .tournament import can_judge
+from .judging import can_judge
 
 CHARS_PER_TOKEN = 4  # English prose in common tokenizers; the estimate's main assumption
 PAPER_CHARS = 1200  # title and abstract of a paper whose text is not at hand

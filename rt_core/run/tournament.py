@@ -21,37 +21,24 @@ budget) with the judge's own key chosen by the one key rule (rt_core.keys).
 from __future__ import annotations
 
 import asyncio
-import math
 import re
 
 from .. import keys
-from ..models import registry
 from ..models.client import LLMClient
 from ..models.retry import RetryPolicy
 from ..models.settings import ModelSettings
 from ..text import clip, words
-from ..types import Judgement, RunConfig, Tournament
+from ..types import Judgement, Tournament
 from . import prompts, ranking
 from .candidates import live, state
 from .chat import format_proposal
+from .judging import can_judge, judge_target, planned_calls, rounds
 
 _WINNER = re.compile(r"winner\W{0,6}(?:is\W{0,3})?(?:proposal\s*)?\W{0,3}\b([AB])\b", re.I)
 _JSON_WINNER = re.compile(r'"winner"\s*:\s*"(?:proposal\s*)?([AB])"', re.I)
 
 
 # -- who judges ---------------------------------------------------------------------------
-def judge_target(config: RunConfig) -> tuple[str, str]:
-    """(model, base URL) of the judge: the one named, else the run's own."""
-    if config.judge_model.strip():
-        return config.judge_model.strip(), config.judge_base_url.strip()
-    return config.model.strip(), config.base_url.strip()
-
-
-def can_judge(config: RunConfig) -> bool:
-    """Whether the judge follows instructions, as the registry declares it."""
-    return registry.prompt_style(judge_target(config)[0]) == registry.CHAT
-
-
 def judge_settings(request) -> ModelSettings:
     """The judge's settings: greedy; the run's key when it is the run's own model, else
     the key given for the judge (RunRequest.judge_key) or, when none was, the one the key
@@ -69,20 +56,6 @@ def judge_settings(request) -> ModelSettings:
     return ModelSettings(model=model, api_key=key, base_url=base_url, temperature=0.0,
                          timeout=request.timeout, retry=RetryPolicy(max_retries=request.max_retries),
                          server_key=server)
-
-
-# -- how many comparisons -----------------------------------------------------------------
-def rounds(n: int) -> int:
-    return math.ceil(math.log2(n)) + 1 if n > 1 else 0
-
-
-def planned_pairs(n: int) -> int:
-    return min(n * (n - 1) // 2, (n // 2) * rounds(n))
-
-
-def planned_calls(n: int) -> int:
-    """Judge calls without re-asks (each pair in both orders)."""
-    return 2 * planned_pairs(n)
 
 
 def swiss_pairs(standing: list[str], met: set[frozenset]) -> list[tuple[str, str]]:
