@@ -182,3 +182,13 @@ def test_ideate_refuses_bad_input_with_one_message(tmp_path, demo, capsys, monke
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("error:") == 1
     assert not demo.history  # refused before any call
+
+
+def test_with_the_novelty_check_each_live_candidate_carries_a_novelty_signal(community, demo,
+                                                                            base_model):
+    run = Simulation(request(2, model="scripted/base", check_novelty=True), community).run_sync()
+    assert run.status == "done", run.errors
+    live = [c for c in run.candidates if not c.merged_into]
+    assert all(c.novelty is not None for c in live)
+    assert all(any(f.nearest for f in c.novelty.facets) for c in live)  # the store has papers
+    assert all(0 <= c.signals["novelty"] <= 1 for c in live)
