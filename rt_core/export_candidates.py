@@ -18,7 +18,7 @@ from .text import first_sentence
 from .types import Candidate, FacetNovelty, Run
 
 FACET_NAMES = {"q1": "problem (Q1)", "q5": "method (Q5)"}
-RANKING_COLUMNS = ["rank", "candidate", "title", "score", "low", "high", "merged_into", "authors",
+RANKING_COLUMNS = ["rank", "candidate", "title", "method", "score", "low", "high", "merged_into", "authors",
                    "fields", "concepts", "papers", "novelty_q1", "novelty_q5", "nearest_q1",
                    "nearest_q5", "signals", "author_ids", "paper_ids"]
 
@@ -61,7 +61,8 @@ def method_words(run: Run) -> str:
     if t.method == "signals":
         return ("ranked by measured signals (reviewers' scores, novelty, field coverage, fluency): "
                 "the run's model is a base model and cannot judge")
-    return f"ranked by pairwise judgements of {t.judge_model or 'the run model'} (Bradley-Terry fit)"
+    return (f"ranked by pairwise judgements of {t.judge_model or 'the run model'}, each pair judged "
+            f"in both orders (Bradley-Terry fit, bootstrap intervals)")
 
 
 def title_of(c: Candidate) -> str:
@@ -101,10 +102,15 @@ def _nearest_line(f: FacetNovelty | None) -> str:
     return f"{p.title}{year} · {p.similarity:.2f}" + (f" · {p.url}" if p.url else "")
 
 
-def _row(r: Ranked, names: Names) -> dict:
+def _method(run: Run, r: Ranked) -> str:
+    """What measured a ranked candidate's score ("judge" or "signals"); "" when unranked."""
+    return run.tournament.method if run.tournament is not None and r.rank else ""
+
+
+def _row(run: Run, r: Ranked, names: Names) -> dict:
     c, lead = r.candidate, r.candidate.lead
     low, high = (r.interval or [None, None])[:2]
-    return {"rank": r.rank, "candidate": c.id, "title": title_of(c),
+    return {"rank": r.rank, "candidate": c.id, "title": title_of(c), "method": _method(run, r),
             "score": None if r.score is None else round(r.score, 4),
             "low": None if low is None else round(low, 4), "high": None if high is None else round(high, 4),
             "merged_into": c.merged_into, "authors": "; ".join(names.person(i) for i in lead.author_ids),
@@ -123,8 +129,8 @@ def ranking_csv(run: Run, names: Names | None = None) -> bytes:
     from .study.results import to_csv  # noqa: PLC0415  (slow: pandas and the statistics)
 
     names = names or Names()
-    rows = [_row(r, names) for r in ranked(run)]
-    rows += [_row(Ranked(c, None, None, None), names) for c in merged(run)]
+    rows = [_row(run, r, names) for r in ranked(run)]
+    rows += [_row(run, Ranked(c, None, None, None), names) for c in merged(run)]
     df = pd.DataFrame(rows, columns=RANKING_COLUMNS)
     df["rank"] = df["rank"].astype("Int64")  # an unranked row leaves it empty, not "nan"
     return to_csv(df)
@@ -160,14 +166,14 @@ def ranking_json(run: Run, names: Names | None = None) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
-def _md_candidate(r: Ranked, names: Names) -> list[str]:
+def _md_candidate(run: Run, r: Ranked, names: Names) -> list[str]:
     c = r.candidate
     place = f"#{r.rank}" if r.rank else "unranked"
     lines = [f"## {place} · {c.id}: {title_of(c)}", ""]
     if r.score is not None:
         span = f" (interval {r.interval[0]:.2f} to {r.interval[1]:.2f})" if r.interval else ""
         lines.append(f"- score: {r.score:.3f}{span}")
-    lead = _row(r, names)
+    lead = _row(run, r, names)
     for label, key in (("leads with authors", "authors"), ("fields", "fields"),
                        ("concepts", "concepts"), ("papers", "papers")):
         if lead[key]:
@@ -198,7 +204,7 @@ def ranking_markdown(run: Run, names: Names | None = None) -> str:
     lines += [f"- note: {n}" for n in (t.notes if t else [])]
     lines.append("")
     for r in ranked(run):
-        lines += _md_candidate(r, names)
+        lines += _md_candidate(run, r, names)
     for c in merged(run):
         lines.append(f"- {c.id} was merged into {c.merged_into}: {title_of(c)}")
     if t and t.method == "judge" and t.judgements:

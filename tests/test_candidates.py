@@ -163,7 +163,7 @@ def test_ideate_writes_the_ranking_the_candidates_and_the_run(tmp_path, scripted
     run = json.loads((out / "ideate.json").read_text())
     assert len(run["candidates"]) == 3 and run["tournament"]["order"][0] == rows[0]["candidate"]
     md = (out / "candidates.md").read_text()
-    assert "both orders" in md and "## 1. " + rows[0]["candidate"] in md
+    assert "both orders" in md and f"## #1 · {rows[0]['candidate']}:" in md
 
 
 @pytest.mark.parametrize("extra, message", [

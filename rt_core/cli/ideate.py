@@ -17,8 +17,7 @@ from urllib.parse import urlparse
 
 from tqdm import tqdm
 
-from .. import keys
-from ..candidates_export import candidates_markdown, ranking_csv
+from .. import export_candidates, keys
 from ..community import ensure_loaded
 from ..errors import ConfigError
 from ..run import budget
@@ -136,8 +135,9 @@ def cmd_ideate(args) -> int:
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "ideate.json").write_text(json.dumps(run.to_dict(), indent=2), "utf-8")
-    (out / "ranking.csv").write_text(ranking_csv(run), "utf-8")
-    (out / "candidates.md").write_text(candidates_markdown(run), "utf-8")
+    names = export_candidates.names_for(store, run)
+    (out / "ranking.csv").write_bytes(export_candidates.ranking_csv(run, names))
+    (out / "candidates.md").write_text(export_candidates.ranking_markdown(run, names), "utf-8")
     for e in run.errors:
         print(f"[{e.stage}] {e.agent}: {e.message}" + (f"\n  hint: {e.hint}" if e.hint else ""),
               file=sys.stderr)
