@@ -148,9 +148,13 @@ def request_for(config: RunConfig) -> RunRequest:
     evaluator_key = key_source(evaluator, config.evaluator_base_url) if evaluator else keys.Key()
     # Hosted embedders are reached at their provider's own endpoint (no base URL).
     embedder_key = keys.resolve(config.embedder, "", _typed("embedder_key", "embedder"), SECRETS)
+    # A judge model of its own gets its key by the same rule (the app's secrets included).
+    judge = config.judge_model.strip()
+    judge_key = key_source(judge, config.judge_base_url) if judge else keys.Key()
     return RunRequest(config, api_key=run_key.value, server_key=run_key.server,
                       evaluator_key=evaluator_key.value, evaluator_server_key=evaluator_key.server,
-                      embedder_key=embedder_key.value)
+                      embedder_key=embedder_key.value, judge_key=judge_key.value,
+                      judge_server_key=judge_key.server)
 
 
 def demo_tokens_left() -> int | None:
