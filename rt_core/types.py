@@ -274,6 +274,9 @@ class Change(_Record):
     """One question rewritten in a revision round, and the weakness it answers."""
     question: str  # "q1".."q5"
     answers: str = ""  # the weakness, quoted from a review; "" when none was named
+    # Where `answers` comes from: "review" (a reviewer's own words) or "check" (an
+    # automatic check of the proposal, run/stem_checks.py: base models); "" with no answer.
+    source: str = ""
 
 
 @dataclass

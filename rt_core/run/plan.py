@@ -19,7 +19,7 @@ from typing import Any
 from ..models import registry
 from ..novelty import stage as novelty
 from ..types import MODES, RunConfig, RunRequest
-from . import candidate_costs, candidates, costs, steps, tournament
+from . import candidate_costs, candidates, costs, revise, steps, tournament
 
 # The groups the Run page shows, in order, with their titles (a group's time is the sum
 # of its stages'). A stage without a group works in the background and is not timed:
@@ -27,6 +27,7 @@ from . import candidate_costs, candidates, costs, steps, tournament
 GROUPS = {"read": "Reading: researcher profiles", "write": "Writing: drafts and the joint proposal",
           "novelty": novelty.GROUP_TITLE,
           "review": "Reviewing: reviews and meta-review", "rank": "Ranking the candidates",
+          revise.GROUP: revise.GROUP_TITLE,
           "evaluate": "Evaluating against the reference"}
 
 
@@ -87,6 +88,8 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
         plan += [Stage("tournament", tournament.tournament, ("merge_candidates",), "rank",
                        estimate=candidate_costs.tournament),
                  Stage("rank", tournament.rank, (plan[-1].name, "tournament"), "rank")]
+    for name, action, needs, estimate in revise.stages(config, [s.name for s in plan]):
+        plan.append(Stage(name, action, needs, revise.GROUP, estimate=estimate))
     if config.reference_paper_id:
         plan.append(Stage("evaluate", steps.evaluate, (plan[-1].name,), "evaluate"))
     return plan

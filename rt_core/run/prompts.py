@@ -34,6 +34,8 @@ BUNDLED: dict[str, dict[str, frozenset[str]]] = {
     "novelty": {"prompts": frozenset({"explain", "only_labels"}), "stems": frozenset()},
     "candidates": {"prompts": frozenset({"aggregate_led", "aggregate_led_header", "judge_pair",
                                          "judge_again"}), "stems": frozenset()},
+    "revise": {"prompts": frozenset({"revise", "stem_header", "stem_concept", "stem_data_metric",
+                                     "stem_other"}), "stems": frozenset()},
 }
 
 
@@ -121,7 +123,8 @@ def parse_prompt_set(name: str, text: str) -> PromptSet:
 
 @cache
 def load(name: str) -> PromptSet:
-    """Load `prompts/<name>.yaml` bundled with rt_core ('chat', 'stem', 'study' or 'novelty'),
+    """Load `prompts/<name>.yaml` bundled with rt_core ('chat', 'stem', 'study', 'novelty' or
+    'revise'),
     checked against what the code asks of it."""
     if name not in BUNDLED:
         raise ConfigError(f"no bundled prompt set '{name}'", f"Use one of {sorted(BUNDLED)}.")

@@ -14,6 +14,7 @@ from ..types import MODES, RunConfig
 
 MAX_REVIEWERS = 10
 MAX_CANDIDATES = 12  # candidates per run (several candidates, run/candidates.py)
+MAX_ROUNDS = 3  # revision rounds after review (run/revise.py)
 
 # The stated rule for long inputs: an abstract longer than this is cut to its first
 # MAX_PROMPT_ABSTRACT characters before any prompt sees it, and the run says so.
@@ -44,6 +45,7 @@ def validate(config: RunConfig, store: Store) -> None:
     if not 0 <= config.num_reviewers <= MAX_REVIEWERS:
         raise InputError(f"number of reviewers must be between 0 and {MAX_REVIEWERS}")
     check_candidates(config)
+    check_rounds(config)
     corpus = store.corpus
     corpus.get_researchers(config.researcher_ids)  # raise NotFoundError on unknown ids
     corpus.get_papers(config.paper_ids)
@@ -70,3 +72,13 @@ def check_candidates(config: RunConfig) -> None:
         raise ConfigError(f"model '{judge}' is a base model: it cannot judge proposals",
                           "Name an instruction model as the judge, or none: without a judge "
                           "the candidates are ranked by measured signals.")
+
+
+def check_rounds(config: RunConfig) -> None:
+    """Revision rounds: 0 to MAX_ROUNDS, and only for a run that has reviews to answer."""
+    if not 0 <= config.revision_rounds <= MAX_ROUNDS:
+        raise ConfigError(f"revision rounds must be between 0 and {MAX_ROUNDS}, not "
+                          f"{config.revision_rounds}", f"Give 0 (no revision) to {MAX_ROUNDS} rounds.")
+    if config.revision_rounds and not (config.reviewer_ids or config.num_reviewers):
+        raise InputError("a run without reviewers cannot be revised: revision answers the reviews",
+                         "Ask for at least one reviewer, or set revision rounds to 0.")
