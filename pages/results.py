@@ -11,7 +11,8 @@ from rt_core.models.client import ModelSettings
 from rt_core.models.registry import prompt_style
 from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run, Similarity
-from studio import candidates_view, chance, charts, novelty_view, render, request, resources, state
+from studio import (candidates_view, chance, charts, novelty_view, render, request, resources,
+                    rounds_view, state)
 
 store = resources.get_store()
 ss = st.session_state
@@ -199,6 +200,8 @@ if run.reviews and (job is None or job.done):
             c1.metric("Strengths recall", fmt(rs.get("strengths")))
             c2.metric("Weaknesses recall", fmt(rs.get("weaknesses")))
             c3.metric("Delta S (score difference)", fmt(rs.get("delta_s")))
+
+rounds_view.show(run, names)  # revision rounds: score trajectory and per-question diffs
 
 # -- similarity -------------------------------------------------------------------------------
 JUDGE_LABELS = {"topic": "Topic", "method": "Method", "factual": "Facts", "claim": "Claims",

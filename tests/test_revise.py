@@ -1,8 +1,5 @@
-"""Revision rounds: the authors answer the reviews and the same reviewers review again.
-
-The scripted model here improves on request: a review scores 4 plus the number of
-answers the authors have improved (marked IMPROVED), up to a ceiling, and each revision
-improves the next answer and names the weakness it answers (real or made up)."""
+"""Revision rounds: the authors answer the reviews and the same reviewers review again,
+with a scripted model that improves on request (tests/revisehelp.py)."""
 from __future__ import annotations
 
 import json
@@ -10,9 +7,7 @@ import re
 
 import pytest
 
-from rt_core.errors import ConfigError, InputError, ProviderError
-from rt_core.models.scripted import demo_responder
-from rt_core.run import parse
+from rt_core.errors import ConfigError, InputError
 from rt_core.run.budget import estimate
 from rt_core.run.diff import changed_questions, proposal_diff, word_diff
 from rt_core.run.plan import plan_for, progress_groups
@@ -20,9 +15,8 @@ from rt_core.run.quotes import find_weakness
 from rt_core.run.simulation import Simulation
 from rt_core.run.validation import check_rounds
 from rt_core.types import Change, Proposal, Review, RunConfig, RunRequest
+from tests.revisehelp import MADE_UP, REAL, improving
 
-REAL = "The data plan is vague."
-MADE_UP = "The proposal ignores quantum gravity entirely."
 REVIEWERS = ["r-sam", "r-lee"]
 
 
@@ -30,36 +24,6 @@ def request(**cfg) -> RunRequest:
     base = dict(model="scripted/demo", researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"],
                 reviewer_ids=REVIEWERS)
     return RunRequest(RunConfig(**{**base, **cfg}), max_retries=0)
-
-
-def _revise(prompt: str, quote: str, pad: int = 0) -> str:
-    mine = prompt.split("read it:", 1)[1].split("The meta-review:", 1)[0]
-    answers, _ = parse.parse_five_questions(mine)
-    n = mine.count("IMPROVED")
-    key = f"q{min(n + 1, 5)}"
-    answers[key] = answers[key] + " IMPROVED: we now name the survey data." + " data" * pad
-    body = "\n".join(f"[Question {i}]\n{answers[f'q{i}']}" for i in range(1, 6))
-    return f"{body}\n\nChanges:\nQ{key[1]}: \"{quote}\""
-
-
-def improving(ceiling: int, quote: str = REAL, fail_reviews_of=None, pad: int = 0):
-    """Replies that improve one answer per revision; reviews score 4 + improvements, at
-    most `ceiling`. fail_reviews_of(prompt) -> True makes that review fail."""
-    def responder(messages, params):
-        system = messages[0]["content"] if messages[0]["role"] == "system" else ""
-        prompt = messages[-1]["content"]
-        if "The reviews are in" in system:
-            return _revise(prompt, quote, pad)
-        if "Summarise the reviews" in prompt:
-            return demo_responder(messages, params)
-        if "Score:" in prompt and "Strengths:" in prompt:
-            if fail_reviews_of and fail_reviews_of(prompt):
-                raise ProviderError("the reviewer's provider fell over")
-            score = min(4 + prompt.count("IMPROVED"), ceiling)
-            return (f"Strengths:\n- A clear question.\nWeaknesses:\n- {REAL}\n- Baselines are "
-                    f"not named.\nScore: {score}")
-        return demo_responder(messages, params)
-    return responder
 
 
 def revise_calls(history) -> int:

@@ -1,0 +1,37 @@
+"""The Results page of a revised run, through app.py: the score trajectory per reviewer,
+the per-question diff as text, and the weakness each change answers."""
+from __future__ import annotations
+
+import json
+
+from tests.apphelp import goto, module_data_dir, new_app
+from tests.revisehelp import REAL, revised_run
+
+data_dir = module_data_dir("rounds-app")
+
+
+def test_results_show_the_trajectory_and_the_diff_of_each_round(module_demo):
+    from rt_core.store import open_store
+
+    run = revised_run(open_store())
+    assert run.status == "done" and len(run.rounds) == 3, run.errors
+    at = new_app()
+    at.session_state["results_run"] = run.id
+    goto(at, "results")
+    assert "Revision rounds" in [h.value for h in at.header]
+    charts = [c.proto.spec for c in at.get("plotly_chart") if "round (0 = first proposal)" in c.proto.spec]
+    assert len(charts) == 1
+    spec = json.loads(charts[0])
+    lines = {t["name"]: t["y"] for t in spec["data"]}
+    names = open_store().corpus.researcher_names([rv.reviewer_id for rv in run.rounds[0].reviews])
+    # One line per reviewer (by name, a score per round) and the mean.
+    assert set(lines) == {*names.values(), "mean"}
+    assert lines["mean"] == [r.meta_review.score for r in run.rounds] == [4.0, 5.0, 5.0]
+    codes = [c.value for c in at.code]
+    assert len(codes) == 2  # round 1 rewrote Q1, round 2 rewrote Q2: one diff each
+    assert "{+IMPROVED:" in codes[0] and codes[0].startswith(f"- {run.rounds[0].proposal.q1}")
+    captions = " ".join(c.value for c in at.caption)
+    assert "Q1" in captions and "Q2" in captions and "vague" in captions
+    assert REAL.split()[1] in captions
+    stops = " ".join(i.value for i in at.info)
+    assert "did not improve" in stops
