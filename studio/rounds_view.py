@@ -78,6 +78,6 @@ def show(run: Run, names: dict[str, str]) -> None:
     st.plotly_chart(trajectory_figure(run.rounds, names), key=f"rounds_{run.id}", config=PLOT_CONFIG)
     stops = [r for r in run.rounds if r.stopped]
     if stops:
-        st.info(render.md_escape(stops[-1].stopped), icon="⏹️")
+        st.info(render.md_escape(stops[-1].stopped), icon=":material/stop_circle:")
     for before, rnd in zip(run.rounds, run.rounds[1:], strict=False):
         _round(before, rnd)

@@ -22,9 +22,11 @@ def _revise(prompt: str, quote: str, pad: int = 0) -> str:
     return f"{body}\n\nChanges:\nQ{key[1]}: \"{quote}\""
 
 
-def improving(ceiling: int, quote: str = REAL, fail_reviews_of=None, pad: int = 0):
+def improving(ceiling: int, quote: str = REAL, fail_reviews_of=None, pad: int = 0,
+              spread: bool = False):
     """Replies that improve one answer per revision; reviews score 4 + improvements, at
-    most `ceiling`. fail_reviews_of(prompt) -> True makes that review fail."""
+    most `ceiling`. fail_reviews_of(prompt) -> True makes that review fail. spread: a
+    reviewer's score moves by -1, 0 or +1 with their persona, so lines differ in a chart."""
     def responder(messages, params):
         system = messages[0]["content"] if messages[0]["role"] == "system" else ""
         prompt = messages[-1]["content"]
@@ -35,7 +37,7 @@ def improving(ceiling: int, quote: str = REAL, fail_reviews_of=None, pad: int = 
         if "Score:" in prompt and "Strengths:" in prompt:
             if fail_reviews_of and fail_reviews_of(prompt):
                 raise ProviderError("the reviewer's provider fell over")
-            score = min(4 + prompt.count("IMPROVED"), ceiling)
+            score = min(4 + prompt.count("IMPROVED"), ceiling) + (spread and sum(map(ord, system)) % 3 - 1)
             return (f"Strengths:\n- A clear question.\nWeaknesses:\n- {REAL}\n- Baselines are "
                     f"not named.\nScore: {score}")
         return demo_responder(messages, params)
@@ -45,7 +47,8 @@ def improving(ceiling: int, quote: str = REAL, fail_reviews_of=None, pad: int = 
 def revised_run(store, rounds: int = 2, ceiling: int = 5):
     """A finished run of the starter community's NLP + Astronomy case study with revision
     rounds, made with the improving scripted model and stored in `store`: with the
-    default ceiling, round 1 rises and round 2 stops the revision."""
+    default ceiling, round 1 rises and round 2 stops the revision. The reviewers' scores
+    may differ by persona (`spread`), as real reviewers' do."""
     from rt_core import community
     from rt_core.models.scripted import scripted_model
     from rt_core.run.simulation import Simulation
@@ -55,7 +58,7 @@ def revised_run(store, rounds: int = 2, ceiling: int = 5):
     preset = community.preset("nlp-astronomy")
     model = scripted_model()
     old = model.responder
-    model.responder = improving(ceiling)
+    model.responder = improving(ceiling, spread=True)
     try:
         cfg = RunConfig(model="scripted/demo", researcher_ids=preset["researcher_ids"][:2],
                         paper_ids=preset["paper_ids"][:2], reviewer_ids=preset["researcher_ids"][4:6],
