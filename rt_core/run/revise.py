@@ -165,7 +165,7 @@ def stages(config: RunConfig, names: list[str]) -> list[tuple]:
     """(name, action, needs, estimate) of the revision stages after the plan's stages
     `names`: after 'rank' when candidates are ranked, else after 'meta_review' (and after
     'novelty' when it runs); none without rounds or reviews. run.plan makes them Stages."""
-    if config.revision_rounds <= 0 or "meta_review" not in names:
+    if config.revision_rounds <= 0 or not {"meta_review", "rank"} & set(names):
         return []
     before = ("rank" if "rank" in names else "meta_review",) + (("novelty",) if "novelty" in names else ())
     out: list[tuple] = []
