@@ -195,3 +195,14 @@ def test_revised_runs_round_trip_through_the_store(community, scripted):
     loaded = community.runs.load(run.id)
     assert [r.to_dict() for r in loaded.rounds] == [r.to_dict() for r in run.rounds]
     assert re.search("IMPROVED", loaded.rounds[1].proposal.q1)
+
+
+def test_the_revision_sees_the_nearest_prior_work_when_novelty_was_checked(community, scripted):
+    scripted.responder = improving(ceiling=10)
+    run = Simulation(request(revision_rounds=1, check_novelty=True), community).run_sync()
+    assert run.status == "done", run.errors
+    titles = [p.title for f in run.novelty.facets for p in f.nearest]
+    assert titles
+    revise_prompt = next(json.dumps(h["messages"]) for h in scripted.history
+                         if "The reviews are in" in json.dumps(h["messages"]))
+    assert "nearest prior work" in revise_prompt and json.dumps(titles[0])[1:-1] in revise_prompt
