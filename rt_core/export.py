@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from .errors import RTError
 from .novelty.report import report as novelty_report
+from .run.rounds_report import rounds_markdown
 from .types import Run
 
 
@@ -85,6 +86,7 @@ def run_markdown(run: Run, names: Names | None = None) -> str:
         m = run.meta_review
         lines += [f"## Meta-review (mean score {m.score})", "", "**Strengths**", "", m.strengths, "",
                   "**Weaknesses**", "", m.weaknesses, ""]
+    lines += rounds_markdown(run.rounds, names.person)  # revision rounds, when the run had them
     if run.similarity:
         s = run.similarity
         lines += ["## Similarity to the reference", "", f"_evaluator: {s.evaluator or s.embedder}_", "",

@@ -206,3 +206,30 @@ def test_the_revision_sees_the_nearest_prior_work_when_novelty_was_checked(commu
     revise_prompt = next(json.dumps(h["messages"]) for h in scripted.history
                          if "The reviews are in" in json.dumps(h["messages"]))
     assert "nearest prior work" in revise_prompt and json.dumps(titles[0])[1:-1] in revise_prompt
+
+
+# -- the CLI and the export -------------------------------------------------------------------
+def test_the_cli_revises_and_the_markdown_carries_the_rounds(tmp_path, scripted, capsys):
+    from rt_core.__main__ import main
+
+    scripted.responder = improving(ceiling=5)
+    code = main(["--db", str(tmp_path / "cli.sqlite3"), "run", "--model", "scripted/demo",
+                 "--researchers", "r-neubig-graham,r-ivezic-zeljko", "--papers", "arxiv:2307.13854",
+                 "--reviewers", "1", "--revision-rounds", "2", "--out-json", str(tmp_path / "run.json"),
+                 "--out-md", str(tmp_path / "run.md")])
+    assert code == 0, capsys.readouterr().err
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert [r["number"] for r in run["rounds"]] == [0, 1, 2]
+    md = (tmp_path / "run.md").read_text()
+    assert "## Revision rounds" in md and "did not improve" in md
+    assert f"**Q1** answers (a review): {REAL}" in md and "{+IMPROVED:" in md
+
+
+def test_the_cli_refuses_rounds_out_of_range_in_one_line(tmp_path, capsys):
+    from rt_core.__main__ import main
+
+    code = main(["--db", str(tmp_path / "cli.sqlite3"), "run", "--model", "scripted/demo",
+                 "--researchers", "r-neubig-graham", "--revision-rounds", "5"])
+    err = capsys.readouterr().err
+    assert code != 0 and "revision rounds must be between 0 and 3, not 5" in err
+    assert "Traceback" not in err

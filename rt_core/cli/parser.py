@@ -77,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--reference", help="paper id to compare the proposal with")
     r.add_argument("--embedder", default=LOCAL_EMBEDDER)
     r.add_argument("--concurrency", type=int, default=4)
+    r.add_argument("--revision-rounds", type=int, default=0,
+                   help="rounds of revise-after-review (0-3; each stops early when the mean score does not rise)")
     _budget_args(r)
     r.add_argument("--out-json")
     r.add_argument("--out-md")

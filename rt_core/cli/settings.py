@@ -59,7 +59,8 @@ def run_request(args, researcher_ids: list[str], paper_ids: list[str]) -> RunReq
                     cutoff_year=args.cutoff, reference_paper_id=args.reference or "",
                     embedder=args.embedder, temperature=args.temperature,
                     base_url=args.base_url or "", concurrency=args.concurrency,
-                    max_tokens=args.max_tokens, max_cost=args.max_cost)
+                    max_tokens=args.max_tokens, max_cost=args.max_cost,
+                    revision_rounds=getattr(args, "revision_rounds", 0))
     return request_for(args, cfg)
 
 
