@@ -39,3 +39,24 @@ def test_results_show_the_trajectory_and_the_diff_of_each_round(module_demo):
     assert REAL.split()[1] in captions
     stops = " ".join(i.value for i in at.info)
     assert "did not improve" in stops
+
+
+def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module_demo):
+    """The Run page's loop setting reaches the run: a 'Revising' progress bar from the
+    plan, and rounds on the Results page (the demo model's reviews never change their
+    score, so the round stops and says why)."""
+    from rt_core.run.plan import GROUPS
+    from tests.apphelp import PRESET
+    from tests.test_app import start_run
+
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    job = start_run(at, num_reviewers=2, loop_rounds=1)
+    assert job.run.status == "done", job.run.errors
+    assert job.run.config.revision_rounds == 1 and job.run.rounds
+    bars = [m.value.strip("*") for m in at.markdown if m.value.strip("*") in GROUPS.values()]
+    assert bars[-1] == "Revising: rounds after review"
+    at.button(key=f"open_results_{job.run_id}").click().run()
+    assert "Revision rounds" in [h.value for h in at.header]
+    stopped = [r.stopped for r in job.run.rounds if r.stopped]
+    assert stopped and any(stopped[-1][:30] in i.value for i in at.info)
