@@ -11,8 +11,7 @@ from rt_core.models.client import ModelSettings
 from rt_core.models.registry import prompt_style
 from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run, Similarity
-from studio import (candidates_view, chance, charts, novelty_view, render, request, resources,
-                    rounds_view, state)
+from studio import candidates_view, chance, charts, novelty_view, render, request, resources, rounds_view, state
 
 store = resources.get_store()
 ss = st.session_state
