@@ -233,3 +233,14 @@ def test_the_cli_refuses_rounds_out_of_range_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code != 0 and "revision rounds must be between 0 and 3, not 5" in err
     assert "Traceback" not in err
+
+
+def test_with_candidates_the_rounds_revise_the_best_one_after_the_ranking(community, scripted):
+    scripted.responder = improving(ceiling=10)
+    sim = Simulation(request(revision_rounds=1, candidates=2), community)
+    run = sim.run_sync()
+    assert run.status == "done", run.errors
+    assert sim.started.index("revise_1") > sim.started.index("rank")
+    best = next(c for c in run.candidates if c.id == run.tournament.order[0])
+    assert run.rounds[0].proposal.answers() == best.proposal.answers()
+    assert [rv.reviewer_id for rv in run.rounds[1].reviews] == [rv.reviewer_id for rv in best.reviews]
