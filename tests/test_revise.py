@@ -42,9 +42,11 @@ def test_the_trajectory_rises_and_stops_when_it_stops_rising(community, scripted
     assert not run.rounds[0].stopped and not run.rounds[1].stopped
     assert "did not improve" in run.rounds[2].stopped
     assert revise_calls(scripted.history) == 2  # round 3's stages did nothing
-    # The run shows the latest round; round 0 stays as it was.
-    assert run.proposal.answers() == run.rounds[2].proposal.answers()
-    assert run.meta_review.score == 5.0 and run.reviews == run.rounds[2].reviews
+    # Round 2 only tied round 1: the run shows the best-scored round, the earlier on a tie
+    # (a revision that does not help never replaces what it revised); round 0 stays as it was.
+    assert run.proposal.answers() == run.rounds[1].proposal.answers() != run.rounds[2].proposal.answers()
+    assert run.meta_review.score == 5.0 and run.reviews == run.rounds[1].reviews
+    assert "keeps round 1" in run.rounds[2].stopped
     assert "IMPROVED" not in " ".join(run.rounds[0].proposal.answers().values())
     assert run.proposal.drafts  # the authors' drafts stay with the run's proposal
 

@@ -119,8 +119,20 @@ async def review_step(sim: Simulation, r: int) -> None:
     rnd.reviews.sort(key=lambda rv: rank.get(rv.reviewer_id, len(rank)))
 
 
+def _show_best(run) -> Round:
+    """The run's proposal, reviews and meta-review become the best-scored round's (the
+    earliest on a tie): a revision that made things worse is kept in `rounds` and shown
+    there, but never replaces a better proposal."""
+    scored = [x for x in run.rounds if _mean(x.meta_review) is not None]
+    best = max(scored, key=lambda x: (_mean(x.meta_review), -x.number)) if scored else run.rounds[-1]
+    run.proposal = Proposal(**best.proposal.answers(), missing=list(best.proposal.missing),
+                            drafts=list(run.proposal.drafts) if run.proposal else [])
+    run.reviews, run.meta_review = list(best.reviews), best.meta_review
+    return best
+
+
 async def meta_review_step(sim: Simulation, r: int) -> None:
-    """Round r's meta-review; the run now shows round r; stop when the mean did not rise."""
+    """Round r's meta-review; the run shows its best-scored round; stop when the mean did not rise."""
     if len(sim.run.rounds) <= r or sim.run.rounds[r].meta_review is not None:
         return
     rnd, before = sim.run.rounds[r], sim.run.rounds[r - 1]
@@ -129,16 +141,14 @@ async def meta_review_step(sim: Simulation, r: int) -> None:
                       "See the errors above; resume the run to try the round again.")
     sim.recorder.emit(GROUP, f"meta-reviewer (round {r})", 0, 1, "started")
     rnd.meta_review = await sim.style.meta_review(sim.ctx, rnd.proposal, rnd.reviews)
-    run = sim.run
-    run.proposal = Proposal(**rnd.proposal.answers(), missing=list(rnd.proposal.missing),
-                            drafts=list(run.proposal.drafts) if run.proposal else [])
-    run.reviews, run.meta_review = list(rnd.reviews), rnd.meta_review
+    shown = _show_best(sim.run)
     new, old = _mean(rnd.meta_review), _mean(before.meta_review)
     if new is None or old is None:
         rnd.stopped = "No mean score to compare with the round before, so no further round."
     elif new <= old:
         rnd.stopped = (f"The mean score did not improve ({old:.2f} before, {new:.2f} now), "
-                       "so the revision stopped here.")
+                       f"so the revision stopped here; the run keeps round {shown.number}, "
+                       "the best-scored.")
     elif r == sim.config.revision_rounds:
         rnd.stopped = f"The last of the {r} revision round{'s' * (r > 1)} asked for."
     sim.recorder.emit(GROUP, f"meta-reviewer (round {r})", 1, 1, "done",
