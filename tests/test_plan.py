@@ -32,7 +32,7 @@ def test_the_plan_follows_the_settings():
                      reference_paper_id="x")
     assert names(full) == names(RunRequest(full)) == [
         "candidates", "read", "write", "aggregate", "choose", "read_reviewers", "review", "meta_review",
-        "evaluate"]
+        "evaluate", "provenance", "review_provenance"]
     needs = {s.name: s.needs for s in plan_for(full)}
     # The candidates need nothing, so they overlap the reading and writing; only the
     # choice waits for both them and the proposal.
@@ -41,8 +41,10 @@ def test_the_plan_follows_the_settings():
     named = RunConfig(model="scripted/demo", researcher_ids=["r"], reviewer_ids=["q"])
     assert "candidates" not in names(named) and "read_reviewers" in names(named)
     no_people = RunConfig(model="scripted/demo", paper_ids=["p"], mode="data", num_reviewers=1)
-    assert names(no_people) == ["write", "aggregate", "choose", "review", "meta_review"]
-    assert names(RunConfig(model="scripted/demo", mode="self", num_reviewers=0)) == ["write", "aggregate"]
+    assert names(no_people) == ["write", "aggregate", "choose", "review", "meta_review", "provenance",
+                                "review_provenance"]
+    assert names(RunConfig(model="scripted/demo", mode="self", num_reviewers=0)) == [
+        "write", "aggregate", "provenance"]
 
 
 def test_the_embedded_model_queues_first_and_everything_waits_for_it():

@@ -11,6 +11,7 @@ from .. import fiveq
 from ..text import clip
 from ..types import MetaReview, Paper, Profile, Proposal, Review
 from . import parse
+from .citations import draft_label
 from .context import NEUTRAL_PERSONA, NEUTRAL_REVIEWER, NO_PAPERS, StageContext
 
 REVIEW_SCHEMA = {
@@ -118,7 +119,7 @@ async def aggregate(ctx: StageContext, drafts: list[Proposal]) -> Proposal:
     if len(drafts) == 1:
         d = drafts[0]
         return Proposal(**d.answers(), missing=list(d.missing), drafts=[d])
-    text = "\n\n".join(f"Draft {i}:\n{format_proposal(d)}" for i, d in enumerate(drafts, 1))
+    text = "\n\n".join(f"Draft {i}: [{draft_label(i)}]\n{format_proposal(d)}" for i, d in enumerate(drafts, 1))
     merged = await five_questions(ctx, ctx.prompts["aggregate"].messages(drafts=text))
     merged.drafts = list(drafts)
     return merged

@@ -19,7 +19,7 @@ from typing import Any
 from ..models import registry
 from ..novelty import stage as novelty
 from ..types import MODES, RunConfig, RunRequest
-from . import candidate_costs, candidates, costs, revise, steps, tournament
+from . import candidate_costs, candidates, costs, provenance, revise, steps, tournament
 
 # The groups the Run page shows, in order, with their titles (a group's time is the sum
 # of its stages'). A stage without a group works in the background and is not timed:
@@ -92,6 +92,14 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
         plan.append(Stage(name, action, needs, revise.GROUP, estimate=estimate))
     if config.reference_paper_id:
         plan.append(Stage("evaluate", steps.evaluate, (plan[-1].name,), "evaluate"))
+    # Where the answers and reviews came from: embedding only, once the proposal is settled
+    # (after the last revision round, which may replace it).
+    revised = [s.name for s in plan if s.group == revise.GROUP]
+    settled = revised[-1] if revised else "rank" if many else "aggregate"
+    plan.append(Stage("provenance", provenance.attribute_answers, (settled,)))
+    if wants_reviews:
+        plan.append(Stage("review_provenance", provenance.attribute_reviews,
+                          ("review_candidates" if many else "review", "provenance")))
     return plan
 
 

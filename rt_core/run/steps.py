@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import CancelledRun, RTError
 from ..novelty.stage import prior_titles
 from ..types import QUESTION_KEYS, Proposal
+from . import provenance
 from .agents import gather
 from .evaluate import compare, reference_answers, restater_for
 
@@ -73,6 +74,7 @@ async def aggregate(sim: Simulation) -> None:
     sim.recorder.emit("write", "aggregator", 0, 1, "started")
     try:
         proposal = await sim.style.aggregate(sim.ctx, drafts)
+        proposal = provenance.after_aggregate(sim, proposal)  # cited labels checked, taken out
     except CancelledRun:
         raise
     except Exception as exc:

@@ -1,0 +1,141 @@
+"""Where each answer came from: which authors' drafts and which papers it draws on most.
+
+Attribution is by embedding, with the run's own embedder: an answer against the same
+answer of every author's draft, and against the title and abstract of every paper in
+reach (the run's chosen papers and the papers each author's profile was read from).
+A cosine says how close two texts are, not that one was copied from the other; it is
+reported as such (`Provenance.method` names the embedder). An instruction model's
+aggregator also cites its drafts by label (run/citations.py); those sources carry
+`cited=True`. Reviews get the same treatment against the reviewer's own papers.
+
+These are plan stages (run/plan.py) after the writing and after the reviews: embedding
+only, never a model call, and every vector is cached in the store, so a re-run is cheap.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from ..models import registry
+from ..text import clip
+from ..types import QUESTION_KEYS, Paper, Proposal, Provenance, Review, Source
+from .citations import take_citations
+from .evaluate import content_text
+
+if TYPE_CHECKING:
+    from ..models.embed import Embedder
+    from .simulation import Simulation
+
+TOP_PAPERS = 5  # papers kept per answer (every author's draft is kept)
+TOP_REVIEW_PAPERS = 3
+
+
+def paper_text(p: Paper) -> str:
+    return clip(f"{p.title}. {p.abstract}", 2000)
+
+
+def rank(embedder: Embedder, text: str, candidates: list[tuple[str, str, str]],
+         cited: set[tuple[str, str]] = frozenset()) -> list[Source]:
+    """(kind, id, text) candidates scored by cosine with `text`, best first."""
+    candidates = [c for c in candidates if c[2].strip()]
+    if not text.strip() or not candidates:
+        return [Source(k, i, 0.0, True) for k, i in sorted(cited)]
+    vecs = embedder.encode([text] + [c[2] for c in candidates])
+    sims = vecs[1:] @ vecs[0]
+    out = [Source(k, i, round(float(s), 4), (k, i) in cited)
+           for (k, i, _), s in zip(candidates, sims, strict=True)]
+    return sorted(out, key=lambda s: (-s.score, s.kind, s.id))
+
+
+def _keep(sources: list[Source], papers: int) -> list[Source]:
+    """Every author, the best `papers` papers, and anything cited; best first."""
+    kept, n = [], 0
+    for s in sources:
+        if s.kind == "paper" and not s.cited:
+            n += 1
+            if n > papers:
+                continue
+        kept.append(s)
+    return kept
+
+
+def answer_sources(embedder: Embedder, proposal: Proposal, papers: list[Paper],
+                   cited: Provenance | None = None) -> dict[str, list[Source]]:
+    """Per question, the drafts and papers the answer is closest to, best first."""
+    out: dict[str, list[Source]] = {}
+    paper_cands = [("paper", p.id, paper_text(p)) for p in papers]
+    for key in QUESTION_KEYS:
+        answer = content_text(getattr(proposal, key))
+        if not answer:
+            continue
+        drafts = [("author", d.author_id, content_text(getattr(d, key)))
+                  for d in proposal.drafts if d.author_id]
+        marks = {(s.kind, s.id) for s in (cited.answers.get(key, []) if cited else [])}
+        out[key] = _keep(rank(embedder, answer, drafts + paper_cands, marks), TOP_PAPERS)
+    return out
+
+
+def review_sources(embedder: Embedder, reviews: list[Review],
+                   papers_of: dict[str, list[Paper]]) -> dict[str, list[Source]]:
+    """Per reviewer, which of their own papers their review is closest to."""
+    out: dict[str, list[Source]] = {}
+    for r in reviews:
+        text = f"{r.strengths}\n{r.weaknesses}".strip()
+        own = [("paper", p.id, paper_text(p)) for p in papers_of.get(r.reviewer_id, [])]
+        if text and own:
+            out[r.reviewer_id] = rank(embedder, text, own)[:TOP_REVIEW_PAPERS]
+    return out
+
+
+# -- the stages -------------------------------------------------------------------------------
+def after_aggregate(sim: Simulation, proposal: Proposal) -> Proposal:
+    """Called by the aggregate step on the merged proposal: an instruction model's
+    citation labels are checked, taken out of the text and kept on the run."""
+    if registry.prompt_style(sim.config.model, sim.config.prompt_style) != registry.CHAT \
+            or not proposal.drafts or len(proposal.drafts) < 2:
+        return proposal
+    proposal, sim.run.provenance = take_citations(proposal, sim.client.notes)
+    return proposal
+
+
+def _papers_in_reach(sim: Simulation, researcher_ids: list[str]) -> list[Paper]:
+    ids = [p.id for p in sim.reader.writing_papers()] if sim.mode.reads_papers else []
+    for rid in researcher_ids:
+        prof = sim.run.profiles.get(rid)
+        ids += prof.paper_ids if prof else []
+    ids = list(dict.fromkeys(i for i in ids if i != sim.config.reference_paper_id))
+    return sim.store.corpus.get_papers(ids) if ids else []
+
+
+def _measure(sim: Simulation, fn) -> object:
+    tokens = sim.embedder.tokens
+    try:
+        return fn()
+    finally:
+        sim.run.usage.prompt_tokens += sim.embedder.tokens - tokens
+
+
+async def attribute_answers(sim: Simulation) -> None:
+    proposal = sim.run.proposal
+    if proposal is None:
+        return
+    papers = _papers_in_reach(sim, [d.author_id for d in proposal.drafts if d.author_id])
+    cited = sim.run.provenance
+    answers = await asyncio.to_thread(
+        _measure, sim, lambda: answer_sources(sim.embedder, proposal, papers, cited))
+    reviews = cited.reviews if cited else {}
+    sim.run.provenance = Provenance(answers=answers, reviews=reviews, method=sim.embedder.name)
+
+
+async def attribute_reviews(sim: Simulation) -> None:
+    reviews = [r for r in sim.run.reviews if r.reviewer_id in sim.run.profiles]
+    if not reviews:
+        return
+    ids = {r.reviewer_id: sim.run.profiles[r.reviewer_id].paper_ids for r in reviews}
+    found = {p.id: p for p in sim.store.corpus.get_papers(sorted({i for v in ids.values() for i in v}))}
+    papers_of = {rid: [found[i] for i in pids if i in found] for rid, pids in ids.items()}
+    sources = await asyncio.to_thread(
+        _measure, sim, lambda: review_sources(sim.embedder, reviews, papers_of))
+    prov = sim.run.provenance or Provenance(method=sim.embedder.name)
+    prov.reviews = sources
+    sim.run.provenance = prov

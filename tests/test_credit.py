@@ -1,0 +1,82 @@
+"""Leave-one-out credit: who matters, only the changed calls, and what cannot be compared."""
+import pytest
+
+from rt_core.errors import InputError
+from rt_core.models import registry
+from rt_core.run import credit
+from rt_core.run.simulation import Simulation
+from rt_core.types import RunConfig, RunRequest
+from tests import credit_script
+
+AUTHORS = ["r-ada", "r-nia", "r-cole"]
+
+
+def finished_run(store, scripted, authors=AUTHORS, papers=("p-gaia", "p-agents")):
+    scripted.responder = credit_script.responder
+    config = RunConfig(model="scripted/demo", researcher_ids=list(authors), paper_ids=list(papers),
+                       num_reviewers=2)
+    run = Simulation(RunRequest(config, max_retries=0), store).run_sync()
+    assert run.status == "done", run.errors
+    return run
+
+
+def test_the_researcher_who_matters_is_found(community, scripted):
+    run = finished_run(community, scripted)
+    scripted.history.clear()
+    result = credit.leave_one_out(run, community)
+    by_id = {c.id: c for c in result.credits}
+    assert list(by_id) == AUTHORS
+    ada = by_id["r-ada"]
+    # Without Ada every answer loses her sentence, and the reviewers' score drops 8 -> 4.
+    assert ada.score_change == -4
+    assert all(ada.moved[q] < min(by_id["r-nia"].moved[q], by_id["r-cole"].moved[q]) for q in ada.moved)
+    assert by_id["r-nia"].score_change == 0 and by_id["r-cole"].score_change == 0
+    assert ada.sentence.startswith("Without Ada Astro, Q") and "kinematics" in ada.sentence.lower()
+    # Stored on the run.
+    assert [c.id for c in community.runs.load(run.id).credit] == AUTHORS
+
+
+def test_only_the_changed_calls_are_made(community, scripted):
+    run = finished_run(community, scripted)
+    scripted.history.clear()
+    result = credit.leave_one_out(run, community, save=False)
+    m, r = len(AUTHORS), len(run.reviews)
+    expected = credit.formula(registry.CHAT, m, r)
+    assert expected == m * (1 + r) == result.estimate.calls.calls
+    assert len(scripted.history) == result.usage.calls == expected
+    assert result.calls_by_variant[credit.FULL] == 0  # the full re-writing is all cache
+    sent = ["\n".join(str(m["content"]) for m in h["messages"]) for h in scripted.history]
+    assert not any("These are publications by" in s for s in sent)  # profiles: stored
+    assert sum("team members' drafts" in s for s in sent) == m  # one aggregate per variant
+    # Asked again, everything comes from the cache.
+    scripted.history.clear()
+    again = credit.leave_one_out(run, community, save=False)
+    assert scripted.history == [] and again.usage.calls == 0
+    assert [c.moved for c in again.credits] == [c.moved for c in result.credits]
+
+
+def test_paper_credit_rewrites_the_drafts(community, scripted):
+    run = finished_run(community, scripted, papers=("p-gaia", "p-agents", "p-crime"))
+    scripted.history.clear()
+    result = credit.leave_one_out(run, community, papers=True, save=False)
+    assert [c.id for c in result.credits] == ["p-gaia", "p-agents", "p-crime"]
+    expected = credit.formula(registry.CHAT, 3, len(run.reviews), papers=3, by_paper=True)
+    assert len(scripted.history) == expected == 3 * (3 + 1 + len(run.reviews))
+    assert all(c.kind == "paper" and c.sentence.startswith("Without ") for c in result.credits)
+
+
+def test_a_run_with_one_author_has_nothing_to_compare(community, scripted):
+    run = finished_run(community, scripted, authors=["r-ada"])
+    scripted.history.clear()
+    with pytest.raises(InputError, match="one author.*nothing to compare"):
+        credit.leave_one_out(run, community)
+    assert scripted.history == []
+
+
+def test_a_cap_below_the_estimate_is_refused_before_any_call(community, scripted):
+    run = finished_run(community, scripted)
+    scripted.history.clear()
+    need = credit.estimate(run, community).calls.tokens
+    with pytest.raises(InputError, match="more than the cap"):
+        credit.leave_one_out(run, community, max_tokens=need // 2)
+    assert scripted.history == []
