@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .errors import RTError
+from .export_sources import sources_markdown, sources_named
 from .novelty.report import report as novelty_report
 from .run.rounds_report import rounds_markdown
 from .types import Run
@@ -42,6 +43,9 @@ class Names:
             papers.update(run.config.paper_ids)
             if run.config.reference_paper_id:
                 papers.add(run.config.reference_paper_id)
+            more_people, more_papers = sources_named(run)
+            people.update(more_people)
+            papers.update(more_papers)
         return cls(store.corpus.researcher_names(sorted(people)),
                    store.corpus.paper_titles(sorted(papers)))
 
@@ -100,6 +104,7 @@ def run_markdown(run: Run, names: Names | None = None) -> str:
         lines += ["## LLM judge (1-10)", "",
                   *[f"- {k}: {v}" for k, v in run.judge.items() if k != "rationale"],
                   "", run.judge.get("rationale") or "", ""]
+    lines += sources_markdown(run, names.person, names.paper)
     for e in run.errors:
         lines.append(f"- error in {e.stage} ({names.person(e.agent)}): {e.message}. {e.hint}")
     u = run.usage

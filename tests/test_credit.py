@@ -80,3 +80,25 @@ def test_a_cap_below_the_estimate_is_refused_before_any_call(community, scripted
     with pytest.raises(InputError, match="more than the cap"):
         credit.leave_one_out(run, community, max_tokens=need // 2)
     assert scripted.history == []
+
+
+def test_the_cli_prints_the_estimate_and_writes_csv_and_json(community, store_at, scripted, tmp_path, capsys):
+    import json
+
+    from rt_core.__main__ import main
+
+    run = finished_run(community, scripted)
+    out = tmp_path / "out"
+    assert main(["--db", str(store_at), "credit", run.id, "--out-dir", str(out), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert err.index("Leave-one-out: 3 re-writings, 9 (up to") < err.index("wrote")
+    assert "formula M*(agg(M-1)+R), M=3, R=2: 9" in err
+    doc = json.loads((out / "credit.json").read_text())
+    assert [r["name"] for r in doc["credit"]] == ["Ada Astro", "Nia Lang", "Cole Crim"]
+    assert doc["calls"] == doc["estimated_calls"] == 9
+    csv = (out / "credit.csv").read_text()
+    assert csv.splitlines()[0].startswith("kind,name,lowest_similarity") and "Ada Astro" in csv
+    # One author: one clear message, exit code 2, no file.
+    single = finished_run(community, scripted, authors=["r-ada"])
+    assert main(["--db", str(store_at), "credit", single.id, "--out-dir", str(tmp_path / "x")]) == 2
+    assert "nothing to compare" in capsys.readouterr().err and not (tmp_path / "x").exists()

@@ -69,3 +69,15 @@ def test_a_base_model_run_gets_embedding_provenance_without_citations(community,
     assert run.status == "done", run.errors
     assert set(run.provenance.answers) == {"q1", "q2", "q3", "q4", "q5"}
     assert not any(s.cited for v in run.provenance.answers.values() for s in v)
+
+
+def test_exports_carry_the_sources(community, scripted):
+    from rt_core.export import Names, run_json, run_markdown
+
+    scripted.responder = credit_script.responder
+    run = run_with(community, credit_script.responder)
+    names = Names.for_runs(community, [run])
+    md = run_markdown(run, names)
+    assert "## Where each answer came from" in md and "Ada Astro (" in md and ", cited)" in md
+    assert "Mapping the Milky Way" in md.split("## Where each answer came from")[1]
+    assert '"provenance"' in run_json(run, names)

@@ -5,6 +5,7 @@ import argparse
 
 from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
 from ..types import MODES, RunConfig
+from . import credit as credit_cli
 from . import ideate, novelty
 from .commands import (
     cmd_bench,
@@ -18,7 +19,7 @@ from .commands import (
     cmd_similarity,
 )
 
-DESCRIPTION = "Command line: `python -m rt_core run|replay|bench|similarity|novelty|search|init ...`."
+DESCRIPTION = "Command line: `python -m rt_core run|replay|bench|similarity|novelty|search|init|credit ...`."
 KEY_HELP = ("name of the environment variable holding the API key for this model and base URL "
             "(without it, the provider's usual variable is used, and only at the provider's own "
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
@@ -158,4 +159,5 @@ def build_parser() -> argparse.ArgumentParser:
     ms.add_argument("--from", dest="source", required=True, help="SQLite file or postgresql:// URL")
     ms.add_argument("--to", dest="target", required=True, help="SQLite file or postgresql:// URL")
     ms.set_defaults(fn=cmd_migrate_store)
+    credit_cli.add_parser(sub, KEY_HELP)
     return ap

@@ -32,7 +32,7 @@ from ..models import registry
 from ..models.client import run_async
 from ..models.embed import Embedder
 from ..store import Store
-from ..types import MODES, Credit, Run, RunConfig, RunRequest, Usage
+from ..types import MODES, QUESTION_KEYS, Credit, Run, RunConfig, RunRequest, Usage
 from . import costs
 from .budget import cost_text
 from .credit_measure import compare
@@ -244,7 +244,7 @@ def leave_one_out(run: Run, store: Store, request: RunRequest | None = None, pap
                           "Nothing was stored; fix the cause and run credit again (finished calls are cached).")
     full = done[0]
     names = _names(store, vs)
-    credits = [compare(embedder, v.kind, v.id, names.get(v.id, v.id), full, r)
+    credits = [compare(embedder, v.kind, v.id, names.get(v.id, v.id), full, r, _own_text(store, v))
                for v, r in zip(vs[1:], done[1:], strict=True)]
     usage = Usage()
     for r in done:
@@ -261,6 +261,14 @@ def leave_one_out(run: Run, store: Store, request: RunRequest | None = None, pap
         store.runs.save(stored)
         run.credit = credits
     return result
+
+
+def _own_text(store: Store, v: Variant) -> dict[str, str] | None:
+    """What a left-out paper carries, for every question (an author's: their draft)."""
+    if v.kind != "paper":
+        return None
+    p = store.corpus.get_paper(v.id)
+    return dict.fromkeys(QUESTION_KEYS, f"{p.title}. {p.abstract}")
 
 
 def _names(store: Store, vs: list[Variant]) -> dict[str, str]:
