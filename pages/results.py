@@ -11,7 +11,19 @@ from rt_core.models.client import ModelSettings
 from rt_core.models.registry import prompt_style
 from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run, Similarity
-from studio import candidates_view, chance, charts, novelty_view, render, request, resources, rounds_view, state
+from studio import (
+    candidates_view,
+    chance,
+    charts,
+    credit_view,
+    novelty_view,
+    provenance_view,
+    render,
+    request,
+    resources,
+    rounds_view,
+    state,
+)
 
 store = resources.get_store()
 ss = st.session_state
@@ -132,6 +144,8 @@ def show_proposal(p: Proposal, prefix: str) -> None:
                 render.show_text(text)
         else:
             render.show_text(text)
+        if prefix == "main":
+            provenance_view.chips(run, q.key, store)
 
 
 # -- candidates (a brainstorm's ranking; studio/candidates_view.py) ----------------------------
@@ -172,6 +186,7 @@ else:
             render.show_text(r.strengths or "(missing)")
             st.markdown("**Weaknesses**")
             render.show_text(r.weaknesses or "(missing)")
+            provenance_view.review_chips(run, r.reviewer_id, store)
     if run.meta_review:
         m = run.meta_review
         st.subheader("Meta-review")
@@ -338,8 +353,10 @@ for rv in reviewers:
         g.nodes[rv]["fields"] = list(rec.fields)
 st.caption("The star is the generated paper; dashed lines lead to its reviewers, solid lines "
            "to its authors. Nodes are sized by their number of links.")
-st.plotly_chart(charts.graph_figure(g, resources.field_names(store)), key=f"graph_{run.id}",
-                config=charts.PLOT_CONFIG)
+st.plotly_chart(charts.graph_figure(g, resources.field_names(store), highlight=provenance_view.highlighted(run)),
+                key=f"graph_{run.id}", config=charts.PLOT_CONFIG)
+provenance_view.note_absent(run, g.nodes, store)
+credit_view.show(run, store, read_only)
 
 # -- downloads ----------------------------------------------------------------------------
 st.header("Export")

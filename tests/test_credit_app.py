@@ -1,0 +1,81 @@
+"""The Results page's provenance chips and the credit view (AppTest)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rt_core.types import RunConfig, RunRequest
+from tests.apphelp import goto, module_data_dir, new_app, shown
+
+data_dir = module_data_dir("credit-app")
+AUTHORS = ["r-neubig-graham", "r-chen-beidi", "r-zhao-wayne-xin"]
+
+
+@pytest.fixture(scope="module")
+def finished(module_demo):
+    from rt_core import community
+    from rt_core.run.simulation import Simulation
+    from rt_core.store import open_store
+
+    s = open_store()
+    community.ensure_loaded(s)
+    papers = community.preset("nlp-astronomy")["paper_ids"][:3]
+    config = RunConfig(model="scripted/demo", researcher_ids=AUTHORS, paper_ids=papers, num_reviewers=1)
+    run = Simulation(RunRequest(config, max_retries=0), s).run_sync()
+    assert run.status == "done", run.errors
+    return run
+
+
+def _results(run_id: str):
+    at = new_app()
+    at.session_state["results_run"] = run_id
+    return goto(at, "results")
+
+
+def _graph_spec(at, run_id: str) -> str:
+    charts = [c for c in at.get("plotly_chart") if c.proto.id and "graph_" in str(c.proto.id)] \
+        or list(at.get("plotly_chart"))
+    return " ".join(c.proto.spec for c in charts)
+
+
+def test_sources_show_as_chips_that_highlight_the_graph(finished):
+    at = _results(finished.id)
+    key = f"prov_chip_{finished.id}_q1"
+    chips = at.button_group(key=key)
+    options = [o.content for o in chips.proto.options]
+    assert len(options) >= 4 and any("Graham Neubig · 0." in o for o in options)
+    assert any(o.startswith("WebArena") for o in options)  # a paper, by its title
+    assert "highlighted:" not in _graph_spec(at, finished.id)
+    first = finished.provenance.answers["q1"][0]
+    chips.set_value(first.id).run()
+    assert not at.exception
+    spec = json.loads(next(c.proto.spec for c in at.get("plotly_chart") if "highlighted:" in c.proto.spec))
+    ring = next(t for t in spec["data"] if t.get("name", "").startswith("highlighted:"))
+    assert len(ring["x"]) == 1
+
+
+def test_credit_shows_the_estimate_then_bars_and_sentences(finished, module_demo):
+    at = _results(finished.id)
+    captions = shown(" ".join(c.value for c in at.caption))
+    assert "Leave-one-out: 3 re-writings" in captions
+    before = len(module_demo.history)
+    at.button(key=f"credit_go_{finished.id}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(module_demo.history) > before
+    sentences = [t.value for t in at.text if t.value.startswith("Without ")]
+    assert len(sentences) == 3
+    assert any("credit_bars" in str(c.proto.id) or "distance from the full" in c.proto.spec
+               for c in at.get("plotly_chart"))
+
+
+def test_a_one_author_run_says_why_there_is_no_credit(module_demo):
+    from rt_core.run.simulation import Simulation
+    from rt_core.store import open_store
+
+    s = open_store()
+    config = RunConfig(model="scripted/demo", researcher_ids=AUTHORS[:1], num_reviewers=0)
+    run = Simulation(RunRequest(config, max_retries=0), s).run_sync()
+    at = _results(run.id)
+    assert any("nothing to compare" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == f"credit_go_{run.id}"]
