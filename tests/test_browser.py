@@ -129,7 +129,7 @@ def publish_screenshots() -> None:
     dest = ROOT / "docs" / "screenshots"
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("neighbourhood", "run-progress", "run-done", "results", "history", "settings",
-                 "xss-literal", "results-embedded"):
+                 "xss-literal", "results-embedded", "results-provenance"):
         src = ARTIFACTS / f"{name}.png"
         if src.exists():
             shutil.copyfile(src, dest / f"{name}.png")
@@ -269,3 +269,32 @@ def test_newcomer_runs_the_case_study_on_the_embedded_model(tmp_path, browser):
         stop_server(proc)
         if os.environ.get("RT_UPDATE_SCREENSHOTS") == "1":
             publish_screenshots()
+
+
+def test_provenance_chips_highlight_the_graph_and_credit_explains(server, page):
+    """Issue 18: a chip under an answer rings its author in the community graph; the credit
+    button (estimate shown first) gives a sentence per researcher."""
+    open_app(page, server)
+    page.get_by_role("button", name=PRESET_NAME, exact=True).click()
+    expect(page.get_by_text("6 researchers · 7 papers")).to_be_visible(timeout=30_000)
+    go(page, "Run")
+    choose(page, "Provider", SCRIPTED_PRESET)
+    expect(page.get_by_text("scripted demo model returns canned")).to_be_visible(timeout=30_000)
+    page.get_by_role("button", name="Start", exact=True).click()
+    expect(page.get_by_text("The proposal, reviews and scores are on the Results page")) \
+        .to_be_visible(timeout=240_000)
+    page.get_by_role("button", name="Open results").click()
+    expect(page.get_by_text("Q1. What is the problem?", exact=True)).to_be_visible(timeout=30_000)
+    graph = page.get_by_test_id("stPlotlyChart").filter(has_text="generated paper")
+    expect(graph.get_by_text("highlighted:")).to_have_count(0)
+    chips = page.get_by_test_id("stButtonGroup").first
+    chip = chips.get_by_role("button").first
+    name = chip.inner_text().split(" · ")[0].strip()
+    chip.click()
+    expect(graph.get_by_text(f"highlighted: {name}")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Leave-one-out: 6 re-writings")).to_be_visible()
+    page.get_by_role("button", name="What each researcher brought").click()
+    expect(page.get_by_text("Without ").first).to_be_visible(timeout=120_000)
+    assert page.get_by_text(re.compile(r"^Without ")).count() == 6
+    shot(page, "results-provenance")
+    assert page.dialogs == []

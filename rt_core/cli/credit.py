@@ -12,12 +12,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..community import ensure_loaded
 from ..export import Names
 from ..export_sources import credit_csv, credit_rows
 from ..models import registry
 from ..run import credit
+from ..store import open_store
 from . import settings
-from .commands import _store
 
 
 def add_parser(sub, key_help: str) -> None:
@@ -44,7 +45,8 @@ def _formula_text(run, papers: bool) -> str:
 
 
 def cmd_credit(args) -> int:
-    store = _store(args)
+    store = open_store(args.db)
+    ensure_loaded(store)
     run = store.runs.load(args.run_id)
     credit.check_comparable(run, args.papers)
     est = credit.estimate(run, store, args.papers)
