@@ -4,7 +4,7 @@ A chip is an author's draft or a paper, with its attribution score (cosine with 
 run's embedder) and a mark when the editor cited it. Choosing a chip highlights that
 researcher or paper in the community graph further down (`highlighted`); a paper that is
 not drawn there (one the author's profile was read from) is said to be absent. Names and
-titles are shown as text: st.pills renders its labels as plain text.
+titles are escaped (st.pills renders its labels as Markdown), so they show as typed.
 """
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def chip_label(s: Source, names: dict[str, str]) -> str:
     icon = "👤" if s.kind == "author" else "📄"
     name = " ".join((names.get(s.id) or s.id).split())
     name = name if len(name) <= 48 else name[:47] + "…"
-    return f"{icon} {name} · {s.score:.2f}" + (" · cited" if s.cited else "")
+    # st.pills renders its labels as Markdown: a title's own * or [ ] are escaped.
+    return f"{icon} {render.md_escape(name)} · {s.score:.2f}" + (" · cited" if s.cited else "")
 
 
 def _pills(label: str, sources: list[Source], key: str, names: dict[str, str]) -> None:
