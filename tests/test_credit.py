@@ -102,3 +102,20 @@ def test_the_cli_prints_the_estimate_and_writes_csv_and_json(community, store_at
     single = finished_run(community, scripted, authors=["r-ada"])
     assert main(["--db", str(store_at), "credit", single.id, "--out-dir", str(tmp_path / "x")]) == 2
     assert "nothing to compare" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_with_a_reference_the_change_in_similarity_is_reported(community, scripted):
+    from rt_core.types import Proposal
+
+    community.references.put("p-networks", "summary", Proposal(
+        q1="Stellar kinematics benchmarks calibrate every transfer test.", q2="It matters.",
+        q3="Hard.", q4="New.", q5="Stellar kinematics benchmarks calibrate every transfer test."))
+    scripted.responder = credit_script.responder
+    config = RunConfig(model="scripted/demo", researcher_ids=AUTHORS, paper_ids=["p-gaia", "p-agents"],
+                       num_reviewers=1, reference_paper_id="p-networks")
+    run = Simulation(RunRequest(config, max_retries=0), community).run_sync()
+    assert run.status == "done" and run.similarity is not None
+    by_id = {c.id: c for c in credit.leave_one_out(run, community, save=False).credits}
+    # The reference states Ada's sentence: without her the proposal drifts away from it.
+    assert by_id["r-ada"].reference_change < 0
+    assert by_id["r-ada"].reference_change < by_id["r-nia"].reference_change
