@@ -79,6 +79,10 @@ def test_a_cap_below_the_estimate_is_refused_before_any_call(community, scripted
     need = credit.estimate(run, community).calls.tokens
     with pytest.raises(InputError, match="more than the cap"):
         credit.leave_one_out(run, community, max_tokens=need // 2)
+    # Without a cap given, the run's own cap holds.
+    run.config.max_tokens = need // 2
+    with pytest.raises(InputError, match="more than the cap"):
+        credit.leave_one_out(run, community)
     assert scripted.history == []
 
 

@@ -225,11 +225,14 @@ def leave_one_out(run: Run, store: Store, request: RunRequest | None = None, pap
                   max_tokens: int | None = None, max_cost: float | None = None,
                   on_variant: Callable[[], None] = lambda: None, save: bool = True) -> CreditResult:
     """Every variant written and reviewed, each compared with the full one; the credits
-    are stored on the run (save=True). Raises InputError when there is nothing to compare
+    are stored on the run (save=True). The cap (tokens, dollars) is over all variants
+    together; without one given, the run's own cap applies. Raises InputError when there is nothing to compare
     or the estimate is over the cap, and RTError when a variant fails (nothing is stored)."""
     check_comparable(run, papers)
     est = estimate(run, store, papers)
-    cap = SharedCap(run.config.model, max_tokens, max_cost)
+    # No cap given: the run's own cap, if it had one, bounds its credit too.
+    cap = SharedCap(run.config.model, run.config.max_tokens if max_tokens is None else max_tokens,
+                    run.config.max_cost if max_cost is None else max_cost)
     cap.refuse_if_over(est)
     request = request or RunRequest(run.config)
     embedder = Embedder.for_request(request, store)

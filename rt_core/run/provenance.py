@@ -17,7 +17,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from ..models import registry
-from ..text import clip
+from ..text import first_sentence
 from ..types import QUESTION_KEYS, Paper, Proposal, Provenance, Review, Source
 from .citations import take_citations
 from .evaluate import content_text
@@ -31,19 +31,28 @@ TOP_REVIEW_PAPERS = 3
 
 
 def paper_text(p: Paper) -> str:
-    return clip(f"{p.title}. {p.abstract}", 2000)
+    """A paper's gist: the same text reviewer choice embeds (run/reviewers.py), so the
+    vectors of papers it has embedded come from the store's cache."""
+    return f"{p.title}. {first_sentence(p.abstract, 120)}"
 
 
-def rank(embedder: Embedder, text: str, candidates: list[tuple[str, str, str]],
+class Vectors:
+    """Every text of a stage embedded in one call (one batch, one cache read)."""
+
+    def __init__(self, embedder: Embedder, texts: list[str]):
+        unique = list(dict.fromkeys(t for t in texts if t.strip()))
+        vecs = embedder.encode(unique) if unique else []
+        self.of = {t: vecs[i] for i, t in enumerate(unique)}
+
+
+def rank(vectors: Vectors, text: str, candidates: list[tuple[str, str, str]],
          cited: set[tuple[str, str]] = frozenset()) -> list[Source]:
     """(kind, id, text) candidates scored by cosine with `text`, best first."""
     candidates = [c for c in candidates if c[2].strip()]
     if not text.strip() or not candidates:
         return [Source(k, i, 0.0, True) for k, i in sorted(cited)]
-    vecs = embedder.encode([text] + [c[2] for c in candidates])
-    sims = vecs[1:] @ vecs[0]
-    out = [Source(k, i, round(float(s), 4), (k, i) in cited)
-           for (k, i, _), s in zip(candidates, sims, strict=True)]
+    q = vectors.of[text]
+    out = [Source(k, i, round(float(vectors.of[t] @ q), 4), (k, i) in cited) for k, i, t in candidates]
     return sorted(out, key=lambda s: (-s.score, s.kind, s.id))
 
 
@@ -64,14 +73,16 @@ def answer_sources(embedder: Embedder, proposal: Proposal, papers: list[Paper],
     """Per question, the drafts and papers the answer is closest to, best first."""
     out: dict[str, list[Source]] = {}
     paper_cands = [("paper", p.id, paper_text(p)) for p in papers]
-    for key in QUESTION_KEYS:
-        answer = content_text(getattr(proposal, key))
+    answers = {k: content_text(getattr(proposal, k)) for k in QUESTION_KEYS}
+    drafts = {k: [("author", d.author_id, content_text(getattr(d, k))) for d in proposal.drafts
+                  if d.author_id] for k in QUESTION_KEYS}
+    vectors = Vectors(embedder, [*answers.values(), *(t for ds in drafts.values() for *_, t in ds),
+                                 *(t for *_, t in paper_cands)])
+    for key, answer in answers.items():
         if not answer:
             continue
-        drafts = [("author", d.author_id, content_text(getattr(d, key)))
-                  for d in proposal.drafts if d.author_id]
         marks = {(s.kind, s.id) for s in (cited.answers.get(key, []) if cited else [])}
-        out[key] = _keep(rank(embedder, answer, drafts + paper_cands, marks), TOP_PAPERS)
+        out[key] = _keep(rank(vectors, answer, drafts[key] + paper_cands, marks), TOP_PAPERS)
     return out
 
 
@@ -79,11 +90,12 @@ def review_sources(embedder: Embedder, reviews: list[Review],
                    papers_of: dict[str, list[Paper]]) -> dict[str, list[Source]]:
     """Per reviewer, which of their own papers their review is closest to."""
     out: dict[str, list[Source]] = {}
-    for r in reviews:
-        text = f"{r.strengths}\n{r.weaknesses}".strip()
-        own = [("paper", p.id, paper_text(p)) for p in papers_of.get(r.reviewer_id, [])]
-        if text and own:
-            out[r.reviewer_id] = rank(embedder, text, own)[:TOP_REVIEW_PAPERS]
+    texts = {r.reviewer_id: f"{r.strengths}\n{r.weaknesses}".strip() for r in reviews}
+    own = {rid: [("paper", p.id, paper_text(p)) for p in papers_of.get(rid, [])] for rid in texts}
+    vectors = Vectors(embedder, [*texts.values(), *(t for ps in own.values() for *_, t in ps)])
+    for rid, text in texts.items():
+        if text and own[rid]:
+            out[rid] = rank(vectors, text, own[rid])[:TOP_REVIEW_PAPERS]
     return out
 
 
