@@ -190,9 +190,11 @@ def _short_plan(plan: list[Stage]) -> list[Stage]:
     comparison waits for the reviews (it needs nothing else from the stages it loses)."""
     kept = [s for s in plan if s.name in KEPT_STAGES]
     names = {s.name for s in kept}
-    out = []
+    out: list[Stage] = []
     for s in kept:
         needs = tuple(n for n in s.needs if n in names)
+        if len(needs) < len(s.needs) and out and out[-1].name not in needs:
+            needs += (out[-1].name,)  # a dropped stage it waited for: wait for what came before
         if s.name == "evaluate":
             needs = ("review",) if "review" in names else ("aggregate",)
         out.append(dataclasses.replace(s, needs=needs))
