@@ -32,7 +32,7 @@ def test_the_plan_of_several_candidates_shares_reading_and_reviewer_choice():
     names = [s.name for s in plan_for(request(4, reference_paper_id="x").config)]
     assert names == ["candidates", "read", "write", "leads", "write_candidates", "merge_candidates", "choose",
                      "read_reviewers", "review_candidates", "meta_review_candidates", "tournament",
-                     "rank", "evaluate"]
+                     "rank", "evaluate", "provenance", "review_provenance"]
     assert [s.name for s in plan_for(request(1).config)][3] == "aggregate"  # one: unchanged
 
 
