@@ -144,7 +144,9 @@ def test_rounds_are_stages_after_the_reviews_with_estimates_and_a_progress_bar()
     plan = {s.name: s for s in plan_for(cfg)}
     names = list(plan)
     assert names[names.index("meta_review") + 1:] == [
-        "revise_1", "review_1", "meta_review_1", "revise_2", "review_2", "meta_review_2", "evaluate"]
+        "revise_1", "review_1", "meta_review_1", "revise_2", "review_2", "meta_review_2", "evaluate",
+        "provenance", "review_provenance"]
+    assert plan["provenance"].needs == ("meta_review_2",)  # sources of the final proposal
     assert plan["revise_1"].needs == ("meta_review",) and plan["revise_2"].needs == ("meta_review_1",)
     assert plan["evaluate"].needs == ("meta_review_2",)  # the reference sees the final proposal
     est = estimate(cfg)
