@@ -36,7 +36,8 @@ ALL_KEYS = (*DEPLOYMENT_KEYS, EMBED_KEY, SERVER_KEY, RUN_KEY)
 
 @pytest.fixture
 def fleet(tmp_path, monkeypatch):
-    """Three chat servers and one embedding server behind a router file, installed."""
+    """Three chat servers and one embedding server behind a router file, installed.
+"""
     chat = [FleetServer() for _ in range(3)]
     embed = FleetServer()
     for i, key in enumerate(DEPLOYMENT_KEYS, start=1):
@@ -68,7 +69,9 @@ def test_a_run_spreads_over_the_fleet_and_a_rerun_is_cached(fleet, tmp_path):
         run = simulate(store, RunRequest(routed_config(), timeout=30))
         assert run.status == "done", run.errors
         served = [len(s.chat_requests()) for s in chat]
-        assert all(n > 0 for n in served), served  # the load is spread over all three
+        # Spread: litellm picks a deployment at random per call, so with a dozen calls one
+        # server sometimes gets none (about 1 run in 40); two or more always share them.
+        assert sum(n > 0 for n in served) >= 2, served
         assert sum(served) == run.usage.calls
         assert installed.served() == {**{f"gpu{i}": n for i, n in enumerate(served, start=1)},
                                       "lab-embed-4": len(embed.requests)}
@@ -100,8 +103,13 @@ def test_each_deployment_gets_only_its_own_key(fleet, tmp_path, monkeypatch, cap
     finally:
         store.close()
     assert run.status == "done", run.errors
+    # Which deployment takes each call is litellm's random pick, so one server may get none
+    # of the dozen calls: each one that served saw its own key and nothing else.
+    served = [s for s in chat if s.chat_requests()]
+    assert len(served) >= 2 and sum(len(s.chat_requests()) for s in chat) == run.usage.calls
     for server, key in zip(chat, DEPLOYMENT_KEYS, strict=True):
-        assert server.authorizations() == {f"Bearer {key}"}
+        assert server.authorizations() <= {f"Bearer {key}"}
+        assert bool(server.authorizations()) == (server in served)
     assert embed.authorizations() == {f"Bearer {EMBED_KEY}"}
     (tmp_path / "export.json").write_text(run_json(run))
     assert sightings_in_files(tmp_path, ALL_KEYS)[0] == 0  # store, WAL, export
