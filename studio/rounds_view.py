@@ -67,14 +67,22 @@ def _round(before: Round, rnd: Round) -> None:
         st.code(diff_lines(d), language=None, wrap_lines=True)
 
 
+def _shown_round(run: Run) -> int:
+    """Which round the run's proposal is (rt_core.run.revise keeps the best-scored one)."""
+    answers = run.proposal.answers() if run.proposal else {}
+    same = [r.number for r in run.rounds if r.proposal.answers() == answers]
+    return same[-1] if same else run.rounds[-1].number
+
+
 def show(run: Run, names: dict[str, str]) -> None:
     """The rounds of a revised run; nothing for a run without rounds."""
     if not run.rounds:
         return
     st.header("Revision rounds")
+    shown = _shown_round(run)
     st.caption("Round 0 is the first proposal. In each round the authors revised it from the "
-               "reviews and the same reviewers reviewed it again; the proposal above is the latest "
-               "round's.")
+               "reviews and the same reviewers reviewed it again. The proposal above is round "
+               f"{shown}'s, the one with the best mean score (the earlier on a tie).")
     st.plotly_chart(trajectory_figure(run.rounds, names), key=f"rounds_{run.id}", config=PLOT_CONFIG)
     stops = [r for r in run.rounds if r.stopped]
     if stops:

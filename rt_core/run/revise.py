@@ -7,9 +7,10 @@ check ran, the nearest prior work), `review_r` (the round-0 reviewers, with the 
 personas, so their scores are comparable) and `meta_review_r`. After each meta-review
 the mean score is compared with the round before; when it did not improve the round
 says so (`Round.stopped`) and the later rounds' stages do nothing. Every round is kept
-in `run.rounds`, and `run.proposal`, `reviews` and `meta_review` follow the latest
-finished round, so a round that fails leaves the earlier ones, and the run's proposal,
-as they were. Every call goes through the cached client: a re-run makes no call, and
+in `run.rounds`, and `run.proposal`, `reviews` and `meta_review` follow the best-scored
+finished round (a revision that made it worse is shown in its round, never as the
+run's), so a round that fails leaves the earlier ones, and the run's proposal, as they
+were. Every call goes through the cached client: a re-run makes no call, and
 a resumed run passes through the finished rounds from the cache.
 """
 from __future__ import annotations
