@@ -8,7 +8,9 @@ from rt_core import export
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
 from studio import render, resources, state
+from studio.frame import ensure_frame
 
+ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
 ss = st.session_state
 

@@ -10,6 +10,9 @@ from rt_core.errors import RTError
 from rt_core.graph import build_graph, interdisciplinarity
 from rt_core.types import Paper
 from studio import charts, render, resources, state
+from studio.frame import ensure_frame
+
+ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 
 RESULT_LIMIT = 25
 

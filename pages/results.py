@@ -24,7 +24,9 @@ from studio import (
     rounds_view,
     state,
 )
+from studio.frame import ensure_frame
 
+ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
 ss = st.session_state
 

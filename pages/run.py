@@ -11,7 +11,9 @@ from rt_core.run import jobs, warmup
 from rt_core.types import MODES
 from studio import budget as budget_view
 from studio import loop_settings, progress, render, request, resources, router_view, state
+from studio.frame import ensure_frame
 
+ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
 ss = st.session_state
 warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)

@@ -9,7 +9,9 @@ import streamlit as st
 import rt_core
 from rt_core import config as rt_config
 from studio import render, resources
+from studio.frame import ensure_frame
 
+ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
 
 st.title("Settings & About")

@@ -22,8 +22,9 @@ from rt_core.study.design import (
     parse_criteria,
 )
 from studio import render, request, resources, state, study
+from studio.frame import ensure_frame
 
-study.ensure_frame()
+ensure_frame()
 store = resources.get_store()
 ss = st.session_state
 

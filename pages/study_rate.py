@@ -10,8 +10,9 @@ import streamlit as st
 
 from rt_core.errors import RTError
 from studio import render, resources, study, study_keys
+from studio.frame import ensure_frame
 
-study.ensure_frame()
+ensure_frame()
 store = resources.get_store()
 ss = st.session_state
 

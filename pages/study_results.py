@@ -12,8 +12,9 @@ from rt_core.study import models as study_models
 from rt_core.study import results
 from rt_core.study.stats import ALL
 from studio import render, request, resources, study, study_room
+from studio.frame import ensure_frame
 
-study.ensure_frame()
+ensure_frame()
 store = resources.get_store()
 ss = st.session_state
 

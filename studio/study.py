@@ -7,20 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from rt_core.fiveq import QUESTIONS
-from rt_core.models.scripted import maybe_install_from_env
 
-from . import render, state
-
-
-def ensure_frame() -> None:
-    """Make a study page work when opened straight from a link before any session of this
-    server process has run app.py: Streamlit then runs the page file on its own (its legacy
-    `pages/` folder mode, until the first st.navigation call), so app.py's setup is done here."""
-    if "hood_r" in st.session_state:
-        return
-    st.set_page_config(page_title="ResearchTown Studio", page_icon="🏘️", layout="wide")
-    maybe_install_from_env()
-    state.init_state()
+from . import render
 
 
 def _root() -> str:

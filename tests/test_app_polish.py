@@ -1,0 +1,47 @@
+"""What a new user trips over (AppTest through app.py): a page opened cold by its address,
+a rater who types the root address, the app's words for a stored hint, an organiser token
+for an older study, a candidates study's organiser panel."""
+from __future__ import annotations
+
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from rt_core.types import Run, RunConfig, StageError
+from tests.apphelp import APP, module_data_dir
+
+data_dir = module_data_dir("app-polish")
+APP_NAME = "ResearchTown Studio"
+
+
+@pytest.fixture
+def stored_run():
+    from rt_core.store import open_store
+
+    s = open_store()
+    run = Run(id="polish0run", config=RunConfig(researcher_ids=["r-neubig-graham"], model="scripted/demo"),
+              status="failed", created_at="2026-01-01T00:00:00+00:00",
+              errors=[StageError("read", "run", "ProviderError", "the server went away")])
+    s.runs.save(run)
+    yield run
+    s.runs.delete(run.id)
+
+
+def cold_open(page: str, **params) -> AppTest:
+    """The first request of a freshly started server is this page's address: Streamlit
+    decides then whether it is in its legacy `pages/` mode (PagesManager's flag, unset)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(f"pages/{page}.py")
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+@pytest.mark.parametrize("page", ["results", "run", "replay", "history"])
+def test_a_page_opened_by_its_address_on_a_fresh_server_is_set_up(page, stored_run, monkeypatch):
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
+    at = cold_open(page, run=stored_run.id)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(APP_NAME in m.value for m in at.markdown)  # app.py ran: its frame and navigation
+    if page == "results":
+        assert at.selectbox(key="results_pick").value == stored_run.id
