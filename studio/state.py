@@ -59,11 +59,21 @@ PERSISTENT = {
 
 def joining_study() -> bool:
     """A rater arrived through a study's join link (`?study=CODE`): the rating page is then
-    this session's default page, so the root address opens it."""
+    this session's default page, so the root address opens it. The session stays a rater's
+    when the code leaves the address (the root typed over it): the rest of the app names
+    runs, models and arms. Only the organiser (its link's token, or a study this session
+    has unlocked) gets the whole app back."""
+    ss = st.session_state
     try:
-        return bool(st.query_params.get("study"))
+        code, organiser = st.query_params.get("study"), st.query_params.get("organiser", "")
     except Exception:  # no browser context
         return False
+    if code:
+        ss["_joined_as_rater"] = True
+        return True
+    if organiser and get_store().studies.by_organiser_token(organiser) is not None:
+        ss.pop("_joined_as_rater", None)
+    return bool(ss.get("_joined_as_rater")) and not ss.get("study_unlocked")
 
 
 def init_state() -> None:

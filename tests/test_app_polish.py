@@ -45,3 +45,51 @@ def test_a_page_opened_by_its_address_on_a_fresh_server_is_set_up(page, stored_r
     assert any(APP_NAME in m.value for m in at.markdown)  # app.py ran: its frame and navigation
     if page == "results":
         assert at.selectbox(key="results_pick").value == stored_run.id
+
+
+@pytest.fixture(scope="module")
+def study():
+    from rt_core.store import open_store
+    from rt_core.study.create import create_from_runs
+    from rt_core.study.design import StudySettings
+    from tests.test_study import seed_runs
+
+    s = open_store()
+    made = create_from_runs(s, seed_runs(s), StudySettings(name="Polish", mode="pairwise"))
+    return {"code": made["code"], "id": made["id"], "token": made["organiser_token"]}
+
+
+def joined_rater(code: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["study"] = code
+    at.run()
+    at.text_input(key="rate_rater_input").input("rater-polish")
+    next(b for b in at.button if b.label == "Start or resume").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def rater_only(at: AppTest) -> bool:
+    """The rating page alone: app.py stopped before its frame (the app's name, the navigation)."""
+    alone = [t.value for t in at.title] == ["Rate proposals"] and not at.get("page_link")
+    return alone and not any(APP_NAME in m.value for m in at.markdown)
+
+
+def test_a_rater_who_types_the_root_address_still_sees_only_the_rating_page(study):
+    at = joined_rater(study["code"])
+    assert rater_only(at)
+    del at.query_params["study"]  # the root address, typed over the join link
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert rater_only(at)
+    assert not any("History" in m.value for m in at.markdown)
+
+
+def test_the_organiser_in_the_same_session_gets_the_whole_app_back(study):
+    at = joined_rater(study["code"])
+    del at.query_params["study"]
+    at.query_params["organiser"] = study["token"]
+    at.run()
+    assert not rater_only(at)
+    at.query_params.clear()
+    assert not rater_only(at.run())  # for the rest of the session
