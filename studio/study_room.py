@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from rt_core.errors import RTError
-from rt_core.study.create import add_runs
+from rt_core.study.candidates import ARM_BY as CANDIDATE_ARMS
+from rt_core.study.create import CANDIDATES_HINT, add_runs
 
 from . import render, study
 
@@ -76,6 +77,10 @@ def panel(store, row: dict, runs: list[dict]) -> None:
         if st.button("Apply", key=f"sr_adjust_{sid}"):
             render.act("Saving...", lambda: store.studies.adjust(
                 sid, raters_per_unit=int(floor_new), minutes_per_rater=float(minutes), max_units_per_rater=int(cap)))
+        if settings.arm_by == CANDIDATE_ARMS:  # add_runs refuses these: say so instead of offering it
+            st.caption("This study compares the candidates of one run, so it takes no other runs. "
+                       + CANDIDATES_HINT)
+            return
         have = {i.run_id for i in store.studies.items(sid).values()}
         more = [r for r in runs if r["id"] not in have]
         labels = {r["id"]: f"{render.run_label(r)} · {r['mode']}" for r in more}

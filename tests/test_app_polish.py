@@ -93,3 +93,30 @@ def test_the_organiser_in_the_same_session_gets_the_whole_app_back(study):
     assert not rater_only(at)
     at.query_params.clear()
     assert not rater_only(at.run())  # for the rest of the session
+
+
+def test_a_candidates_study_says_it_takes_no_other_runs_instead_of_offering_them(study):
+    from rt_core.errors import InputError
+    from rt_core.store import open_store
+    from rt_core.study.candidates import create_from_candidates
+    from rt_core.study.create import add_runs
+    from tests.candidates_run import brainstorm_run
+
+    s = open_store()
+    run = brainstorm_run("polish0cands")
+    s.runs.save(run)
+    made = create_from_candidates(s, run)
+    other = s.studies.items(study["id"])  # a run of the study of runs, with a proposal
+    some_run = next(i.run_id for i in other.values() if i.run_id)
+    with pytest.raises(InputError) as raised:
+        add_runs(s, made["id"], [some_run])
+    assert "candidates" in str(raised.value) and "arm" not in str(raised.value)
+    assert "Create a study page" in raised.value.hint
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["organiser"] = made["organiser_token"]
+    at.run()
+    at.switch_page("pages/study_results.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="study_id").value == made["id"]
+    assert not [m for m in at.multiselect if m.key == f"sr_more_{made['id']}"]
+    assert any("takes no other runs" in c.value for c in at.caption)

@@ -3,7 +3,11 @@ create and results pages and the tests use these)."""
 from __future__ import annotations
 
 from ..errors import InputError
+from .candidates import ARM_BY as CANDIDATE_ARMS
 from .design import REAL_ARM, StudySettings, build_items, build_units
+
+# Studies are made in the app only, so the hint names its page.
+CANDIDATES_HINT = "To compare runs, create a study of runs on the Create a study page and add runs to that one."
 
 
 def create_from_runs(store, run_ids: list[str], settings: StudySettings, real_arm: bool = True,
@@ -24,11 +28,14 @@ def add_runs(store, study_id: str, run_ids: list[str], targets=None) -> int:
     paired with the items already there; the real paper joins if the study has that arm.
     Returns how many units are new. Refused for a restyled study, whose new items would stand
     out in their original voice."""
+    settings = store.studies.get(study_id)["settings"]
+    if settings.arm_by == CANDIDATE_ARMS:
+        raise InputError("a study of one run's candidates takes its items from that run's candidates, "
+                         "not from other runs", CANDIDATES_HINT)
     items = store.studies.items(study_id)
     if any(i.styled for i in items.values()):
         raise InputError("this study's proposals were restyled, so new ones would stand out",
                          "Create a new study with all the runs instead.")
-    settings = store.studies.get(study_id)["settings"]
     runs = [store.runs.load(rid) for rid in dict.fromkeys(run_ids)]
     real = any(i.arm == REAL_ARM for i in items.values())
     new = [i for i in build_items(runs, settings.arm_by, real_arm=real, targets=targets) if i.item_id not in items]
