@@ -131,8 +131,8 @@ if run.errors:
     with st.expander(f"Problems during the run ({len(run.errors)})", expanded=run.proposal is None):
         for e in run.errors:
             st.error(render.stage_error(e, names))
-            if e.hint:
-                st.caption("💡 " + render.md_escape(e.hint))
+            if render.app_hint(e):
+                st.caption("💡 " + render.md_escape(render.app_hint(e)))
 
 
 def show_proposal(p: Proposal, prefix: str) -> None:

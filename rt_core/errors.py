@@ -72,3 +72,5 @@ class BudgetExceeded(CancelledRun):
     flight end."""
 
     hint = "Everything finished is kept; resume the run with a larger cap to finish it."
+    app_hint = ("Everything finished is kept. Set a larger budget on the Run page, then resume "
+                "the run from Results or History to finish it.")

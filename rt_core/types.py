@@ -152,7 +152,8 @@ class StageError(_Record):
     agent: str
     kind: str
     message: str
-    hint: str = ""
+    hint: str = ""  # in the command line's words, as the CLI prints it
+    app_hint: str = ""  # the same advice in the app's words, where they differ (render.app_hint)
 
 
 # The brainstorm loop: candidates, their ranking, novelty, revision rounds, provenance and

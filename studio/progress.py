@@ -139,8 +139,8 @@ def show(store, run_id: str, read_only: bool = False) -> None:
         st.error(f"The run stopped unexpectedly: {render.md_escape(job.unexpected)}")
     for e in run.errors:
         st.error(render.stage_error(e, names), icon="⚠️")
-        if e.hint:
-            st.caption("💡 " + render.md_escape(e.hint))
+        if render.app_hint(e):
+            st.caption("💡 " + render.md_escape(render.app_hint(e)))
     for note in run.notes:
         st.info(render.md_escape(note), icon="✂️")
     if run.status == "done":

@@ -120,3 +120,32 @@ def test_a_candidates_study_says_it_takes_no_other_runs_instead_of_offering_them
     assert at.selectbox(key="study_id").value == made["id"]
     assert not [m for m in at.multiselect if m.key == f"sr_more_{made['id']}"]
     assert any("takes no other runs" in c.value for c in at.caption)
+
+
+def test_a_run_stopped_by_its_budget_shows_the_apps_words_and_the_cli_keeps_its_own(community, demo):
+    from rt_core.run import budget
+    from rt_core.run.simulation import Simulation
+    from rt_core.store import open_store
+    from rt_core.types import RunRequest
+    from tests.apphelp import goto, new_app, shown
+
+    cfg = RunConfig(model="scripted/demo", researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"],
+                    num_reviewers=0, max_tokens=0)
+    cfg.max_tokens = budget.estimate(cfg, community).total.tokens // 2
+    stopped = Simulation(RunRequest(cfg, max_retries=0), community).run_sync()
+    err = stopped.errors[-1]
+    assert stopped.status == "failed" and err.kind == "BudgetExceeded"
+    assert f"python -m rt_core resume {stopped.id} --max-tokens" in err.hint  # the CLI's words, unchanged
+    app = open_store()
+    stopped.version = 0  # a new row in the app's store
+    app.runs.save(stopped)
+    try:
+        at = new_app()
+        at.session_state["opened_runs"] = [stopped.id]  # opened from History: its controls
+        at.query_params["run"] = stopped.id
+        goto(at, "results")
+        hints = [shown(c.value) for c in at.caption if c.value.startswith("💡")]
+        assert hints and all("python -m" not in h and "--max" not in h for h in hints), hints
+        assert any("larger budget on the Run page" in h for h in hints), hints
+    finally:
+        app.runs.delete(stopped.id)

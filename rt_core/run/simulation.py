@@ -158,7 +158,7 @@ class Simulation:
         self.run.errors.append(StageError(
             "budget", "run", exc.kind, f"{exc}: {where}not finished: {names}",
             f"Everything finished is kept. Resume with a larger cap: python -m rt_core resume "
-            f"{self.run.id} --max-tokens N (or --max-cost X), or Resume in the app."))
+            f"{self.run.id} --max-tokens N (or --max-cost X), or Resume in the app.", exc.app_hint))
         self.run.status = "failed"
 
     def run_sync(self) -> Run:
