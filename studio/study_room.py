@@ -32,7 +32,9 @@ def gate(store) -> list[str]:
             st.rerun()
     if not ids:
         st.info("Results, exports and closing a study need its organiser link (shown once, when the "
-                "study was created). The rater link only opens the rating page.", icon="🔐")
+                "study was created). The rater link only opens the rating page. A study made before "
+                "organiser links has none yet: whoever runs the app can give it one with "
+                "`python -m rt_core study-token CODE`.", icon="🔐")
         st.stop()
     return ids
 

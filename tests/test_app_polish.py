@@ -149,3 +149,32 @@ def test_a_run_stopped_by_its_budget_shows_the_apps_words_and_the_cli_keeps_its_
         assert any("larger budget on the Run page" in h for h in hints), hints
     finally:
         app.runs.delete(stopped.id)
+
+
+def test_an_older_study_without_an_organiser_token_gets_one_from_the_command_line(capsys):
+    from rt_core.__main__ import main
+    from rt_core.store import open_store
+    from rt_core.study.create import create_from_runs
+    from rt_core.study.design import StudySettings
+    from tests.test_study import seed_runs
+
+    s = open_store()
+    old = create_from_runs(s, seed_runs(s), StudySettings(name="Before tokens", mode="pairwise"))
+    with s.transaction() as db:  # as the m009 migration left a study made before it
+        db.execute("UPDATE studies SET organiser_hash=NULL WHERE id=?", (old["id"],))
+    assert s.studies.by_organiser_token(old["organiser_token"]) is None
+    assert main(["study-token", old["code"].lower()]) == 0
+    printed = capsys.readouterr().out
+    token = printed.split("shown once: ", 1)[1].split()[0]
+    assert f"study_results?organiser={token}" in printed
+    assert open_store().studies.by_organiser_token(token)["id"] == old["id"]
+    # Never replaced: a second call (or anyone else's) cannot take the study from its organiser.
+    assert main(["study-token", old["code"]]) == 2
+    assert "already has an organiser token" in capsys.readouterr().err
+    assert open_store().studies.by_organiser_token(token)["id"] == old["id"]
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["organiser"] = token
+    at.run()
+    at.switch_page("pages/study_results.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="study_id").value == old["id"]

@@ -6,7 +6,7 @@ import argparse
 from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
 from ..types import MODES, RunConfig
 from . import credit as credit_cli
-from . import ideate, novelty
+from . import ideate, novelty, study_token
 from .commands import (
     cmd_bench,
     cmd_init,
@@ -152,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     novelty.add_parser(sub, KEY_HELP)
     ideate.add_parser(sub, _budget_args, KEY_HELP)
+    study_token.add_parser(sub)
 
     i = sub.add_parser("init", help="create the store and load the starter community")
     i.set_defaults(fn=cmd_init)

@@ -115,6 +115,20 @@ class Studies:
                                    (access.token_hash(token),)).fetchone()
         return self._study(row) if row and access.matches(token, row["organiser_hash"]) else None
 
+    def issue_organiser_token(self, code: str) -> str:
+        """A token for a study made before organiser tokens (m009), which nobody could organise.
+        Only where none is stored: a study's token is never replaced, so whoever holds one keeps
+        the study, and giving one out needs the store itself (the command line), not the app."""
+        study = self.by_code(code)
+        token = access.new_token()
+        with self.db.transaction() as db:
+            cur = db.execute("UPDATE studies SET organiser_hash=? WHERE id=? AND organiser_hash IS NULL",
+                             (access.token_hash(token), study["id"]))
+        if cur.rowcount != 1:
+            raise InputError(f"study {study['code']} already has an organiser token",
+                             "Its organiser link (shown when it was created) opens it; a token is never replaced.")
+        return token
+
     @staticmethod
     def _study(row: sqlite3.Row) -> dict:
         d = dict(row)
