@@ -17,8 +17,11 @@ def ensure_frame() -> None:
     """Called first by every page file. When the page runs alone (the legacy mode), switch
     the process to st.navigation (exactly what app.py's own `st.navigation` call does) and
     rerun: app.py then runs, sets the session up and opens this same page (the page's hash
-    is its address in both modes), with the address's `?run=` and other parameters kept."""
-    if not PagesManager.uses_pages_directory:
+    is its address in both modes), with the address's `?run=` and other parameters kept.
+    Only for a session app.py has not set up yet (its schema's first key is missing): that is
+    a first request, which carries no click a rerun would drop. (AppTest resets the flag on
+    every run; its sessions were set up by their first run, so their pages run on as before.)"""
+    if not PagesManager.uses_pages_directory or "hood_r" in st.session_state:
         return
     PagesManager.uses_pages_directory = False
     st.rerun()

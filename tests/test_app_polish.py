@@ -55,8 +55,9 @@ def study():
     from tests.test_study import seed_runs
 
     s = open_store()
-    made = create_from_runs(s, seed_runs(s), StudySettings(name="Polish", mode="pairwise"))
-    return {"code": made["code"], "id": made["id"], "token": made["organiser_token"]}
+    runs = seed_runs(s)
+    made = create_from_runs(s, runs, StudySettings(name="Polish", mode="pairwise"))
+    return {"code": made["code"], "id": made["id"], "token": made["organiser_token"], "runs": runs}
 
 
 def joined_rater(code: str) -> AppTest:
@@ -75,11 +76,18 @@ def rater_only(at: AppTest) -> bool:
     return alone and not any(APP_NAME in m.value for m in at.markdown)
 
 
+def at_root(at: AppTest, **params) -> AppTest:
+    """The root address typed into the same session, with these parameters only."""
+    at.query_params.clear()
+    at.query_params.update(params)
+    at.switch_page("app.py")
+    return at.run()
+
+
 def test_a_rater_who_types_the_root_address_still_sees_only_the_rating_page(study):
     at = joined_rater(study["code"])
     assert rater_only(at)
-    del at.query_params["study"]  # the root address, typed over the join link
-    at.run()
+    at_root(at)
     assert not at.exception, [e.value for e in at.exception]
     assert rater_only(at)
     assert not any("History" in m.value for m in at.markdown)
@@ -87,12 +95,8 @@ def test_a_rater_who_types_the_root_address_still_sees_only_the_rating_page(stud
 
 def test_the_organiser_in_the_same_session_gets_the_whole_app_back(study):
     at = joined_rater(study["code"])
-    del at.query_params["study"]
-    at.query_params["organiser"] = study["token"]
-    at.run()
-    assert not rater_only(at)
-    at.query_params.clear()
-    assert not rater_only(at.run())  # for the rest of the session
+    assert not rater_only(at_root(at, organiser=study["token"]))
+    assert "_joined_as_rater" not in at.session_state  # no longer a rater's, for the rest of the session
 
 
 def test_a_candidates_study_says_it_takes_no_other_runs_instead_of_offering_them(study):
@@ -151,15 +155,13 @@ def test_a_run_stopped_by_its_budget_shows_the_apps_words_and_the_cli_keeps_its_
         app.runs.delete(stopped.id)
 
 
-def test_an_older_study_without_an_organiser_token_gets_one_from_the_command_line(capsys):
+def test_an_older_study_without_an_organiser_token_gets_one_from_the_command_line(study, capsys):
     from rt_core.__main__ import main
     from rt_core.store import open_store
     from rt_core.study.create import create_from_runs
     from rt_core.study.design import StudySettings
-    from tests.test_study import seed_runs
-
     s = open_store()
-    old = create_from_runs(s, seed_runs(s), StudySettings(name="Before tokens", mode="pairwise"))
+    old = create_from_runs(s, study["runs"], StudySettings(name="Before tokens", mode="pairwise"))
     with s.transaction() as db:  # as the m009 migration left a study made before it
         db.execute("UPDATE studies SET organiser_hash=NULL WHERE id=?", (old["id"],))
     assert s.studies.by_organiser_token(old["organiser_token"]) is None
