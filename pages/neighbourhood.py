@@ -261,7 +261,7 @@ with tab_ax:
                     _import_papers(ax.fetch(wanted), "arxiv")
             except PapersNotFound as exc:
                 if exc.found:
-                    render.flash("error", render.md_escape(f"{exc} {exc.hint}"), "import")
+                    render.flash("error", render.md_escape(f"{exc} {render.app_hint(exc)}"), "import")
                     _import_papers(exc.found, "arxiv")
                 render.show_error(exc)
             except RTError as exc:

@@ -51,7 +51,7 @@ def show(run: Run, store, read_only: bool = False) -> None:
     try:
         credit.check_comparable(run, by_paper)
     except RTError as exc:
-        st.info(render.md_escape(f"{exc}. {exc.hint}"), icon="ℹ️")
+        st.info(render.md_escape(f"{exc}. {render.app_hint(exc)}"), icon="ℹ️")
         return
     est = credit.estimate(run, store, by_paper)
     st.caption(render.md_escape(est.summary()))
