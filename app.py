@@ -7,7 +7,7 @@ a model is called (or when RT_SCRIPTED=demo registers the demo model).
 import streamlit as st
 
 from rt_core.models.scripted import maybe_install_from_env
-from studio import render, resources, router_view, state
+from studio import rater_session, render, resources, router_view, state
 
 st.set_page_config(page_title="ResearchTown Studio", page_icon="🏘️", layout="wide")
 maybe_install_from_env()
@@ -17,8 +17,11 @@ state.init_state()
 
 joining = state.joining_study()  # a join link lands on the rating page
 if joining:  # ...and on nothing else: no sidebar, no other page, nothing that names an arm
+    rater_session.remember()  # a reload (the root typed over the link) stays a rater's view
     st.navigation([st.Page(state.PAGES["study_rate"], title="Rate proposals")], position="hidden").run()
     st.stop()
+if st.session_state.pop("_forget_rater", False):
+    rater_session.remember(False)
 
 
 def page(key: str, **kw) -> st.Page:

@@ -17,7 +17,7 @@ from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.errors import NotFoundError
 from rt_core.types import MODES, Run, RunConfig
 
-from . import loop_settings, request
+from . import loop_settings, rater_session, request
 from .resources import get_store
 
 PAGES = {
@@ -61,8 +61,9 @@ def joining_study() -> bool:
     """A rater arrived through a study's join link (`?study=CODE`): the rating page is then
     this session's default page, so the root address opens it. The session stays a rater's
     when the code leaves the address (the root typed over it): the rest of the app names
-    runs, models and arms. Only the organiser (its link's token, or a study this session
-    has unlocked) gets the whole app back."""
+    runs, models and arms, and so does a reload of this browser (rater_session's cookie).
+    Only the organiser (its link's token, or a study this session has unlocked) gets the
+    whole app back."""
     ss = st.session_state
     try:
         code, organiser = st.query_params.get("study"), st.query_params.get("organiser", "")
@@ -73,7 +74,13 @@ def joining_study() -> bool:
         return True
     if organiser and get_store().studies.by_organiser_token(organiser) is not None:
         ss.pop("_joined_as_rater", None)
-    return bool(ss.get("_joined_as_rater")) and not ss.get("study_unlocked")
+        ss["_organiser"] = True  # this session, even in a browser that once joined as a rater
+        ss["_forget_rater"] = rater_session.joined_before()  # app.py takes the cookie away
+        return False
+    if ss.get("_organiser"):
+        return False
+    rater = ss.get("_joined_as_rater") or rater_session.joined_before()  # a reload: a new session
+    return bool(rater) and not ss.get("study_unlocked")
 
 
 def init_state() -> None:
