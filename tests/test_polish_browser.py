@@ -49,5 +49,5 @@ def test_a_rater_who_types_the_root_address_keeps_the_rating_page_alone(server_a
         expect(page.get_by_role("heading", name="Study results")).to_be_visible(timeout=60_000)
         page.wait_for_function("!document.cookie.includes('rt_rater=1')", timeout=30_000)
         page.goto(f"{url}/")
-        expect(page.get_by_role("heading", name="Neighbourhood")).to_be_visible(timeout=60_000)
+        expect(page.get_by_role("heading", name="Neighbourhood", exact=True)).to_be_visible(timeout=60_000)
         browser.close()
