@@ -24,6 +24,8 @@ from ..types import RunRequest
 from .bench import BenchResult, Task, summarise, task_record, write_outputs
 from .replay import MODE_ORDER
 
+WAIT_POLL_SECONDS = 2.0  # how often an idle worker looks whether the others' tasks are done
+
 
 def worker_id() -> str:
     return f"{HOST}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
@@ -51,7 +53,9 @@ async def run_worker(tasks: list[Task], request: RunRequest, store, name: str,
             wait = queue.seconds_to_lease_end(name)
             if wait is None:
                 return None
-            await asyncio.sleep(min(wait + 0.05, lease_seconds()))  # a timer on the lease
+            # a timer on the lease, looking again every few seconds: the others' tasks
+            # usually finish (nothing left: stop) long before their leases would run out
+            await asyncio.sleep(min(wait + 0.05, WAIT_POLL_SECONDS))
         return claimed
 
     async def loop() -> None:
