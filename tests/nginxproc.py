@@ -96,12 +96,13 @@ class Nginx:
         with urllib.request.urlopen(req, timeout=30) as resp:
             resp.read()
         deadline = time.monotonic() + 30
-        while len(lines := self.access_log()) <= before:  # nginx logs once the reply is sent
+        while True:  # nginx logs once the reply is sent; an earlier request's line may come later
+            mine = [ln for ln in self.access_log()[before:] if ln.endswith(f" sticky={sticky}")]
+            if mine:
+                break
             assert time.monotonic() < deadline, "nginx logged no line for the request"
             time.sleep(0.01)
-        line = lines[before]
-        assert f"sticky={sticky}" in line, line
-        return re.search(r"upstream=(.*) sticky=", line).group(1).split(",")[-1].strip()
+        return re.search(r"upstream=(.*) sticky=", mine[-1]).group(1).split(",")[-1].strip()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
