@@ -8,6 +8,7 @@ Durability is switched off: the data is thrown away anyway.
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import itertools
 import os
@@ -51,9 +52,21 @@ class PgServer:
                   "--locale=C", "--no-sync", "--no-instructions")
         opts = (f"-h 127.0.0.1 -p {self.port} -k {self.root} -c fsync=off "
                 "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
-        self._run("pg_ctl", "-D", str(self.data), "-w", "-l", str(self.root / "log"),
-                  "-o", opts, "start")
+        self._opts = opts
         self._admin = None
+        self.start()
+
+    def start(self) -> None:
+        """Start the server (`-w`: returns once it accepts connections)."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-l", str(self.root / "log"),
+                  "-o", self._opts, "start")
+
+    def halt(self) -> None:
+        """Stop the server but keep its data, as an outage would: `start()` brings it back."""
+        if self._admin is not None:
+            self._admin.close()
+            self._admin = None
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-m", "fast", "stop")
 
     def _run(self, tool: str, *args: str) -> None:
         subprocess.run([*self._as, str(self.bin / tool), *args], check=True,
@@ -87,5 +100,6 @@ class PgServer:
     def stop(self) -> None:
         if self._admin is not None:
             self._admin.close()
-        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop")
+        with contextlib.suppress(subprocess.CalledProcessError):  # halted already (an outage test)
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop")
         shutil.rmtree(self.root, ignore_errors=True)

@@ -80,3 +80,17 @@ def test_worker_and_report_on_the_command_line(tmp_path, store_at, demo, capsys)
     assert (tmp_path / "r" / "summary.csv").read_text() == (tmp_path / "w" / "summary.csv").read_text()
     assert main(["--db", str(store_at), "bench", "--report", "nothing"]) == 2
     assert "no benchmark named 'nothing'" in capsys.readouterr().err
+
+
+def test_a_worker_waits_for_a_running_task_whose_worker_died(tmp_path, store, demo, monkeypatch):
+    """Nothing left to claim, but a task is running under another worker's lease: the live
+    worker waits for that lease instead of stopping, so a dead worker's task is not left
+    `running` once the others have emptied the queue."""
+    monkeypatch.setenv("RT_TASK_LEASE_SECONDS", "0.3")
+    community.ensure_loaded(store)
+    tasks = bench.load_tasks(task_file(tmp_path, PAPERS[:2]))
+    store.bench_tasks.add("b", [{"id": t.id, "paper_id": t.paper_id, "modes": ["self"]} for t in tasks])
+    assert store.bench_tasks.claim("b", "died")["id"] == PAPERS[0]  # and it never renews
+    assert run_async(bench_workers.run_worker(tasks, request(), store, "b", modes=["self"])) == 2
+    assert store.bench_tasks.counts("b") == {"done": 2}
+    assert store.bench_tasks.seconds_to_lease_end("b") is None

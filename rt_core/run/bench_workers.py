@@ -3,7 +3,8 @@
 `python -m rt_core bench TASKS.jsonl --worker` queues the file's tasks under a bench name
 (once, however many workers start with it) and then claims tasks one at a time from the
 store's queue (`store.bench_tasks`) until none is left, renewing its lease while a task
-runs. A worker that dies loses its lease and another one redoes its task. `--report NAME`
+runs. A worker that dies loses its lease and another one redoes its task (a worker with
+nothing left to claim waits for the other workers' running tasks before it stops). `--report NAME`
 summarises whatever has finished, in the same table, CSV and JSON as a one-process bench.
 """
 from __future__ import annotations
@@ -22,6 +23,8 @@ from ..store.tasks import lease_seconds
 from ..types import RunRequest
 from .bench import BenchResult, Task, summarise, task_record, write_outputs
 from .replay import MODE_ORDER
+
+WAIT_POLL_SECONDS = 2.0  # how often an idle worker looks whether the others' tasks are done
 
 
 def worker_id() -> str:
@@ -43,8 +46,20 @@ async def run_worker(tasks: list[Task], request: RunRequest, store, name: str,
             await asyncio.sleep(lease_seconds() / 3)
             queue.renew(name, task_id, me)
 
+    async def next_task() -> dict | None:
+        """A task to work on; with none pending, wait while other workers' tasks run, in
+        case one of them dies (its lease runs out and its task is claimable again)."""
+        while (claimed := queue.claim(name, me)) is None:
+            wait = queue.seconds_to_lease_end(name)
+            if wait is None:
+                return None
+            # a timer on the lease, looking again every few seconds: the others' tasks
+            # usually finish (nothing left: stop) long before their leases would run out
+            await asyncio.sleep(min(wait + 0.05, WAIT_POLL_SECONDS))
+        return claimed
+
     async def loop() -> None:
-        while (claimed := queue.claim(name, me)) is not None:
+        while (claimed := await next_task()) is not None:
             task_modes = claimed.pop("modes", modes)
             task = Task(**claimed)
             renewing = asyncio.ensure_future(keep_lease(task.id))

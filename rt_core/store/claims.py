@@ -6,12 +6,15 @@ store, possibly on several machines) that table cannot help, so the first caller
 claim row here, the others find it taken and wait until the answer is in the cache (they
 read the first caller's answer) or the claim is gone (the call failed or gave nothing
 worth caching: they try to claim it themselves). A claim of a process that died is taken
-over: at once on the same host (its pid has ended), else once it expires.
+over: at once on the same host (its pid has ended), else once it expires. So is a claim
+of this very process that it no longer holds: one it could not delete because the store
+was unreachable at the time (a PostgreSQL outage), which a resume would otherwise wait out.
 """
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 import uuid
 
@@ -19,6 +22,28 @@ from .db import Database
 from .runs import HOST, pid_alive
 
 POLL_SECONDS = 0.1  # how often a waiting process looks for the answer
+
+_held: dict[str, float] = {}  # this process's claims: owner -> when the claim expires
+_held_lock = threading.Lock()
+
+
+def _hold(owner: str, until: float) -> None:
+    with _held_lock:
+        now = time.time()
+        for old in [o for o, t in _held.items() if t < now]:  # answered or expired long ago
+            del _held[old]
+        _held[owner] = until
+
+
+def _holds(owner: str) -> bool:
+    with _held_lock:
+        return owner in _held
+
+
+def _ours_but_dropped(owner: str) -> bool:
+    """A claim row of this process that no call of it holds any more."""
+    host, pid = (owner.split(":") + ["", "0"])[:2]
+    return host == HOST and pid == str(os.getpid()) and not _holds(owner)
 
 
 def claim_seconds() -> float:
@@ -45,18 +70,25 @@ class CallClaims:
             "DO UPDATE SET owner=excluded.owner, expires_at=excluded.expires_at, waiters=0 "
             "WHERE llm_claims.expires_at < ?", (key, owner, now + claim_seconds(), now))
         if cur.rowcount == 1:
+            _hold(owner, now + claim_seconds())
             return True
         row = self.db.conn.execute("SELECT owner FROM llm_claims WHERE key=?", (key,)).fetchone()
         if row is None:
             return self.claim(key, owner)  # released between the two statements
         host, pid = (row[0].split(":") + ["", "0"])[:2]
-        if host == HOST and pid.isdigit() and not pid_alive(int(pid)):  # its process has ended
-            return self.db.conn.execute(
+        ended = host == HOST and pid.isdigit() and not pid_alive(int(pid))  # its process has ended
+        if ended or _ours_but_dropped(row[0]):
+            taken = self.db.conn.execute(
                 "UPDATE llm_claims SET owner=?, expires_at=?, waiters=0 WHERE key=? AND owner=?",
                 (owner, now + claim_seconds(), key, row[0])).rowcount == 1
+            if taken:
+                _hold(owner, now + claim_seconds())
+            return taken
         return False
 
     def release(self, key: str, owner: str) -> None:
+        with _held_lock:  # first: the store may be unreachable for the delete
+            _held.pop(owner, None)
         self.db.conn.execute("DELETE FROM llm_claims WHERE key=? AND owner=?", (key, owner))
 
     def waiters(self, key: str) -> int:

@@ -30,6 +30,7 @@ class Database:
         self._opened: weakref.WeakSet = weakref.WeakSet()  # so close() ends every thread's
         self._lock = threading.Lock()
         self.url = str(location) if is_url(location) else ""
+        self._reached = False  # a PostgreSQL server that answered once: later failures are outages
         if self.url:
             from . import pg  # noqa: PLC0415  (slow: psycopg, only for PostgreSQL)
 
@@ -42,12 +43,13 @@ class Database:
             self.path = Path(location)
             self.path.parent.mkdir(parents=True, exist_ok=True)
         migrate(self.conn)
+        self._reached = True
 
     @property
     def conn(self) -> sqlite3.Connection:
         db = getattr(self._local, "conn", None)
         if db is None or getattr(db, "broken", False):  # a PostgreSQL server that went away
-            db = self._pg.connect(self.url) if self.url else self._sqlite()
+            db = self._pg.connect(self.url, self._reached) if self.url else self._sqlite()
             self._local.conn = db
             if self.url:
                 with self._lock:

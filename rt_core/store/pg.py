@@ -87,12 +87,17 @@ def check_url(url: str) -> None:
                           "Add the database name: postgresql://user:password@host:5432/database.")
 
 
-def connect(url: str) -> PgConnection:
+def connect(url: str, reached_before: bool = False) -> PgConnection:
+    """A new connection. Failing to reach a server this store has reached before is an
+    outage (`StoreUnavailable`: finished work is kept, resume later), not a wrong address."""
     try:
         raw = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
                               row_factory=_row_factory)
     except psycopg.OperationalError as exc:
         reason = (str(exc).strip().splitlines() or ["no reason given"])[-1]
+        if reached_before:
+            raise StoreUnavailable(f"the PostgreSQL store at {display_url(url)} cannot be reached "
+                                   f"any more: {reason}") from None
         raise ConfigError(f"cannot open the PostgreSQL store at {display_url(url)}: {reason}",
                           "Start the server, or check the host, port, user, password and "
                           "database name in RT_DB (or --db).") from None

@@ -74,6 +74,14 @@ class BenchTasks:
             "finished_at=datetime('now') WHERE bench=? AND task_id=? AND worker=? AND "
             "status='running'", (status, json.dumps(record), bench, task_id, worker)).rowcount == 1
 
+    def seconds_to_lease_end(self, bench: str) -> float | None:
+        """How long until the first lease of another worker's running task runs out (0 if one
+        has already); None when no task is running. A worker with nothing to claim waits this
+        long rather than leaving a dead worker's task `running` for ever."""
+        row = self.db.conn.execute("SELECT min(lease_until) FROM bench_tasks WHERE bench=? AND "
+                                   "status='running'", (bench,)).fetchone()
+        return None if row[0] is None else max(0.0, row[0] - time.time())
+
     def results(self, bench: str) -> list[dict]:
         """Finished records in task order (what `bench --report` summarises)."""
         return [json.loads(r[0]) for r in self.db.conn.execute(
