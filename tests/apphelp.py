@@ -70,3 +70,19 @@ def module_data_dir(name: str):
         d.restore()
 
     return _data_dir
+
+
+def record_downloads(monkeypatch) -> dict[str, bytes]:
+    """What the page's download buttons would serve, by file name, as they are drawn."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    seen: dict[str, bytes] = {}
+    original = MediaFileManager.add
+
+    def record(self, data, mimetype, coordinates, file_name=None, is_for_static_download=False):
+        seen[file_name or ""] = data
+        return original(self, data, mimetype, coordinates, file_name=file_name,
+                        is_for_static_download=is_for_static_download)
+
+    monkeypatch.setattr(MediaFileManager, "add", record)
+    return seen

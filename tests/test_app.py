@@ -6,7 +6,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rt_core.types import Paper
-from tests.apphelp import APP, PRESET, DataDir, errors, goto, infos, module_data_dir, new_app, texts
+from tests.apphelp import (
+    APP,
+    PRESET,
+    DataDir,
+    errors,
+    goto,
+    infos,
+    module_data_dir,
+    new_app,
+    record_downloads,
+    texts,
+)
 
 # A 2025 replay target outside the preset: its shipped five-question summary is the
 # reference, and the authors' papers up to 2024 are all before it (nothing is masked away).
@@ -276,18 +287,8 @@ def test_results_show_five_questions_reviews_and_similarity(finished):
 
 
 def test_downloads_contain_the_proposal(finished, monkeypatch):
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
     _, job = finished
-    seen: dict[str, bytes] = {}
-    original = MediaFileManager.add
-
-    def record(self, data, mimetype, coordinates, file_name=None, is_for_static_download=False):
-        seen[file_name or ""] = data
-        return original(self, data, mimetype, coordinates, file_name=file_name,
-                        is_for_static_download=is_for_static_download)
-
-    monkeypatch.setattr(MediaFileManager, "add", record)
+    seen = record_downloads(monkeypatch)
     at = new_app()
     at.session_state["results_run"] = job.run_id
     goto(at, "results")

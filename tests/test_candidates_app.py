@@ -15,7 +15,7 @@ from math import comb
 
 import pytest
 
-from tests.apphelp import ROOT, errors, goto, infos, module_data_dir, new_app, shown, texts
+from tests.apphelp import ROOT, errors, goto, infos, module_data_dir, new_app, record_downloads, shown, texts
 from tests.candidates_run import BAD_LINK, NEAR, ORDER, REASON, XSS, brainstorm_run
 
 data_dir = module_data_dir("candidates-app-data")
@@ -164,17 +164,7 @@ def test_send_to_a_study_creates_a_pairwise_study_of_the_candidates(stored):
 
 
 def test_downloads_hold_the_ranking(stored, monkeypatch):
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    seen: dict[str, bytes] = {}
-    original = MediaFileManager.add
-
-    def record(self, data, mimetype, coordinates, file_name=None, is_for_static_download=False):
-        seen[file_name or ""] = data
-        return original(self, data, mimetype, coordinates, file_name=file_name,
-                        is_for_static_download=is_for_static_download)
-
-    monkeypatch.setattr(MediaFileManager, "add", record)
+    seen = record_downloads(monkeypatch)
     run = stored("cands5dl")
     at = results_for(run.id)
     labels = {b.proto.label for b in at.get("download_button")}
