@@ -12,9 +12,12 @@ record), and re-counted with litellm's tokenizer (tiktoken cl100k) over the very
 requests and replies the server saw, which is what a hosted provider would bill.
 
     .venv/bin/python bench/bench_budget.py
+    .venv/bin/python bench/bench_budget.py --loop   # the whole brainstorm plan: 4 candidates,
+                                                    # their tournament, novelty, 1 revision round
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -59,11 +62,15 @@ def pct(est: float, actual: float) -> str:
     return f"{100 * (est - actual) / actual:+.0f}%" if actual else "n/a"
 
 
-def one(label: str, model: str, store: Store, authors: list[str], papers: list[str]) -> None:
+LOOP = {"candidates": 4, "check_novelty": True, "revision_rounds": 1}
+
+
+def one(label: str, model: str, store: Store, authors: list[str], papers: list[str],
+        loop: dict) -> None:
     server = OpenAIServer(responder=lambda msgs: demo_responder(msgs, {}))
     try:
         cfg = RunConfig(researcher_ids=authors, paper_ids=papers, num_reviewers=3, concurrency=6,
-                        model=model, base_url=server.base_url)
+                        model=model, base_url=server.base_url, **loop)
         est = budget.estimate(cfg, store)
         run = Simulation(RunRequest(cfg, api_key="sk-bench"), store,
                          embedder=Embedder(store=store)).run_sync()
@@ -72,7 +79,8 @@ def one(label: str, model: str, store: Store, authors: list[str], papers: list[s
         pt, ct = tokenizer_counts(server)
         real_cost = pt * IN_PRICE + ct * OUT_PRICE
         t = est.total
-        print(f"\n{label}: model {model}, M = {len(authors)}, k = 3, {len(papers)} papers")
+        print(f"\n{label}: model {model}, M = {len(authors)}, k = 3, {len(papers)} papers"
+              + (f", {loop}" if loop else ""))
         asked = u.calls + u.cache_hits  # identical prompts (same canned persona) share one call
         print(f"  calls      estimate {t.calls} (up to {t.max_calls})   actual {u.calls} made + "
               f"{u.cache_hits} answered by the cache = {asked}   error {pct(t.calls, asked)}")
@@ -89,6 +97,9 @@ def one(label: str, model: str, store: Store, authors: list[str], papers: list[s
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--loop", action="store_true", help="the whole brainstorm plan, not one proposal")
+    loop = LOOP if ap.parse_args().loop else {}
     tmp = Path(tempfile.mkdtemp())
     chat_model, stem_model = "openai/rt-bench-priced", "openai/rt-bench-priced-stem"
     register(chat_model)
@@ -102,7 +113,7 @@ def main() -> None:
         authors = nlp[:2] + astro[:1]
         papers = [p.id for p in store.corpus.search_papers(fields=["nlp"], limit=2)] + \
                  [p.id for p in store.corpus.search_papers(fields=["astronomy"], limit=2)]
-        one(label, model, store, authors, papers)
+        one(label, model, store, authors, papers, loop)
         store.close()
     print(f"\nprices: ${IN_PRICE * 1e6:g} / ${OUT_PRICE * 1e6:g} per million prompt / reply tokens "
           "(registered for the bench's made-up model names)")
