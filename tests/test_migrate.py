@@ -99,6 +99,20 @@ def test_a_new_migration_runs_on_both_engines_in_sqlites_spelling(db, monkeypatc
     assert len(row[3]) == len("2026-01-01 00:00:00")
 
 
+def test_m014_copies_the_fields_of_papers_stored_before_it(db, monkeypatch):
+    """Papers stored before m014 get their fields on their own row, so a field filter on
+    PostgreSQL (which reads that copy) still finds them."""
+    before = [m for m in MIGRATIONS if m.__name__ < "m014"]
+    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", before)
+    migrate(db)
+    db.execute("INSERT INTO papers(id, title) VALUES ('a', 'A'), ('b', 'B')")
+    db.execute("INSERT INTO paper_fields VALUES ('a', 'nlp'), ('a', 'astro')")
+    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", MIGRATIONS)
+    assert "m014_paper_fields_json" in migrate(db)
+    rows = dict(db.execute("SELECT id, fields_json FROM papers ORDER BY id").fetchall())
+    assert rows == {"a": '["astro", "nlp"]', "b": "[]"}
+
+
 def test_two_processes_migrating_at_once_apply_each_step_once(db, backend, tmp_path):
     """Two app servers starting together on a new database: writers take turns."""
     if backend == "sqlite":

@@ -33,6 +33,25 @@ def test_search_is_full_text_with_field_filters(store):
     assert store.counts()["papers"] == 2
 
 
+def test_field_filter_follows_fields_added_by_a_later_import(store):
+    """A field filter keeps papers in any of the given fields, including a field that a
+    duplicate brought in after the paper was first stored (PostgreSQL filters on a copy of
+    the fields kept on the paper's row; it must not go stale)."""
+    store.corpus.upsert_papers([Paper(id="a", title="Galaxy rotation curves", fields=["astro"]),
+                                Paper(id="b", title="Galaxy of language tools", fields=["nlp", "hci"]),
+                                Paper(id="c", title="Galaxy surveys by citizens")])
+    assert [p.id for p in store.corpus.search_papers("galaxy", fields=["hci"])] == ["b"]
+    assert {p.id for p in store.corpus.search_papers("galaxy", fields=["astro", "nlp"])} == {"a", "b"}
+    assert store.corpus.search_papers("galaxy", fields=["sociology"]) == []
+    store.corpus.upsert_papers([Paper(id="c2", title="Galaxy surveys by citizens", fields=["sociology"]),
+                                Paper(id="a", title="Galaxy rotation curves", fields=["astro", "stats"])])
+    assert [p.id for p in store.corpus.search_papers("galaxy", fields=["sociology"])] == ["c"]
+    assert [p.id for p in store.corpus.search_papers("gal", fields=["stats"])] == ["a"]
+    assert [p.id for p in store.corpus.search_papers("", fields=["sociology"])] == ["c"]
+    assert store.corpus.get_paper("a").fields == ["astro", "stats"]
+    assert store.corpus.get_paper("c").fields == ["sociology"]
+
+
 def test_import_is_all_or_nothing(store):
     with pytest.raises(NotFoundError), store.transaction():
         store.corpus.upsert_papers([Paper(id="ok", title="Fine paper")])

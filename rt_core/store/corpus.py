@@ -17,7 +17,7 @@ from ..sources.ids import normalise_title
 from ..types import Paper, Researcher
 from .db import Database
 from .paper_vectors import PaperVectors, bump_version
-from .search import FTS_WINDOW, for_dialect, marks
+from .search import FTS_WINDOW, fields_json, for_dialect, marks, sync_fields
 
 _PAPER_COLS = ("id", "title", "abstract", "abstract_source", "authors_json", "year", "venue",
                "arxiv_id", "doi", "s2_id", "openalex_id", "url")
@@ -121,6 +121,8 @@ class Corpus:
                 for f in p.fields:
                     db.execute("INSERT INTO paper_fields VALUES (?, ?) ON CONFLICT DO NOTHING",
                                (target, f))
+                if existing is not None and p.fields:
+                    sync_fields(db, target)
                 for ref in p.references:
                     db.execute("INSERT INTO citations VALUES (?, ?) ON CONFLICT DO NOTHING",
                                (target, ref))
@@ -130,11 +132,11 @@ class Corpus:
 
     def _insert_paper(self, db: sqlite3.Connection, p: Paper, origin: str) -> None:
         db.execute(
-            f"INSERT INTO papers({', '.join(_PAPER_COLS)}, norm_title, origin) "
-            f"VALUES ({', '.join('?' * (len(_PAPER_COLS) + 2))})",
+            f"INSERT INTO papers({', '.join(_PAPER_COLS)}, norm_title, origin, fields_json) "
+            f"VALUES ({', '.join('?' * (len(_PAPER_COLS) + 3))})",
             (p.id, p.title.strip(), p.abstract or "", p.abstract_source, json.dumps(p.authors),
              p.year, p.venue, p.arxiv_id, (p.doi or "").lower(), p.s2_id, p.openalex_id, p.url,
-             normalise_title(p.title), origin))
+             normalise_title(p.title), origin, fields_json(p.fields)))
         self.fts.index_paper(db, p.id, p.title, p.abstract, p.authors)
 
     def _merge_paper(self, db: sqlite3.Connection, existing_id: str, p: Paper) -> None:
@@ -301,7 +303,7 @@ class Corpus:
     def search_papers(self, text: str = "", fields: Iterable[str] = (), limit: int = 50,
                       offset: int = 0) -> list[Paper]:
         fields = list(fields)
-        field_sql = self._field_sql(fields)
+        field_sql = self.fts.field_sql(fields)
         q = self.fts.query(text)
         if q:
             sql = self.fts.papers_sql(field_sql)
@@ -319,7 +321,7 @@ class Corpus:
         q = self.fts.any_prefix_query(terms[:12])
         if not q:
             return []
-        sql = self.fts.papers_sql(self._field_sql(fields))
+        sql = self.fts.papers_sql(self.fts.field_sql(fields))
         return [r["id"] for r in self.db.conn.execute(sql, [q, *fields, FTS_WINDOW, limit, 0])]
 
     def papers_in_fields(self, ids: list[str], fields: list[str]) -> set[str]:
@@ -328,12 +330,6 @@ class Corpus:
         return {r[0] for r in self.db.conn.execute(
             f"SELECT DISTINCT paper_id FROM paper_fields WHERE paper_id IN ({marks(ids)}) AND "
             f"field_id IN ({marks(fields)})", [*ids, *fields])}
-
-    @staticmethod
-    def _field_sql(fields: list[str]) -> str:
-        # EXISTS lets SQLite walk papers in (year, title) order and stop after `limit`.
-        return (" AND EXISTS (SELECT 1 FROM paper_fields pf WHERE pf.paper_id=p.id AND "
-                f"pf.field_id IN ({marks(fields)}))") if fields else ""
 
     def _with_fields(self, rows) -> list[Paper]:
         out = []

@@ -3,6 +3,7 @@ reached the 400-line limit). The rules of `migrations.py` hold: only ever append
 spelling, branch on `db.dialect` only where the engines truly differ."""
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from .migrations import migration
@@ -23,3 +24,21 @@ def m013_paper_vectors(db: sqlite3.Connection) -> None:
     );
     CREATE INDEX paper_vectors_model ON paper_vectors(model);
     """)
+
+
+@migration
+def m014_paper_fields_json(db: sqlite3.Connection) -> None:
+    """Each paper's field ids also as a JSON list on its own row (paper_fields stays the
+    record; search.py keeps the copy in step). PostgreSQL indexes it with GIN, so a field
+    filter on a word search intersects two indexes instead of walking the newest papers
+    one by one (104.8 ms p95 at 100k before). SQLite gets the column for one schema and
+    keeps its EXISTS filter, which its planner already handles well."""
+    db.executescript("ALTER TABLE papers ADD COLUMN fields_json TEXT NOT NULL DEFAULT '[]';")
+    by_paper: dict[str, list[str]] = {}
+    for paper_id, field_id in db.execute(
+            "SELECT paper_id, field_id FROM paper_fields ORDER BY paper_id, field_id"):
+        by_paper.setdefault(paper_id, []).append(field_id)
+    db.executemany("UPDATE papers SET fields_json=? WHERE id=?",
+                   [(json.dumps(ids), pid) for pid, ids in by_paper.items()])
+    if db.dialect == "postgresql":
+        db.executescript("CREATE INDEX papers_fields ON papers USING GIN ((fields_json::jsonb));")

@@ -5,10 +5,13 @@ generated `tsvector` column with a GIN index (nothing to keep in step). The cont
 the same on both: free text becomes words, all of which must match, the last one as a
 prefix (the user may still be typing it); at most `FTS_WINDOW` of the most recently
 added matches are ranked (ranking every match of a very common word in a large store
-costs ~100 ms), best first; reviewer candidates match any word.
+costs ~100 ms), best first; reviewer candidates match any word. A field filter keeps the
+papers in any of the given fields; PostgreSQL reads it from `papers.fields_json` (a copy of
+paper_fields kept in step by `sync_fields`) through a GIN index.
 """
 from __future__ import annotations
 
+import json
 import re
 
 FTS_WINDOW = 400
@@ -22,7 +25,27 @@ def marks(values: list) -> str:
     return ", ".join("?" * len(values))
 
 
+def fields_json(fields) -> str:
+    """The copy of a paper's fields on its row: sorted, each once."""
+    return json.dumps(sorted(set(fields)))
+
+
+def sync_fields(db, paper_id: str) -> None:
+    """Bring `papers.fields_json` in step with paper_fields after fields were added to an
+    existing paper (a new paper's row is written with its fields already). Rewrites the row
+    only when the list changed: on PostgreSQL an update regenerates the tsvector."""
+    ids = fields_json(r[0] for r in db.execute(
+        "SELECT field_id FROM paper_fields WHERE paper_id=?", (paper_id,)))
+    db.execute("UPDATE papers SET fields_json=? WHERE id=? AND fields_json<>?", (ids, paper_id, ids))
+
+
 class SqliteSearch:
+    @staticmethod
+    def field_sql(fields: list[str]) -> str:
+        """EXISTS lets SQLite walk papers in (year, title) or rowid order and stop early."""
+        return (" AND EXISTS (SELECT 1 FROM paper_fields pf WHERE pf.paper_id=p.id AND "
+                f"pf.field_id IN ({marks(fields)}))") if fields else ""
+
     @staticmethod
     def query(text: str) -> str:
         ws = words(text)
@@ -74,6 +97,15 @@ class PostgresSearch:
     # ts_rank is higher for better matches; its negation orders like FTS5's rank. `rowid DESC
     # NULLS FIRST` (rowid is never NULL) is the order of its unique index read backwards, so a
     # very common word walks the newest papers and stops after the window, as on SQLite.
+    @staticmethod
+    def field_sql(fields: list[str]) -> str:
+        """Containment on the row's own field list: with the GIN index on it, PostgreSQL
+        can intersect the word's and the field's index entries (a BitmapAnd) rather than
+        test the newest papers one by one, which read ~60,000 rows for a mid-frequency
+        word at 100k papers. One `@>` per field, OR-ed (`?|` would clash with placeholders)."""
+        return (" AND (" + " OR ".join(["(p.fields_json::jsonb) @> jsonb_build_array(?::text)"]
+                                       * len(fields)) + ")") if fields else ""
+
     @staticmethod
     def query(text: str) -> str:
         ws = words(text)
