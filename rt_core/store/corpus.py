@@ -163,13 +163,13 @@ class Corpus:
             self.fts.index_paper(db, existing_id, merged.title, merged.abstract, merged.authors)
 
     @staticmethod
-    def _row_to_paper(row: sqlite3.Row, fields: list[str] | None = None,
-                      refs: list[str] | None = None) -> Paper:
+    def _row_to_paper(row: sqlite3.Row, refs: list[str] | None = None) -> Paper:
+        # fields come from the row's copy of paper_fields (sorted), one query less per paper
         return Paper(id=row["id"], title=row["title"], abstract=row["abstract"],
                      abstract_source=row["abstract_source"], authors=json.loads(row["authors_json"]),
                      year=row["year"], venue=row["venue"], arxiv_id=row["arxiv_id"], doi=row["doi"],
                      s2_id=row["s2_id"], openalex_id=row["openalex_id"], url=row["url"],
-                     fields=fields or [], references=refs or [])
+                     fields=json.loads(row["fields_json"]), references=refs or [])
 
     def get_papers(self, ids: Iterable[str]) -> list[Paper]:
         """Papers in the order asked; unknown ids raise NotFoundError naming them all."""
@@ -179,11 +179,9 @@ class Corpus:
         for pid in ids:
             row = db.execute("SELECT * FROM papers WHERE id=?", (pid,)).fetchone()
             if row:
-                fields = [r[0] for r in db.execute(
-                    "SELECT field_id FROM paper_fields WHERE paper_id=? ORDER BY field_id", (pid,))]
                 refs = [r[0] for r in db.execute(
                     "SELECT cited_id FROM citations WHERE citing_id=?", (pid,))]
-                found[pid] = self._row_to_paper(row, fields, refs)
+                found[pid] = self._row_to_paper(row, refs=refs)
         missing = [i for i in ids if i not in found]
         if missing:
             raise NotFoundError(f"Unknown paper id(s): {', '.join(missing)}",
@@ -332,12 +330,7 @@ class Corpus:
             f"field_id IN ({marks(fields)})", [*ids, *fields])}
 
     def _with_fields(self, rows) -> list[Paper]:
-        out = []
-        for row in rows:
-            fields = [r[0] for r in self.db.conn.execute(
-                "SELECT field_id FROM paper_fields WHERE paper_id=? ORDER BY field_id", (row["id"],))]
-            out.append(self._row_to_paper(row, fields))
-        return out
+        return [self._row_to_paper(row) for row in rows]
 
     def search_researchers(self, text: str = "", fields: Iterable[str] = (),
                            limit: int = 50) -> list[Researcher]:
