@@ -52,6 +52,21 @@ def test_field_filter_follows_fields_added_by_a_later_import(store):
     assert store.corpus.get_paper("c").fields == ["sociology"]
 
 
+def test_get_papers_keeps_the_order_asked_across_chunks(store):
+    """Papers are read in chunks of 500: order, references and fields stay each paper's own."""
+    store.corpus.upsert_papers([Paper(id=f"p{i}", title=f"Paper number {i}", fields=[f"f{i % 3}"],
+                                      references=[f"r{i}b", f"r{i}a"] if i % 250 == 0 else [])
+                                for i in range(1200)])
+    asked = [f"p{i}" for i in range(1199, -1, -7)]
+    got = store.corpus.get_papers(asked)
+    assert [p.id for p in got] == asked
+    assert all(p.fields == [f"f{int(p.id[1:]) % 3}"] for p in got)
+    assert store.corpus.get_paper("p1000").references == ["r1000a", "r1000b"]
+    assert store.corpus.get_paper("p999").references == []
+    with pytest.raises(NotFoundError, match="nope"):
+        store.corpus.get_papers([*asked, "nope"])
+
+
 def test_import_is_all_or_nothing(store):
     with pytest.raises(NotFoundError), store.transaction():
         store.corpus.upsert_papers([Paper(id="ok", title="Fine paper")])
