@@ -165,9 +165,14 @@ def main() -> None:
 
 
 def run(args) -> None:
+    with tempfile.TemporaryDirectory(prefix="rt-bench-") as tmp:  # a 1M-paper SQLite file is ~3 GB
+        measure(args, Path(tmp))
+
+
+def measure(args, tmp: Path) -> None:
     rng = random.Random(0)
     vocab = vocabulary(rng)
-    store = Store(args.db or Path(tempfile.mkdtemp()) / "bench.sqlite3")
+    store = Store(args.db or tmp / "bench.sqlite3")
     print(f"store: {store.dialect}")
     fill_s = (bulk_fill if args.bulk else fill)(store, args.papers, rng, vocab)
     stored = store.db.conn.execute("SELECT count(*) FROM papers").fetchone()[0]
