@@ -148,6 +148,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--db", help="an empty PostgreSQL database (default: a new SQLite file)")
     ap.add_argument("--pg", action="store_true", help="start a throwaway PostgreSQL server")
+    ap.add_argument("--shared-buffers", help="with --pg: PostgreSQL's shared_buffers, e.g. 3GB")
     ap.add_argument("--bulk", action="store_true",
                     help="fill with COPY / executemany instead of the import path (bulk_fill)")
     args = ap.parse_args()
@@ -156,6 +157,10 @@ def main() -> None:
         from tests.pgserver import PgServer
 
         server = PgServer()
+        if args.shared_buffers:  # what a lab would tune for a store larger than 128 MB
+            server.admin.execute(f"ALTER SYSTEM SET shared_buffers = '{args.shared_buffers}'")
+            server.halt()
+            server.start()
         args.db = server.fresh_database(empty=True)
     try:
         run(args)
@@ -174,6 +179,8 @@ def measure(args, tmp: Path) -> None:
     vocab = vocabulary(rng)
     store = Store(args.db or tmp / "bench.sqlite3")
     print(f"store: {store.dialect}")
+    if store.dialect == "postgresql":
+        print("shared_buffers:", store.db.conn.execute("SHOW shared_buffers").fetchone()[0])
     fill_s = (bulk_fill if args.bulk else fill)(store, args.papers, rng, vocab)
     stored = store.db.conn.execute("SELECT count(*) FROM papers").fetchone()[0]
     print(f"filled {args.papers} papers ({stored} stored) in {fill_s:.1f}s ({args.papers / fill_s:.0f} papers/s)")
