@@ -48,14 +48,10 @@ def backend() -> str:
 @pytest.fixture(scope="session")
 def pg_server():
     """One throwaway PostgreSQL server for the session (tests/pgserver.py)."""
-    from tests.pgserver import PgServer
+    from tests.pgserver import running
 
-    server = PgServer()
-    try:
-        server.create_template()
+    with running() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

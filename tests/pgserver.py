@@ -103,3 +103,14 @@ class PgServer:
         with contextlib.suppress(subprocess.CalledProcessError):  # halted already (an outage test)
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running():
+    """A started server with the migrated template, stopped however the block ends."""
+    server = PgServer()
+    try:
+        server.create_template()
+        yield server
+    finally:
+        server.stop()

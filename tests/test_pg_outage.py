@@ -9,7 +9,7 @@ import pytest
 from rt_core.__main__ import main
 from rt_core.models.scripted import demo_responder
 from rt_core.store import Store
-from tests.pgserver import PgServer, pg_bin
+from tests.pgserver import pg_bin, running
 
 pytestmark = pytest.mark.skipif(pg_bin() is None, reason="PostgreSQL is not installed")
 
@@ -20,12 +20,8 @@ STOP_AT = 4  # the model call during which the server goes away
 @pytest.fixture
 def own_pg():
     """A server of this test's own (the session's shared one must stay up)."""
-    server = PgServer()
-    try:
-        server.create_template()
+    with running() as server:
         yield server
-    finally:
-        server.stop()
 
 
 def counts(url: str) -> tuple[dict[str, str], int]:
