@@ -97,21 +97,24 @@ def session(i: int, base_url: str, out: dict, timings: list, lock: threading.Loc
 
 @pytest.fixture
 def one_parser_at_a_time(monkeypatch):
-    """CPython 3.11's ast.parse is not thread-safe ("AST constructor recursion depth
-    mismatch" when two threads build AST objects at once: Streamlit parses every page it
-    runs, and threads left by earlier tests or libraries may call ast.parse or
-    literal_eval). Only this test runs ten AppTests at once, so it serialises ast.parse
-    for its duration; the app's behaviour under test is unchanged."""
-    import ast
+    """CPython 3.11's conversion between AST objects and the compiler's tree is not
+    thread-safe ("AST constructor recursion depth mismatch": one counter in the _ast
+    module's state is shared by every thread). Both directions go through the builtin
+    compile(): ast.parse and literal_eval call it with PyCF_ONLY_AST, and Streamlit's
+    script cache calls it with the tree its magic pass rewrote. Locking ast.parse alone
+    left that second call free, and CI caught the two meeting. Only this test runs ten
+    AppTests at once, so it serialises compile() for its duration; the app's behaviour
+    under test is unchanged."""
+    import builtins
 
     lock = threading.RLock()
-    original = ast.parse
+    original = builtins.compile
 
-    def parse(*args, **kwargs):
+    def compile_one_at_a_time(*args, **kwargs):
         with lock:
             return original(*args, **kwargs)
 
-    monkeypatch.setattr(ast, "parse", parse)
+    monkeypatch.setattr(builtins, "compile", compile_one_at_a_time)
 
 
 @pytest.mark.reliability
