@@ -16,7 +16,7 @@ from ..export import run_markdown
 from ..fiveq import QUESTION_KEYS
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
-from ..run import bench, bench_workers, budget
+from ..run import bench, bench_workers, budget, warmup
 from ..run.context import StageContext
 from ..run.evaluate import judge, proposal_similarity, review_similarity
 from ..run.parse import parse_five_questions, parse_review
@@ -270,10 +270,14 @@ def _bench_shared(args) -> int:
     name = args.report or args.name or Path(args.tasks).stem
     out = Path(args.out or Path("bench-results") / name)
     if args.worker:
+        # import the model client and load MiniLM before claiming, not while holding a
+        # task's lease: a lab machine's worker pays this once, a few CPU-seconds
+        warmup.warm_up().join()
+        print("worker ready", file=sys.stderr, flush=True)
         done = run_async(bench_workers.run_worker(
             bench.load_tasks(args.tasks), settings.replay_request(args), store, name,
             modes=_modes(args.modes), concurrency=args.tasks_at_once,
-            on_task_done=lambda rec: print(f"task {rec['task_id']}: {rec['status']}", file=sys.stderr)))
+            on_task_done=lambda rec: print(f"task {rec['task_id']}: {rec['status']}", file=sys.stderr, flush=True)))
         print(f"this worker finished {done} task(s) of bench {name}", file=sys.stderr)
     result = bench_workers.report(store, name, out)
     print(bench.table(result))
