@@ -152,7 +152,7 @@ def hybrid(store: Store, rng: random.Random, kind: str = "topics") -> Topics:
 
     def embed(texts):
         if members:
-            picks = np.stack([vecs[gen.choice(members[gen.integers(0, TOPICS)], 3)].mean(axis=0)
+            picks = np.stack([vecs[gen.choice(members[topic_of[gen.integers(len(rows))]], 3)].mean(axis=0)
                               for _ in texts])
         else:
             picks = vecs[gen.choice(len(rows), size=(len(texts), 3))].mean(axis=1)
@@ -214,6 +214,27 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
+def profile(kinds: dict, n: int) -> None:
+    """Where each kind's time goes: the store's and the vectors' functions by cumulative
+    time (cProfile's overhead inflates Python-heavy parts a little)."""
+    import cProfile
+    import pstats
+
+    for name, fn in kinds.items():
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(n):
+            fn()
+        prof.disable()
+        print(f"--- profile: {name}, {n} queries (cumulative s)")
+        stats = pstats.Stats(prof)
+        rows = [(ct, f"{func[2]} ({Path(func[0]).name}:{func[1]})")
+                for func, (_, _, _, ct, _) in stats.stats.items()
+                if "rt_core" in func[0] or any(w in func[2] for w in ("execute", "fetch", "search"))]
+        for ct, label in sorted(rows, reverse=True)[:14]:
+            print(f"  {ct:7.3f}  {label}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--papers", type=int, default=100_000)
@@ -228,6 +249,8 @@ def main() -> None:
     ap.add_argument("--nprobe", type=int, default=None,
                     help="inverted lists visited per query (default: paper_vectors.ANN_NPROBE)")
     ap.add_argument("--sweep", default="8,16,32,64,128", help="nprobe values for the recall table")
+    ap.add_argument("--profile", action="store_true",
+                    help="after the timings, cProfile each hybrid kind (where its time goes)")
     ap.add_argument("--ann-threshold", type=int, default=None,
                     help="the store's ANN threshold (default: paper_vectors.ANN_THRESHOLD)")
     args = ap.parse_args()
@@ -297,6 +320,9 @@ def measure(args, tmp: Path) -> None:
             times.append((time.perf_counter() - t) * 1000)
         print(f"{name:24} {statistics.median(times):8.2f} {percentile(times, 0.95):8.2f}")
     print("load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    if args.profile:
+        profile({name: fn for name, fn in kinds.items() if "hybrid" in name or "topic" in name},
+                args.queries)
     print(f"peak memory of the bench process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
