@@ -8,11 +8,12 @@ product (~15 ms at 100k x 384). The matrix is reloaded when the meta counter
 `paper_vectors_version` moves; the corpus bumps it whenever a paper is added or its text
 changes, and `put` bumps it, so every process sees new papers on its next query.
 
-Above ANN_THRESHOLD vectors the product itself is the cost (1M x 384 float32 is 1.5 GB read
-per query, ~100 ms here), so `nearest` narrows the search with an approximate index
-(faiss IVF, built in a background thread per model and version) and then ranks the few
-hundred candidates it returns exactly against the float32 rows: cosines and the floor stay
-exact, only a paper the index fails to propose can be missed (see docs/PERFORMANCE.md).
+Above ANN_THRESHOLD vectors the product itself is the cost (1M x 384 float32 is 1.5 GB
+read per query, 35-100 ms here depending on the load), so `nearest` narrows the search with
+an approximate index (faiss IVF, built in a background thread per model and version) and
+then ranks the few hundred candidates it returns exactly against the float32 rows: cosines
+and the floor stay exact, only a paper the index fails to propose can be missed (see
+docs/PERFORMANCE.md).
 """
 from __future__ import annotations
 
@@ -36,9 +37,9 @@ log = logging.getLogger(__name__)
 
 ANN_THRESHOLD = 200_000
 """Below this many vectors `nearest` scans every row exactly, as it always has: the scan is
-~20 ms at 200k here, well inside the search budget, and an index would only add a build
-(tens of seconds), memory and approximation for nothing. Above it the scan grows past the
-budget (~100 ms at 1M) while the index search stays ~1-3 ms. Per store: PaperVectors'
+~8 ms median at 200k here, well inside the search budget, and an index would only add a
+build (seconds to tens of seconds), memory and approximation for nothing. Above it the scan
+grows towards the budget (35-100 ms at 1M) while the index search stays ~1-3 ms. Per store: PaperVectors'
 `ann_threshold`."""
 ANN_OVERFETCH = 4  # the index proposes this many times k papers, ranked exactly afterwards
 ANN_NPROBE = 64  # inverted lists visited per query; chosen with bench/bench_store.py --recall
