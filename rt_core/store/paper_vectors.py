@@ -39,10 +39,10 @@ ANN_THRESHOLD = 200_000
 """Below this many vectors `nearest` scans every row exactly, as it always has: the scan is
 ~8 ms median at 200k here, well inside the search budget, and an index would only add a
 build (seconds to tens of seconds), memory and approximation for nothing. Above it the scan
-grows towards the budget (35-100 ms at 1M) while the index search stays ~1-3 ms. Per store: PaperVectors'
-`ann_threshold`."""
+grows towards the budget (35-100 ms at 1M) while the index search stays ~1-3 ms. Per store:
+`PaperVectors.ann_threshold` (tests lower it to try the index on a small store)."""
 ANN_OVERFETCH = 4  # the index proposes this many times k papers, ranked exactly afterwards
-ANN_NPROBE = 64  # inverted lists visited per query; chosen with bench/bench_store.py --recall
+ANN_NPROBE = 64  # inverted lists visited per query; see the recall table bench_store.py prints
 
 
 def ann_lists(n: int) -> int:
@@ -88,7 +88,7 @@ class PaperVectors:
         self.db = db
         self.ann_threshold = ann_threshold
         self.ann_nprobe = ANN_NPROBE
-        # matrix -> index; replaceable so a test can hold a build or a bench time one
+        # matrix -> index; replaceable so a test can hold a build back
         self.ann_builder: Callable[[np.ndarray], object] = build_ann_index
         self._ann_lock = threading.Lock()
         self._ann: dict[str, tuple[str, object]] = {}  # model -> (version, index or None if failed)
