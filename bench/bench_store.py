@@ -9,6 +9,16 @@ queries do: timing does not depend on content. Embedding the query text with Min
 (~10-20 ms, once per distinct query, cached) is not included. `--db postgresql://...` (an empty
 database) measures PostgreSQL's index instead of SQLite's; `--pg` starts a throwaway
 PostgreSQL server for the run (tests/pgserver.py).
+
+`--vectors topics` (the default) gives the papers topic structure, as sentence embeddings
+have: 2,000 random topic directions, each paper's vector its topic's plus noise (cosine
+~0.6 to the topic, ~0.36 between two papers of a topic), and a query's vector the mean of
+three papers of one topic, so ~500 papers pass the similarity floor. `--vectors random`
+is the older mix: isotropic random vectors, the query the mean of three random papers
+(only those three pass the floor), the worst case for an approximate index. Above the
+store's ANN threshold (paper_vectors.py) the bench waits for the index build, prints its
+time and the recall of `nearest` against the exact scan for several nprobe values, then
+times the query mix with `--nprobe`.
 """
 from __future__ import annotations
 
@@ -16,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import sys
 import tempfile
@@ -30,7 +41,7 @@ from rt_core.sources.ids import normalise_title
 from rt_core.store import Store
 from rt_core.store.paper_vectors import bump_version, paper_text
 from rt_core.store.search import fields_json
-from rt_core.store.topics import Topics
+from rt_core.store.topics import CANDIDATES, MIN_SIMILARITY, Topics
 from rt_core.types import Paper
 
 DIM = 384
@@ -112,20 +123,39 @@ def _bulk_write(store: Store, db, batch: list[Paper]) -> None:
     db.executemany("INSERT INTO paper_fields VALUES (?, ?)", links)
 
 
-def hybrid(store: Store, rng: random.Random) -> Topics:
-    """Random unit vectors stored for every paper (see the module docstring), the matrix
-    loaded once; a Topics whose query vectors sit near three random papers."""
+TOPICS = 2000
+TOPIC_NOISE = 0.068  # per coordinate: cosine ~0.6 between a paper and its topic
+
+
+def hybrid(store: Store, rng: random.Random, kind: str = "topics") -> Topics:
+    """Unit vectors stored for every paper (see the module docstring), the matrix loaded
+    once; a Topics whose query vectors sit near three papers (of one topic)."""
     gen = np.random.default_rng(0)
     started = time.perf_counter()
     rows = store.db.conn.execute("SELECT id, title, abstract FROM papers").fetchall()
-    vecs = gen.standard_normal((len(rows), DIM)).astype(np.float32)
+    topic_of = gen.integers(0, TOPICS, len(rows))
+    if kind == "topics":
+        centres = gen.standard_normal((TOPICS, DIM)).astype(np.float32)
+        centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+        vecs = centres[topic_of] + TOPIC_NOISE * gen.standard_normal((len(rows), DIM),
+                                                                     dtype=np.float32)
+    else:
+        vecs = gen.standard_normal((len(rows), DIM)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    members = []  # paper rows of each topic
+    if kind == "topics":
+        order = np.argsort(topic_of, kind="stable")
+        members = np.split(order, np.searchsorted(topic_of[order], np.arange(1, TOPICS)))
     store.corpus.vectors.put("bench-random", {r[0]: (paper_text(r[1], r[2]), vecs[i])
                                               for i, r in enumerate(rows)})
     print(f"stored {len(rows)} paper vectors in {time.perf_counter() - started:.1f}s")
 
     def embed(texts):
-        picks = vecs[gen.choice(len(rows), size=(len(texts), 3))].mean(axis=1)
+        if members:
+            picks = np.stack([vecs[gen.choice(members[topic_of[gen.integers(len(rows))]], 3)].mean(axis=0)
+                              for _ in texts])
+        else:
+            picks = vecs[gen.choice(len(rows), size=(len(texts), 3))].mean(axis=1)
         return picks / np.linalg.norm(picks, axis=1, keepdims=True)
 
     topics = Topics(store.corpus, store.corpus.vectors, "bench-random", embed)
@@ -137,9 +167,72 @@ def hybrid(store: Store, rng: random.Random) -> Topics:
     return topics
 
 
+def approximate(topics: Topics, nprobe: int, sweep: list[int], n_queries: int = 50) -> None:
+    """Above the threshold: the index build's time, then recall of `nearest` against the
+    exact scan (every paper of the exact top k found, and of those at or above the floor)
+    at the two k the hybrid asks for, per nprobe; leaves `nprobe` set for the timings."""
+    vectors, model = topics.vectors, topics.model
+    ids, _ = vectors.matrix(model)
+    if len(ids) < vectors.ann_threshold:
+        print(f"{len(ids)} vectors < ann_threshold {vectors.ann_threshold}: exact scan only")
+        return
+    queries = [topics.query_vector(f"recall probe {i}") for i in range(n_queries)]
+    started = time.perf_counter()
+    vectors.nearest(model, queries[0], CANDIDATES, MIN_SIMILARITY)  # starts the build
+    answered = (time.perf_counter() - started) * 1000
+    vectors.wait_for_index(model)
+    print(f"index build (background; the first query answered exactly in {answered:.0f} ms): "
+          f"{time.perf_counter() - started:.1f}s, {vectors._ann[model][1].ntotal} vectors, "
+          f"{vectors._ann[model][1].nlist} lists")
+    for k in (CANDIDATES, CANDIDATES * 4):
+        truth = [vectors.nearest(model, q, k, -1.0, exact=True) for q in queries]
+        started = time.perf_counter()
+        for q in queries[:10]:
+            vectors.nearest(model, q, k, -1.0, exact=True)
+        exact_ms = (time.perf_counter() - started) * 100
+        for probes in sweep:
+            vectors.ann_nprobe = probes
+            top, floor, times = [], [], []
+            for q, want in zip(queries, truth, strict=True):
+                t = time.perf_counter()
+                got = {pid for pid, _ in vectors.nearest(model, q, k, -1.0)}
+                times.append((time.perf_counter() - t) * 1000)
+                top.append(len(got & {pid for pid, _ in want}) / len(want))
+                above = {pid for pid, s in want if s >= MIN_SIMILARITY}
+                if above:
+                    floor.append(len(got & above) / len(above))
+            print(f"k={k} nprobe={probes:4}: recall@k {statistics.mean(top):.3f}, recall of the "
+                  f"{statistics.mean(len([1 for _, s in w if s >= MIN_SIMILARITY]) for w in truth):.0f}"
+                  f" above the floor {statistics.mean(floor) if floor else float('nan'):.3f}, "
+                  f"median {statistics.median(times):.2f} ms (exact scan {exact_ms:.1f} ms)")
+    vectors.ann_nprobe = nprobe
+    print(f"timings below with nprobe={nprobe}")
+
+
 def percentile(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def profile(kinds: dict, n: int) -> None:
+    """Where each kind's time goes: the store's and the vectors' functions by cumulative
+    time (cProfile's overhead inflates Python-heavy parts a little)."""
+    import cProfile
+    import pstats
+
+    for name, fn in kinds.items():
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(n):
+            fn()
+        prof.disable()
+        print(f"--- profile: {name}, {n} queries (cumulative s)")
+        stats = pstats.Stats(prof)
+        rows = [(ct, f"{func[2]} ({Path(func[0]).name}:{func[1]})")
+                for func, (_, _, _, ct, _) in stats.stats.items()
+                if "rt_core" in func[0] or any(w in func[2] for w in ("execute", "fetch", "search"))]
+        for ct, label in sorted(rows, reverse=True)[:14]:
+            print(f"  {ct:7.3f}  {label}")
 
 
 def main() -> None:
@@ -151,6 +244,15 @@ def main() -> None:
     ap.add_argument("--shared-buffers", help="with --pg: PostgreSQL's shared_buffers, e.g. 3GB")
     ap.add_argument("--bulk", action="store_true",
                     help="fill with COPY / executemany instead of the import path (bulk_fill)")
+    ap.add_argument("--vectors", choices=("topics", "random"), default="topics",
+                    help="paper vectors with topic structure, or isotropic random (docstring)")
+    ap.add_argument("--nprobe", type=int, default=None,
+                    help="inverted lists visited per query (default: paper_vectors.ANN_NPROBE)")
+    ap.add_argument("--sweep", default="8,16,32,64,128", help="nprobe values for the recall table")
+    ap.add_argument("--profile", action="store_true",
+                    help="after the timings, cProfile each hybrid kind (where its time goes)")
+    ap.add_argument("--ann-threshold", type=int, default=None,
+                    help="the store's ANN threshold (default: paper_vectors.ANN_THRESHOLD)")
     args = ap.parse_args()
     server = None
     if args.pg:
@@ -188,7 +290,11 @@ def measure(args, tmp: Path) -> None:
         # what autovacuum does shortly after a bulk import: statistics, and the visibility
         # hints that the first reads would otherwise write back page by page
         store.db.conn.execute("VACUUM ANALYZE")
-    topics = hybrid(store, rng)
+    topics = hybrid(store, rng, args.vectors)
+    if args.ann_threshold is not None:
+        topics.vectors.ann_threshold = args.ann_threshold
+    approximate(topics, args.nprobe or topics.vectors.ann_nprobe,
+                [int(x) for x in args.sweep.split(",") if x])
     kinds = {
         "one common word": lambda: store.corpus.search_papers(vocab[rng.randint(0, 20)], limit=50),
         "two words": lambda: store.corpus.search_papers(" ".join(rng.sample(vocab[:500], 2)), limit=50),
@@ -214,6 +320,11 @@ def measure(args, tmp: Path) -> None:
             times.append((time.perf_counter() - t) * 1000)
         print(f"{name:24} {statistics.median(times):8.2f} {percentile(times, 0.95):8.2f}")
     print("load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    if args.profile:
+        profile({name: fn for name, fn in kinds.items() if "hybrid" in name or "topic" in name},
+                args.queries)
+    print(f"peak memory of the bench process: "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
 if __name__ == "__main__":

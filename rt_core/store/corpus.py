@@ -17,7 +17,7 @@ from ..sources.ids import normalise_title
 from ..types import Paper, Researcher
 from .db import Database
 from .paper_vectors import PaperVectors, bump_version
-from .search import FTS_WINDOW, fields_json, for_dialect, marks, sync_fields
+from .search import FTS_WINDOW, PAPER_COLUMNS, fields_json, for_dialect, marks, sync_fields
 
 _PAPER_COLS = ("id", "title", "abstract", "abstract_source", "authors_json", "year", "venue",
                "arxiv_id", "doi", "s2_id", "openalex_id", "url")
@@ -181,7 +181,8 @@ class Corpus:
             for citing, cited in db.execute("SELECT citing_id, cited_id FROM citations WHERE "
                                             f"citing_id IN ({marks(chunk)})", chunk):
                 refs.setdefault(citing, []).append(cited)
-            for row in db.execute(f"SELECT * FROM papers WHERE id IN ({marks(chunk)})", chunk):
+            for row in db.execute(f"SELECT {PAPER_COLUMNS} FROM papers p WHERE p.id IN "
+                                  f"({marks(chunk)})", chunk):
                 found[row["id"]] = self._row_to_paper(row, refs=sorted(refs.get(row["id"], [])))
         missing = [i for i in ids if i not in found]
         if missing:
@@ -308,11 +309,21 @@ class Corpus:
             sql = self.fts.papers_sql(field_sql)
             params = [q, *fields, FTS_WINDOW, limit, offset]
         else:
-            sql = (f"SELECT p.* FROM papers p WHERE 1=1{field_sql} "
+            sql = (f"SELECT {PAPER_COLUMNS} FROM papers p WHERE 1=1{field_sql} "
                    "ORDER BY p.year DESC, p.title LIMIT ? OFFSET ?")
             params = [*fields, limit, offset]
         rows = self.db.conn.execute(sql, params).fetchall()
         return self._with_fields(rows)
+
+    def search_paper_ids(self, text: str, fields: Iterable[str] = (), limit: int = 50) -> list[str]:
+        """The ids `search_papers` would return for words, in its order, without reading
+        the papers (the hybrid search fuses ids and reads only the winners)."""
+        fields = list(fields)
+        q = self.fts.query(text)
+        if not q:
+            return []
+        sql = self.fts.papers_sql(self.fts.field_sql(fields), columns="p.id")
+        return [r[0] for r in self.db.conn.execute(sql, [q, *fields, FTS_WINDOW, limit, 0])]
 
     def any_word_ids(self, terms: list[str], fields: list[str], limit: int) -> list[str]:
         """Ids of papers matching any of `terms` (each as a prefix), best first, ranked
@@ -320,8 +331,8 @@ class Corpus:
         q = self.fts.any_prefix_query(terms[:12])
         if not q:
             return []
-        sql = self.fts.papers_sql(self.fts.field_sql(fields))
-        return [r["id"] for r in self.db.conn.execute(sql, [q, *fields, FTS_WINDOW, limit, 0])]
+        sql = self.fts.papers_sql(self.fts.field_sql(fields), columns="p.id")
+        return [r[0] for r in self.db.conn.execute(sql, [q, *fields, FTS_WINDOW, limit, 0])]
 
     def papers_in_fields(self, ids: list[str], fields: list[str]) -> set[str]:
         if not ids or not fields:

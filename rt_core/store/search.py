@@ -15,6 +15,10 @@ import json
 import re
 
 FTS_WINDOW = 400
+PAPER_COLUMNS = ("p.id, p.title, p.abstract, p.abstract_source, p.authors_json, p.year, p.venue, "
+                 "p.arxiv_id, p.doi, p.s2_id, p.openalex_id, p.url, p.fields_json")
+"""What a Paper is built from. Not `p.*`: on PostgreSQL that includes the generated
+tsvector, a few kB a paper that every search would read, send and parse for nothing."""
 
 
 def words(text: str, limit: int = 12) -> list[str]:
@@ -75,11 +79,11 @@ class SqliteSearch:
 
     # Each *_sql returns SQL whose first placeholder is the query, as `query()` makes it.
     @staticmethod
-    def papers_sql(field_sql: str) -> str:
+    def papers_sql(field_sql: str, columns: str = PAPER_COLUMNS) -> str:
         return ("WITH hits AS (SELECT f.rowid AS rid, f.rank AS rank FROM papers_fts f "
                 f"JOIN papers p ON p.rowid=f.rowid WHERE papers_fts MATCH ?{field_sql} "
                 "ORDER BY f.rowid DESC LIMIT ?) "
-                "SELECT p.* FROM hits JOIN papers p ON p.rowid=hits.rid "
+                f"SELECT {columns} FROM hits JOIN papers p ON p.rowid=hits.rid "
                 "ORDER BY hits.rank LIMIT ? OFFSET ?")
 
     @staticmethod
@@ -128,11 +132,11 @@ class PostgresSearch:
         """Nothing to do: the tsvector column is generated from the row."""
 
     @staticmethod
-    def papers_sql(field_sql: str) -> str:
+    def papers_sql(field_sql: str, columns: str = PAPER_COLUMNS) -> str:
         return ("WITH hits AS (SELECT p.rowid AS rid, -ts_rank(p.fts, q, 1) AS rank FROM papers p, "
                 f"to_tsquery('simple', ?) q WHERE p.fts @@ q{field_sql} ORDER BY p.rowid DESC NULLS FIRST "
                 "LIMIT ?) "
-                "SELECT p.* FROM hits JOIN papers p ON p.rowid=hits.rid "
+                f"SELECT {columns} FROM hits JOIN papers p ON p.rowid=hits.rid "
                 "ORDER BY hits.rank, hits.rid LIMIT ? OFFSET ?")
 
     @staticmethod

@@ -148,7 +148,7 @@ class Topics:
     def _word_rankings(self, text: str, fields: list[str]) -> tuple[list[str], list[str]]:
         """Papers with every word (as `search_papers` ranks them), and papers with only
         some of them (each word as a prefix), which count for less."""
-        every = [p.id for p in self.corpus.search_papers(text, fields, limit=CANDIDATES)]
+        every = self.corpus.search_paper_ids(text, fields, limit=CANDIDATES)
         terms = [w for w in words(text) if w.lower() not in STOPWORDS]
         some: list[str] = []
         if len(terms) > 1:
