@@ -99,6 +99,9 @@ def bulk_fill(store: Store, n: int, rng: random.Random, vocab: list[str]) -> flo
                 _bulk_write(store, db, batch)
                 batch = []
         _bulk_write(store, db, batch)
+        # the links' copy of each paper's rowid, as upsert_papers writes it (m015)
+        db.execute("UPDATE paper_fields SET paper_rowid=(SELECT rowid FROM papers "
+                   "WHERE papers.id=paper_fields.paper_id)")
         bump_version(db)
     return time.perf_counter() - started
 
@@ -120,7 +123,7 @@ def _bulk_write(store: Store, db, batch: list[Paper]) -> None:
                    f"({', '.join('?' * len(BULK_COLS))})", rows)
     db.executemany("INSERT INTO papers_fts(rowid, title, abstract, authors) SELECT rowid, title, "
                    "abstract, ? FROM papers WHERE id=?", [("; ".join(p.authors), p.id) for p in batch])
-    db.executemany("INSERT INTO paper_fields VALUES (?, ?)", links)
+    db.executemany("INSERT INTO paper_fields (paper_id, field_id) VALUES (?, ?)", links)
 
 
 TOPICS = 2000

@@ -113,6 +113,21 @@ def test_m014_copies_the_fields_of_papers_stored_before_it(db, monkeypatch):
     assert rows == {"a": '["astro", "nlp"]', "b": "[]"}
 
 
+def test_m015_gives_links_stored_before_it_their_papers_rowid(db, monkeypatch):
+    """Links stored before m015 carry their paper's rowid afterwards, so the walk of a
+    field's newest papers (search.py) finds them."""
+    before = [m for m in MIGRATIONS if m.__name__ < "m015"]
+    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", before)
+    migrate(db)
+    db.execute("INSERT INTO papers(id, title) VALUES ('a', 'A'), ('b', 'B')")
+    db.execute("INSERT INTO paper_fields VALUES ('a', 'nlp'), ('b', 'nlp'), ('b', 'astro')")
+    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", MIGRATIONS)
+    assert "m015_paper_fields_rowid" in migrate(db)
+    links = db.execute("SELECT pf.paper_rowid, p.rowid FROM paper_fields pf JOIN papers p "
+                       "ON p.id=pf.paper_id").fetchall()
+    assert len(links) == 3 and all(a == b and a is not None for a, b in links)
+
+
 def test_two_processes_migrating_at_once_apply_each_step_once(db, backend, tmp_path):
     """Two app servers starting together on a new database: writers take turns."""
     if backend == "sqlite":

@@ -52,6 +52,38 @@ def test_field_filter_follows_fields_added_by_a_later_import(store):
     assert store.corpus.get_paper("c").fields == ["sociology"]
 
 
+@pytest.mark.parametrize("walk", [True, False])
+def test_a_field_filter_keeps_the_unfiltered_order_restricted_to_the_field(store, monkeypatch, walk):
+    """Filtering to one field gives the unfiltered results of that field, in the same
+    order, whichever plan PostgreSQL uses (the walk of the field's newest papers, or the
+    filter on the row's field list): for papers stored first, a paper stored later, and
+    a paper that a merge puts in the field."""
+    from rt_core.store.search import PostgresSearch
+
+    monkeypatch.setattr(PostgresSearch, "WALK_FROM", 0.0 if walk else 2.0)
+    monkeypatch.setattr(PostgresSearch, "WALK_BELOW", 0.0)
+    store.corpus.upsert_papers([
+        Paper(id=f"p{i}", title=f"Galaxy study {i}", abstract="galaxy " * (i % 4 + 1) + "halo",
+              fields=["astro"] if i % 3 else ["nlp", "astro"] if i % 2 else ["nlp"])
+        for i in range(30)])
+    store.corpus.upsert_papers([Paper(id="late", title="Galaxy galaxy galaxy survey", fields=["nlp"])])
+    store.corpus.upsert_papers([Paper(id="p1b", title="Galaxy study 1", fields=["nlp"])])  # merges into p1
+
+    def check():
+        every = store.corpus.search_papers("galax", limit=500)
+        for field in ("nlp", "astro"):
+            want = [p.id for p in every if field in p.fields]
+            assert [p.id for p in store.corpus.search_papers("galax", fields=[field], limit=500)] == want
+            assert store.corpus.search_paper_ids("galax", [field], limit=500) == want
+            assert [p.id for p in store.corpus.search_papers("galax", fields=[field], limit=5,
+                                                            offset=3)] == want[3:8]
+        return every
+
+    every = check()
+    assert "late" in [p.id for p in every] and "nlp" in store.corpus.get_paper("p1").fields
+    assert "p1" in store.corpus.search_paper_ids("galax", ["nlp"], limit=500)
+
+
 def test_get_papers_keeps_the_order_asked_across_chunks(store):
     """Papers are read in chunks of 500: order, references and fields stay each paper's own."""
     store.corpus.upsert_papers([Paper(id=f"p{i}", title=f"Paper number {i}", fields=[f"f{i % 3}"],

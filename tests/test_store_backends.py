@@ -64,6 +64,10 @@ def test_migrate_store_copies_every_row_and_the_copy_works(pg_server, tmp_path, 
         assert [p.id for p in store.corpus.search_papers(words)] == \
             [p.id for p in src.corpus.search_papers(words)] != []
         assert store.runs.load("run1").status == "done"
+        links = store.db.conn.execute(  # recomputed: rowids differ between the two stores
+            "SELECT count(*), count(CASE WHEN pf.paper_rowid=p.rowid THEN 1 END) "
+            "FROM paper_fields pf JOIN papers p ON p.id=pf.paper_id").fetchone()
+        assert links[0] == links[1] > 0
         store.corpus.upsert_papers([Paper(id="new", title="Written after the copy")])  # usable
         assert list(store.embeddings.get("m", ["some text"])["some text"]) == [0.5, -1.0, 2.0]
         store.close()

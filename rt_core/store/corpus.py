@@ -119,8 +119,8 @@ class Corpus:
                     summary.merged[p.id] = existing
                     target = existing
                 for f in p.fields:
-                    db.execute("INSERT INTO paper_fields VALUES (?, ?) ON CONFLICT DO NOTHING",
-                               (target, f))
+                    db.execute("INSERT INTO paper_fields(paper_id, field_id, paper_rowid) SELECT ?, ?, "
+                               "rowid FROM papers WHERE id=? ON CONFLICT DO NOTHING", (target, f, target))
                 if existing is not None and p.fields:
                     sync_fields(db, target)
                 for ref in p.references:
@@ -305,6 +305,10 @@ class Corpus:
         fields = list(fields)
         field_sql = self.fts.field_sql(fields)
         q = self.fts.query(text)
+        if q and self.fts.walks_field(self.db.conn, q, fields):
+            rows = self.fts.field_walk(self.db.conn, self.fts.field_walk_sql(),
+                                       [q, fields[0], FTS_WINDOW, q, limit, offset])
+            return self._with_fields(rows)
         if q:
             sql = self.fts.papers_sql(field_sql)
             params = [q, *fields, FTS_WINDOW, limit, offset]
@@ -322,6 +326,10 @@ class Corpus:
         q = self.fts.query(text)
         if not q:
             return []
+        if self.fts.walks_field(self.db.conn, q, fields):
+            return [r[0] for r in self.fts.field_walk(
+                self.db.conn, self.fts.field_walk_sql(columns="p.id"),
+                [q, fields[0], FTS_WINDOW, q, limit, 0])]
         sql = self.fts.papers_sql(self.fts.field_sql(fields), columns="p.id")
         return [r[0] for r in self.db.conn.execute(sql, [q, *fields, FTS_WINDOW, limit, 0])]
 

@@ -42,3 +42,17 @@ def m014_paper_fields_json(db: sqlite3.Connection) -> None:
                    [(json.dumps(ids), pid) for pid, ids in by_paper.items()])
     if db.dialect == "postgresql":
         db.executescript("CREATE INDEX papers_fields ON papers USING GIN ((fields_json::jsonb));")
+
+
+@migration
+def m015_paper_fields_rowid(db: sqlite3.Connection) -> None:
+    """Each paper-field link also carries the paper's rowid, indexed per field newest
+    first, so a word search filtered to one field can walk that field's newest papers and
+    test the word on each (~4,000 rows for a common word at 1M papers) instead of walking
+    all newest papers (~44,000). The column is derived (corpus.py writes it with the link;
+    a store copy recomputes it, as rowids differ between stores)."""
+    db.executescript("""
+    ALTER TABLE paper_fields ADD COLUMN paper_rowid BIGINT;
+    UPDATE paper_fields SET paper_rowid=(SELECT rowid FROM papers WHERE papers.id=paper_fields.paper_id);
+    CREATE INDEX paper_fields_newest ON paper_fields(field_id, paper_rowid DESC);
+    """)

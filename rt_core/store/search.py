@@ -45,6 +45,11 @@ def sync_fields(db, paper_id: str) -> None:
 
 class SqliteSearch:
     @staticmethod
+    def walks_field(db, q: str, fields: list[str]) -> bool:
+        """SQLite keeps its EXISTS filter (the walk of one field is PostgreSQL's)."""
+        return False
+
+    @staticmethod
     def field_sql(fields: list[str]) -> str:
         """EXISTS lets SQLite walk papers in (year, title) or rowid order and stop early."""
         return (" AND EXISTS (SELECT 1 FROM paper_fields pf WHERE pf.paper_id=p.id AND "
@@ -138,6 +143,50 @@ class PostgresSearch:
                 "LIMIT ?) "
                 f"SELECT {columns} FROM hits JOIN papers p ON p.rowid=hits.rid "
                 "ORDER BY hits.rank, hits.rid LIMIT ? OFFSET ?")
+
+    # A word with one field: which plan wins depends on how many papers have the word
+    # (measured at 1M papers, docs/PERFORMANCE.md). In at least WALK_FROM of them, walking
+    # the field's newest papers (paper_fields_newest, m015) finds the window after a few
+    # thousand rows; in fewer than WALK_BELOW, the planner reads the word's few papers and
+    # probes their fields. In between, the walk would cover much of the field, and the
+    # BitmapAnd of `field_sql` wins; the planner cannot tell these apart for the walk's
+    # SQL (it picks a hash join over the whole field), so the choice is made here, on its
+    # own row estimate for the word.
+    WALK_FROM = 0.03
+    WALK_BELOW = 0.001
+
+    @staticmethod
+    def walks_field(db, q: str, fields: list[str]) -> bool:
+        """Whether `field_walk_sql` should answer this word + field search (see above)."""
+        if len(fields) != 1:
+            return False
+        plan = db.execute("EXPLAIN (FORMAT JSON) SELECT 1 FROM papers WHERE fts @@ "
+                          "to_tsquery('simple', ?) UNION ALL SELECT 1 FROM papers", (q,)).fetchone()[0]
+        word, everything = (sub["Plan Rows"] for sub in plan[0]["Plan"]["Plans"])
+        share = word / max(everything, 1)
+        return share >= PostgresSearch.WALK_FROM or share < PostgresSearch.WALK_BELOW
+
+    @staticmethod
+    def field_walk_sql(columns: str = PAPER_COLUMNS) -> str:
+        """`papers_sql` for one field, the window taken from the field's newest papers.
+        Placeholders: query, field, window, query, limit, offset. The papers are joined by
+        id, not rowid: on rowid the planner merge-joins with a backward walk of all papers,
+        the slow plan this replaces. Run with parallel workers off (`field_walk`)."""
+        return ("WITH w AS (SELECT pf.paper_rowid AS rid FROM paper_fields pf JOIN papers p ON "
+                "p.id=pf.paper_id, to_tsquery('simple', ?) q WHERE pf.field_id=? AND p.fts @@ q "
+                "ORDER BY pf.paper_rowid DESC LIMIT ?) "
+                f"SELECT {columns} FROM w JOIN papers p ON p.rowid=w.rid, to_tsquery('simple', ?) q "
+                "ORDER BY -ts_rank(p.fts, q, 1), p.rowid LIMIT ? OFFSET ?")
+
+    @staticmethod
+    def field_walk(db, sql: str, params: list) -> list:
+        """Rows of `field_walk_sql`. Parallel workers off for it: a Gather Merge over the
+        walk took 40-55 ms to start its workers on a 2-core machine, more than the walk."""
+        db.execute("SET max_parallel_workers_per_gather = 0")
+        try:
+            return db.execute(sql, params).fetchall()
+        finally:
+            db.execute("RESET max_parallel_workers_per_gather")
 
     @staticmethod
     def researchers_sql(field_sql: str) -> str:

@@ -18,6 +18,9 @@ from . import Store
 from .search import for_dialect
 
 BATCH = 1000
+DERIVED = {"paper_fields": {"paper_rowid"}}
+"""Columns not copied but recomputed on the target (`_after_copy`): a paper's rowid there
+differs from the source's."""
 
 
 class CopyMismatch(RTError):
@@ -71,7 +74,8 @@ def copy_store(source: Path | str, target: Path | str) -> dict[str, int]:
         if held:
             raise InputError(f"the target store already holds data ({_describe(held)})",
                              "Copy into an empty database; a copy never merges.")
-        cols = {t: [c for c in columns(src, t) if c in set(columns(dst, t))] for t in names}
+        cols = {t: [c for c in columns(src, t) if c in set(columns(dst, t))
+                    and c not in DERIVED.get(t, ())] for t in names}
         with dst.transaction() as db:
             for t in names:
                 _copy_table(src, db, t, cols[t])
@@ -93,7 +97,10 @@ def _copy_table(src: Store, db, table: str, cols: list[str]) -> None:
 
 def _after_copy(dst: Store, db, cols: dict[str, list[str]]) -> None:
     """What each engine keeps beside the rows: SQLite's FTS5 tables, PostgreSQL's
-    identity counters (ids were copied explicitly, so the counters must catch up)."""
+    identity counters (ids were copied explicitly, so the counters must catch up); on
+    both, the links' copy of each paper's rowid."""
+    db.execute("UPDATE paper_fields SET paper_rowid=(SELECT rowid FROM papers "
+               "WHERE papers.id=paper_fields.paper_id)")
     if dst.dialect == "sqlite":
         fts = for_dialect("sqlite")
         for pid, title, abstract, authors in db.execute(
