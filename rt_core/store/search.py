@@ -11,6 +11,7 @@ paper_fields kept in step by `sync_fields`) through a GIN index.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 
@@ -184,9 +185,15 @@ class PostgresSearch:
         walk took 40-55 ms to start its workers on a 2-core machine, more than the walk."""
         db.execute("SET max_parallel_workers_per_gather = 0")
         try:
-            return db.execute(sql, params).fetchall()
-        finally:
-            db.execute("RESET max_parallel_workers_per_gather")
+            rows = db.execute(sql, params).fetchall()
+        except BaseException:
+            # the query's own error is the one to report: a RESET on a connection it left
+            # in a failed transaction (or lost) would raise a second, misleading one
+            with contextlib.suppress(Exception):
+                db.execute("RESET max_parallel_workers_per_gather")
+            raise
+        db.execute("RESET max_parallel_workers_per_gather")
+        return rows
 
     @staticmethod
     def researchers_sql(field_sql: str) -> str:
