@@ -99,16 +99,23 @@ def test_a_new_migration_runs_on_both_engines_in_sqlites_spelling(db, monkeypatc
     assert len(row[3]) == len("2026-01-01 00:00:00")
 
 
+def migrate_around(db, monkeypatch, name: str, *rows_sql: str) -> list[str]:
+    """Migrate a store up to (not including) migration `name`, store rows the way code of
+    that time did (`rows_sql`), then migrate the rest: the names of the steps applied."""
+    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", [m for m in MIGRATIONS if m.__name__ < name])
+    migrate(db)
+    for sql in rows_sql:
+        db.execute(sql)
+    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", MIGRATIONS)
+    return migrate(db)
+
+
 def test_m014_copies_the_fields_of_papers_stored_before_it(db, monkeypatch):
     """Papers stored before m014 get their fields on their own row, so a field filter on
     PostgreSQL (which reads that copy) still finds them."""
-    before = [m for m in MIGRATIONS if m.__name__ < "m014"]
-    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", before)
-    migrate(db)
-    db.execute("INSERT INTO papers(id, title) VALUES ('a', 'A'), ('b', 'B')")
-    db.execute("INSERT INTO paper_fields VALUES ('a', 'nlp'), ('a', 'astro')")
-    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", MIGRATIONS)
-    assert "m014_paper_fields_json" in migrate(db)
+    assert "m014_paper_fields_json" in migrate_around(
+        db, monkeypatch, "m014", "INSERT INTO papers(id, title) VALUES ('a', 'A'), ('b', 'B')",
+        "INSERT INTO paper_fields VALUES ('a', 'nlp'), ('a', 'astro')")
     rows = dict(db.execute("SELECT id, fields_json FROM papers ORDER BY id").fetchall())
     assert rows == {"a": '["astro", "nlp"]', "b": "[]"}
 
@@ -116,13 +123,9 @@ def test_m014_copies_the_fields_of_papers_stored_before_it(db, monkeypatch):
 def test_m015_gives_links_stored_before_it_their_papers_rowid(db, monkeypatch):
     """Links stored before m015 carry their paper's rowid afterwards, so the walk of a
     field's newest papers (search.py) finds them."""
-    before = [m for m in MIGRATIONS if m.__name__ < "m015"]
-    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", before)
-    migrate(db)
-    db.execute("INSERT INTO papers(id, title) VALUES ('a', 'A'), ('b', 'B')")
-    db.execute("INSERT INTO paper_fields VALUES ('a', 'nlp'), ('b', 'nlp'), ('b', 'astro')")
-    monkeypatch.setattr("rt_core.store.migrations.MIGRATIONS", MIGRATIONS)
-    assert "m015_paper_fields_rowid" in migrate(db)
+    assert "m015_paper_fields_rowid" in migrate_around(
+        db, monkeypatch, "m015", "INSERT INTO papers(id, title) VALUES ('a', 'A'), ('b', 'B')",
+        "INSERT INTO paper_fields VALUES ('a', 'nlp'), ('b', 'nlp'), ('b', 'astro')")
     links = db.execute("SELECT pf.paper_rowid, p.rowid FROM paper_fields pf JOIN papers p "
                        "ON p.id=pf.paper_id").fetchall()
     assert len(links) == 3 and all(a == b and a is not None for a, b in links)
