@@ -228,6 +228,10 @@ class Candidate(_Record):
     novelty: Novelty | None = None
     # Measured signals (reviewers' mean score, novelty, field coverage, fluency...), by name.
     signals: dict[str, float] = field(default_factory=dict)
+    # The drafts its editor cited by label (instruction models; run/citations.py): the
+    # run's provenance starts from the winner's (run/tournament.py). None: a base model,
+    # which cannot cite (an instruction model that cited nothing has an empty one).
+    cited: Provenance | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Candidate:
@@ -237,6 +241,7 @@ class Candidate(_Record):
         d["reviews"] = [Review.from_dict(r) for r in d.get("reviews") or []]
         d["meta_review"] = MetaReview.from_dict(d["meta_review"]) if d.get("meta_review") else None
         d["novelty"] = Novelty.from_dict(d["novelty"]) if d.get("novelty") else None
+        d["cited"] = Provenance.from_dict(d["cited"]) if d.get("cited") else None
         return super().from_dict(d)  # type: ignore[return-value]
 
 

@@ -1,6 +1,8 @@
 """Several candidates per neighbourhood: leads by design, shared work, merged duplicates."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rt_core.errors import ConfigError
@@ -121,6 +123,11 @@ def test_a_base_model_gets_its_lead_as_material_and_is_ranked_by_signals(communi
         concepts = doc.split("Key concepts in ", 2)[1]
         assert concepts.split(": ", 1)[1].startswith(c.lead.concepts[0])
     assert run.proposal == next(c.proposal for c in run.candidates if c.id == t.order[0])
+    # A base model follows no instruction, so it is neither shown draft labels nor asked to
+    # cite: its provenance is embedding alone.
+    assert not any(re.search(r"\[A\d", str(h["messages"])) for h in demo.history)
+    assert all(c.cited is None for c in run.candidates)
+    assert run.provenance.answers and not any(s.cited for v in run.provenance.answers.values() for s in v)
     calls = len(demo.history)
     again = Simulation(request(2, model="scripted/base"), community).run_sync()
     assert again.usage.calls == 0 and len(demo.history) == calls and again.tournament.order == t.order

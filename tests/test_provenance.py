@@ -1,8 +1,14 @@
 """Provenance: which drafts and papers each answer draws on, and the cited labels."""
+import json
+import re
+
+import pytest
+
 from rt_core.run.citations import labels_in, strip_labels, take_citations
+from rt_core.run.leads import SEED_STEP
 from rt_core.run.simulation import Simulation
-from rt_core.types import Proposal, RunConfig, RunRequest
-from tests import credit_script
+from rt_core.types import Proposal, Provenance, RunConfig, RunRequest
+from tests import credit_script, revisehelp
 
 PLANTED = "Quantum origami folds spacetime into lattice cranes for every field."
 
@@ -81,3 +87,86 @@ def test_exports_carry_the_sources(community, scripted):
     assert "## Where each answer came from" in md and "Ada Astro (" in md and ", cited)" in md
     assert "Mapping the Milky Way" in md.split("## Where each answer came from")[1]
     assert '"provenance"' in run_json(run, names)
+
+
+# -- several candidates: each editor cites, the winner's citations become the run's ---------
+def _citing_editors(messages, params):
+    """tests/ideas.py's candidates, where candidate 1's editor cites the second draft and a
+    draft it was never shown in Q1, and candidate 2's editor cites the third draft in Q2."""
+    from tests.ideas import responder as ideas_responder
+
+    text = ideas_responder(lambda a, b: "A" if a < b else "B")(messages, params)
+    if "The direction of this proposal:" in str(messages[-1]["content"]):
+        i = int(params.get("seed", 0)) // SEED_STEP
+        lines = text.split("\n")
+        if i == 1:
+            lines[1] += " [A2] [A9]"
+        elif i == 2:
+            lines[3] += " [A3]"
+        text = "\n".join(lines)
+    return text
+
+
+def test_a_candidate_editor_cites_and_the_winner_carries_its_citations(community, scripted):
+    scripted.responder = _citing_editors
+    config = RunConfig(model="scripted/demo", researcher_ids=["r-ada", "r-nia", "r-cole"],
+                       paper_ids=["p-gaia", "p-llm", "p-crime"], num_reviewers=2, candidates=3)
+    run = Simulation(RunRequest(config, max_retries=0), community).run_sync()
+    assert run.status == "done", run.errors
+    by_id = {c.id: c for c in run.candidates}
+    assert run.tournament.order[0] == "c1" and run.proposal == by_id["c1"].proposal
+    # The editors saw labelled drafts, the lead author's first.
+    editors = [str(h["messages"][-1]["content"]) for h in scripted.history
+               if "The direction of this proposal:" in str(h["messages"][-1]["content"])]
+    assert len(editors) == 3 and all("Draft 2: [A2]" in e and "cite only the labels" in e for e in editors)
+    second = by_id["c1"].proposal.drafts[1].author_id
+    assert second == "r-nia"
+    # Labels are out of every candidate's answers; each candidate keeps what it cited.
+    assert all("[A" not in v for c in run.candidates for v in c.proposal.answers().values())
+    assert {k: [s.id for s in v] for k, v in by_id["c1"].cited.answers.items()} == {"q1": [second]}
+    assert [s.id for s in by_id["c2"].cited.answers["q2"]] == [by_id["c2"].proposal.drafts[2].author_id]
+    assert by_id["c3"].cited == Provenance()  # an instruction model that cited nothing
+    # The winner's citation is in the run's provenance, scored; the loser's is not.
+    cited = {k: {s.id for s in v if s.cited} for k, v in run.provenance.answers.items()}
+    assert cited == {"q1": {second}, "q2": set(), "q3": set(), "q4": set(), "q5": set()}
+    q1 = {s.id: s for s in run.provenance.answers["q1"]}
+    assert q1[second].kind == "author" and q1[second].score != 0.0
+    # The made-up label is dropped with one note that names the candidate.
+    notes = [n for n in run.notes if "names no draft" in n]
+    assert len(notes) == 1 and "[A9] in Q1" in notes[0] and "candidate c1" in notes[0]
+    # No label reaches a reviewer, a meta-reviewer, the judge or anything else downstream.
+    others = [json.dumps(h["messages"]) for h in scripted.history
+              if "The direction of this proposal:" not in str(h["messages"][-1]["content"])]
+    reviews = [o for o in others if "You are reviewing this research proposal" in o]
+    assert len(reviews) == 6 and not any(re.search(r"\[A\d", o) for o in others)
+    stored = community.runs.load(run.id)
+    assert stored.candidates == run.candidates and stored.provenance == run.provenance
+    calls = len(scripted.history)
+    again = Simulation(RunRequest(config, max_retries=0), community).run_sync()
+    assert again.usage.calls == 0 and len(scripted.history) == calls
+    assert again.provenance == run.provenance
+
+
+# -- revision rounds: an answer rewritten loses its citations, one left as it was keeps them -
+@pytest.mark.parametrize("ceiling, shown", [(10, 1), (4, 0)])
+def test_citations_follow_the_round_the_run_shows(community, scripted, ceiling, shown):
+    improving = revisehelp.improving(ceiling)
+
+    def responder(messages, params):
+        if "team members' drafts" in str(messages[-1]["content"]):
+            return credit_script._fiveq(["Take the second draft's survey [A2].", "It matters [A1].",
+                                         "Hard.", "New.", "Test."])
+        return improving(messages, params)
+
+    scripted.responder = responder
+    config = RunConfig(model="scripted/demo", researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"],
+                       reviewer_ids=["r-sam", "r-lee"], revision_rounds=1)
+    run = Simulation(RunRequest(config, max_retries=0), community).run_sync()
+    assert run.status == "done", run.errors
+    assert [c.question for c in run.rounds[1].changes] == ["q1"]  # round 1 rewrote Q1 only
+    assert run.proposal.answers() == run.rounds[shown].proposal.answers()
+    cited = {k: {s.id for s in v if s.cited} for k, v in run.provenance.answers.items()}
+    assert cited["q2"] == {"r-ada"}  # left as it was: its citation holds in either round
+    # Rewritten and shown: only embedding-measured sources; not shown: the citation holds.
+    assert cited["q1"] == (set() if shown else {"r-nia"})
+    assert {s.id for s in run.provenance.answers["q1"]} >= {"r-ada", "r-nia"}

@@ -4,11 +4,12 @@ Drafts are written once per author (the run's `write` stage) and shared: what ma
 candidates differ is the lead and the seed, so n candidates cost n merges, not n times
 the drafts. The lead author's draft always comes first.
 
-- chat (instruction models): the lead, in words, is part of the editor's instruction.
+- chat (instruction models): the lead, in words, is part of the editor's instruction,
+  and the drafts carry labels the editor cites, as in the plain aggregate.
 - stem (base models): the lead is material, since a base model follows no instruction:
   the lead author's profile heads the document, the lead fields and concepts come first
   among the key concepts (so the seeded stems start from them), and only the lead
-  author's own answers compete with the fresh continuations.
+  author's own answers compete with the fresh continuations. A base model cites nothing.
 
 Every call of candidate i carries seeds from `leads.seed_of(i)` on (`Seeded`), so two
 candidates never share a sampled line and each call has its own cache entry. `Seeded`
@@ -23,6 +24,7 @@ from ..models import registry
 from ..text import clip
 from ..types import Proposal
 from . import chat, prompts, stem
+from .citations import draft_label
 from .context import StageContext
 from .grounding import Grounding
 from .leads import led_grounding
@@ -63,7 +65,10 @@ def lead_first(drafts: list[Proposal], author_ids: list[str]) -> list[Proposal]:
 
 async def write_chat(ctx: StageContext, drafts: list[Proposal], lead_text: str, persona: str,
                      g: Grounding, lead) -> Proposal:
-    text = "\n\n".join(f"Draft {i}:\n{chat.format_proposal(d)}" for i, d in enumerate(drafts, 1))
+    # Labelled as in the plain aggregate, so the editor can cite what it takes; the labels
+    # are checked and taken out by the caller (run/candidates.py) before anyone reads them.
+    text = "\n\n".join(f"Draft {i}: [{draft_label(i)}]\n{chat.format_proposal(d)}"
+                       for i, d in enumerate(drafts, 1))
     msgs = prompts.load("candidates")["aggregate_led"].messages(drafts=text, lead=lead_text)
     merged = await chat.five_questions(ctx, msgs)
     merged.drafts = list(drafts)

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import RTError
 from ..fiveq import QUESTION_KEYS
 from ..types import Candidate, Tournament
-from . import leads
+from . import leads, provenance
 from .agents import gather
 from .candidate_writing import lead_first, seeded, writer_for
 from .evaluate import content_text
@@ -102,14 +102,18 @@ async def write_candidates(sim) -> None:
                                    st.lead_texts.get(c.id, ""), persona, g, c.lead)
             if client.logprobs:
                 st.fluency[c.id] = float(np.mean(client.logprobs))
-            return proposal
+            # Labels out before anything reads the answers (the merge's embedding, the
+            # reviewers, the judge, the novelty check), by the plain aggregate's rule.
+            return provenance.checked(sim, proposal, f"The editor of candidate {c.id}")
         return run
+
+    def keep(cid: str, written) -> None:
+        by_id[cid].proposal, by_id[cid].cited = written
 
     todo = [c for c in sim.run.candidates if not any(c.proposal.answers().values())]
     by_id = {c.id: c for c in sim.run.candidates}
-    await gather(sim.recorder, "write", [(c.id, job(c)) for c in todo],
-                 lambda cid, p: setattr(by_id[cid], "proposal", p), lambda p: p.q1,
-                 serial=sim.serial)
+    await gather(sim.recorder, "write", [(c.id, job(c)) for c in todo], keep,
+                 lambda written: written[0].q1, serial=sim.serial)
     if not live(sim):
         raise RTError("no candidate was written", "See the errors above for each candidate.")
 

@@ -1,7 +1,8 @@
 """The labels an instruction-model aggregator cites its drafts by, checked and taken out.
 
-The aggregate prompt shows each draft under a label ([A1], [A2], ...) and asks the
-editor to put the label after what it takes from that draft. The editor reads only the
+The aggregate prompt, and each candidate's led merge when a run writes several
+(run/candidate_writing.py), shows each draft under a label ([A1], [A2], ...) and asks
+the editor to put the label after what it takes from that draft. The editor reads only the
 drafts, so a draft label is the only thing it can honestly cite; a label that names no
 draft (an [A9] of three drafts, or a paper label [P3] it was never shown) is fabricated:
 it is dropped and the run says so in a note.
@@ -46,10 +47,12 @@ def strip_labels(text: str) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", text).strip()
 
 
-def take_citations(proposal: Proposal, notes: list[str]) -> tuple[Proposal, Provenance]:
+def take_citations(proposal: Proposal, notes: list[str],
+                   who: str = "The aggregator") -> tuple[Proposal, Provenance]:
     """The proposal with its labels taken out, and the drafts each answer cites (as
     `cited` sources, scores filled in later by the provenance stage). Each fabricated
-    label adds one note."""
+    label adds one note, naming `who` cited it (several candidates' editors share the
+    run's notes, so a note says whose merge it was)."""
     by_label = {draft_label(i): d.author_id for i, d in enumerate(proposal.drafts, 1) if d.author_id}
     answers: dict[str, list[Source]] = {}
     for key in QUESTION_KEYS:
@@ -59,7 +62,7 @@ def take_citations(proposal: Proposal, notes: list[str]) -> tuple[Proposal, Prov
             if label in by_label:
                 cited.append(by_label[label])
             else:
-                notes.append(f"The aggregator cited [{label}] in {key.upper()}, which names no "
+                notes.append(f"{who} cited [{label}] in {key.upper()}, which names no "
                              f"draft it was shown; the citation was dropped.")
         setattr(proposal, key, strip_labels(text))
         answers[key] = [Source("author", a, 0.0, True) for a in dict.fromkeys(cited)]

@@ -5,8 +5,10 @@ answer of every author's draft, and against the title and abstract of every pape
 reach (the run's chosen papers and the papers each author's profile was read from).
 A cosine says how close two texts are, not that one was copied from the other; it is
 reported as such (`Provenance.method` names the embedder). An instruction model's
-aggregator also cites its drafts by label (run/citations.py); those sources carry
-`cited=True`. Reviews get the same treatment against the reviewer's own papers.
+aggregator (or, with several candidates, the editor of the candidate that became the
+run's proposal) also cites its drafts by label (run/citations.py); those sources carry
+`cited=True`, for as long as a revision round leaves the answer as it was. Reviews get
+the same treatment against the reviewer's own papers.
 
 These are plan stages (run/plan.py) after the writing and after the reviews: embedding
 only, never a model call, and every vector is cached in the store, so a re-run is cheap.
@@ -100,14 +102,42 @@ def review_sources(embedder: Embedder, reviews: list[Review],
 
 
 # -- the stages -------------------------------------------------------------------------------
-def after_aggregate(sim: Simulation, proposal: Proposal) -> Proposal:
-    """Called by the aggregate step on the merged proposal: an instruction model's
-    citation labels are checked, taken out of the text and kept on the run."""
+def checked(sim: Simulation, proposal: Proposal,
+            who: str = "The aggregator") -> tuple[Proposal, Provenance | None]:
+    """A merged proposal with an instruction model's citation labels checked and taken
+    out, and what it cited (None: a base model, or a single draft, cites nothing). The
+    one rule for the plain aggregate and for every candidate's merge, applied as soon as
+    the merge returns, before anything reads the answers."""
     if registry.prompt_style(sim.config.model, sim.config.prompt_style) != registry.CHAT \
             or not proposal.drafts or len(proposal.drafts) < 2:
-        return proposal
-    proposal, sim.run.provenance = take_citations(proposal, sim.client.notes)
+        return proposal, None
+    return take_citations(proposal, sim.client.notes, who)
+
+
+def after_aggregate(sim: Simulation, proposal: Proposal) -> Proposal:
+    """Called by the aggregate step on the merged proposal: what it cited is kept on the run."""
+    proposal, cited = checked(sim, proposal)
+    if cited is not None:
+        sim.run.provenance = cited
     return proposal
+
+
+def still_cited(run) -> Provenance | None:
+    """The citations that still hold for the answers the run shows. They were made for
+    the first proposal's text (round 0 when the run was revised); a revision round's
+    rewrite was not written from the labelled drafts, so a rewritten answer keeps only
+    what embedding measures, while an answer left as it was keeps its citations. Only
+    `cited` sources count: a resumed provenance stage reads its own earlier output."""
+    prov = run.provenance
+    if prov is None or run.proposal is None:
+        return None
+    first = run.rounds[0].proposal if run.rounds else run.proposal
+    answers = {}
+    for key, sources in prov.answers.items():
+        kept = [s for s in sources if s.cited]
+        if kept and getattr(first, key) == getattr(run.proposal, key):
+            answers[key] = kept
+    return Provenance(answers=answers, reviews=prov.reviews)
 
 
 def _papers_in_reach(sim: Simulation, researcher_ids: list[str]) -> list[Paper]:
@@ -132,7 +162,7 @@ async def attribute_answers(sim: Simulation) -> None:
     if proposal is None:
         return
     papers = _papers_in_reach(sim, [d.author_id for d in proposal.drafts if d.author_id])
-    cited = sim.run.provenance
+    cited = still_cited(sim.run)
     answers = await asyncio.to_thread(
         _measure, sim, lambda: answer_sources(sim.embedder, proposal, papers, cited))
     reviews = cited.reviews if cited else {}

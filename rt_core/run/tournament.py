@@ -21,6 +21,7 @@ budget) with the judge's own key chosen by the one key rule (rt_core.keys).
 from __future__ import annotations
 
 import asyncio
+import copy
 import re
 
 from .. import keys
@@ -222,4 +223,7 @@ async def rank(sim) -> None:
     best = next(c for c in cands if c.id == t.order[0])
     sim.run.proposal, sim.run.reviews, sim.run.meta_review = best.proposal, list(best.reviews), \
         best.meta_review
+    # What the winner's editor cited starts the run's provenance (the provenance stage
+    # scores it); a loser's citations stay on its own candidate record.
+    sim.run.provenance = copy.deepcopy(best.cited)
     sim.recorder.emit("rank", "ranking", 1, 1, "done", f"best: {best.id} ({t.method})")
