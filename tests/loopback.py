@@ -23,6 +23,11 @@ HANG = object()  # a response that never comes (until the server is closed)
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver listens with a backlog of 5. When more clients than that connect at
+    # once (15 reviews of the credit bench opening new connections together), Linux
+    # drops the extra SYNs and each client retries after its 1 s SYN timeout: a whole
+    # second no provider adds. Real servers listen with a backlog in the hundreds.
+    request_queue_size = 128
     owner: LoopbackServer
 
 

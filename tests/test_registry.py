@@ -91,6 +91,12 @@ def test_one_rule_fits_a_prompt_and_keeps_both_ends():
     assert estimate_tokens(out[0]["content"]) <= 2000 - 300 and "2,000 tokens" in note
 
 
+def test_the_token_estimate_counts_ascii_by_three_and_the_rest_by_one():
+    # 9 ASCII characters (3 tokens) and 5 others: accents, CJK, an emoji and a lone surrogate.
+    assert estimate_tokens("abc def g" + "é漢字😀\ud800") == 3 + 5
+    assert estimate_tokens("") == 0 and estimate_tokens("ab") == 1
+
+
 def test_declarations_do_not_import_litellm():
     code = ("import sys; from rt_core.models import registry; from rt_core import keys; "
             "registry.capabilities('gpt-4o-mini'); keys.resolve('gpt-4o-mini', ''); "
