@@ -25,6 +25,19 @@ def _bars(run: Run, names: dict[str, str]):
                                  bar_name="distance from the full proposal without them")
 
 
+def _sentence(c) -> str:
+    """The credit sentence with the score and reference changes said as changes without
+    them, so a minus reads as "worse without this researcher", not as a score."""
+    extra = []
+    if c.score_change is not None:
+        extra.append(f"the mean review score changes by {c.score_change:+.2f}")
+    if c.reference_change is not None:
+        extra.append(f"the similarity to the reference by {c.reference_change:+.3f}")
+    if not extra:
+        return c.sentence
+    return f"{c.sentence.rstrip('.')}; without them {' and '.join(extra)}."
+
+
 def _show_result(run: Run, store) -> None:
     kinds = {c.kind for c in run.credit}
     people = [c.id for c in run.credit if c.kind == "author"]
@@ -32,12 +45,7 @@ def _show_result(run: Run, store) -> None:
     names = {**store.corpus.researcher_names(people), **store.corpus.paper_titles(papers)}
     st.plotly_chart(_bars(run, names), key=f"credit_bars_{run.id}", config=charts.PLOT_CONFIG)
     for c in run.credit:
-        extra = []
-        if c.score_change is not None:
-            extra.append(f"mean review score {c.score_change:+.2f}")
-        if c.reference_change is not None:
-            extra.append(f"similarity to the reference {c.reference_change:+.3f}")
-        render.show_text(c.sentence + (f" ({'; '.join(extra)})" if extra else ""))
+        render.show_text(_sentence(c))
     st.caption("Each bar: 1 minus the mean similarity of the five answers written without "
                f"that {'paper' if kinds == {'paper'} else 'researcher'} to the answers written "
                "with everyone, by the same model and reviewed by the same reviewers.")

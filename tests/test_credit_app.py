@@ -65,6 +65,10 @@ def test_credit_shows_the_estimate_then_bars_and_sentences(finished, module_demo
     assert len(module_demo.history) > before
     sentences = [t.value for t in at.text if t.value.startswith("Without ")]
     assert len(sentences) == 3
+    # A score change is said as a change without them, never as a bare signed score.
+    changes = [t for t in sentences if "mean review score" in t]
+    assert changes and all("; without them the mean review score changes by " in t
+                           and t.endswith(".") and "(mean review score" not in t for t in changes)
     assert any("credit_bars" in str(c.proto.id) or "distance from the full" in c.proto.spec
                for c in at.get("plotly_chart"))
 
