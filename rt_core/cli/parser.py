@@ -13,14 +13,15 @@ from .commands import (
     cmd_migrate_store,
     cmd_replay,
     cmd_resume,
-    cmd_revise,
     cmd_review_similarity,
+    cmd_revise,
     cmd_run,
     cmd_search,
     cmd_similarity,
 )
 
-DESCRIPTION = "Command line: `python -m rt_core run|resume|revise|replay|bench|similarity|novelty|search|init|credit ...`."
+DESCRIPTION = ("Command line: `python -m rt_core run|resume|revise|replay|bench|similarity|novelty|search|"
+               "init|credit ...`.")
 KEY_HELP = ("name of the environment variable holding the API key for this model and base URL "
             "(without it, the provider's usual variable is used, and only at the provider's own "
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
