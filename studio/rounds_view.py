@@ -15,11 +15,13 @@ view (a shared link) never shows the button.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY
-from rt_core.run import revise, revise_more
+from rt_core.run import budget, revise, revise_more
 from rt_core.run.diff import diff_lines, proposal_diff
 from rt_core.types import Round, Run
 
@@ -151,11 +153,13 @@ def revise_control(run: Run, store, read_only: bool) -> None:
     except RTError as exc:
         st.info(render.md_escape(f"{exc}. {render.app_hint(exc)}"), icon="ℹ️")
         return
-    st.caption(render.md_escape(plan.summary()))
+    caps = studio_request.revision_caps()
+    cap = budget.cap_text(dataclasses.replace(run.config, **caps))  # as revise_more applies it
+    st.caption(render.md_escape(plan.summary() + (f" Budget for the new calls: {cap}." if cap else "")))
     if not st.button("Revise this run", key=f"revise_more_go_{run.id}"):
         return
     try:
-        state.revise_run(store, run.id, int(extra), studio_request.request_for)
+        state.revise_run(store, run.id, int(extra), studio_request.request_for, **caps)
     except RTError as exc:
         render.show_error(exc)
         return
