@@ -10,7 +10,7 @@ import pytest
 from rt_core.errors import InputError
 from rt_core.run import revise_more
 from rt_core.run.simulation import Simulation
-from rt_core.types import RunRequest
+from rt_core.types import Credit, RunRequest
 from tests.revisehelp import improving
 from tests.test_revise import REVIEWERS, request, revise_calls
 
@@ -144,9 +144,11 @@ def test_a_judge_of_the_old_proposal_goes_when_the_proposal_changes(community, s
     scripted.responder = improving(ceiling=10)
     base = finished(community)
     base.judge = {"overall": 7}
+    base.credit = [Credit("author", "r-ada", sentence="without Ada, Q5 loses its data")]
     community.runs.save(base)
     run = revise_more.revise_finished(community, base.id, 1)
     assert run.proposal.answers() != base.proposal.answers() and run.judge is None
+    assert community.runs.load(base.id).credit == base.credit  # made without revision rounds
 
 
 # -- the CLI, through the real parser ---------------------------------------------------------

@@ -150,14 +150,14 @@ def refuse_if_over(p: RevisionPlan, max_tokens: int | None, max_cost: float | No
 
 
 def _settle_extras(old: Run) -> Callable[[Simulation], object]:
-    """The last stage: what was computed on the run afterwards stays when it still holds."""
+    """The last stage: the judge and the real-review comparison were made on the old
+    proposal and reviews; they go when the revision replaced either."""
     async def settle(sim: Simulation) -> None:
         run = sim.run
-        run.credit = list(old.credit)
         same = (run.proposal is not None and old.proposal is not None
                 and run.proposal.answers() == old.proposal.answers() and run.reviews == old.reviews)
-        if same:
-            run.judge, run.review_similarity = old.judge, old.review_similarity
+        if not same:
+            run.judge, run.review_similarity = None, None
     return settle
 
 
@@ -176,10 +176,13 @@ def simulation(store: Store, run_id: str, extra: int, *,
     refuse_if_over(p, cap_tokens, cap_cost)
     sim = Simulation(request_for(p.config), store, embedder=embedder, on_progress=on_progress,
                      run_id=old.id, resume=True)
+    # What was computed on the run afterwards is kept (a stop on the way keeps it too).
+    sim.run.credit, sim.run.judge, sim.run.review_similarity = list(old.credit), old.judge, old.review_similarity
     capped = dataclasses.replace(p.config, max_tokens=cap_tokens, max_cost=cap_cost)
     sim.budget = RevisionBudget(capped, sim.run.usage, set(p.stages), store)
     sim.client.before_call = sim.budget.check_call if sim.budget.capped else (lambda: None)
-    sim.plan = [*sim.plan, Stage("keep_results", _settle_extras(old), tuple(s.name for s in sim.plan))]
+    sim.plan = [*sim.plan, Stage("settle_results", _settle_extras(old), tuple(s.name for s in sim.plan),
+                                 saves=False)]
     return sim
 
 
