@@ -121,9 +121,14 @@ def _progress(run_id: str) -> None:
             render.show_error(job.error)
         if job.unexpected:
             st.error(f"The revision stopped unexpectedly: {render.md_escape(job.unexpected)}")
+        ss = st.session_state
         flag = f"_revised_{run_id}_{id(job)}"
-        if not st.session_state.get(flag):
-            st.session_state[flag] = True
+        if not ss.get(flag):
+            ss[flag] = True
+            if studio_request.demo_tokens_left() is not None:  # a shared demo: the session's share
+                u = job.run.usage
+                ss["demo_tokens_used"] = int(ss.get("demo_tokens_used", 0)) + u.prompt_tokens + u.completion_tokens
+                ss.setdefault("demo_counted", set()).add(run_id)
             st.rerun()
 
 
@@ -137,8 +142,8 @@ def revise_control(run: Run, store, read_only: bool) -> None:
             st.subheader("Revising this run")
             st.fragment(_progress, run_every=1.0)(run.id)
         return
-    if job is not None and f"_revised_{run.id}_{id(job)}" in st.session_state:
-        _progress(run.id)  # how the last revision ended (its errors stay visible)
+    if job is not None and getattr(job, "kind", "") == "revise" and run.id in st.session_state["jobs"]:
+        _progress(run.id)  # how this session's last revision ended (its errors stay visible)
     if run.status != "done" or not run.reviews or revise_more.rounds_left(run) <= 0:
         return
     st.subheader("Revise this run")

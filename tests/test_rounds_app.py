@@ -66,7 +66,7 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo):
     """'Revise this run': the estimate before the button, a background job, then the
     rounds view with the new round; a shared link shows no button."""
     from rt_core.store import open_store
-    from tests.apphelp import shown
+    from tests.apphelp import shown, texts
     from tests.revisehelp import improving
 
     store = open_store()
@@ -113,6 +113,7 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo):
     assert len(at.code) == 1 and "{+IMPROVED:" in at.code[0].value  # round 1's diff, as text
     assert at.number_input(key=f"revise_more_n_{run.id}").max == 2  # one round used of three
     assert store.runs.load(run.id).config.revision_rounds == 1
+    assert any(t.startswith("meta-reviewer (round 1): done") for t in texts(at))  # how it ended
 
 
 def _kind(messages) -> str:
