@@ -115,6 +115,16 @@ def test_an_estimate_over_the_cap_is_refused_before_any_call(community, scripted
     assert stored.status == "done" and not stored.rounds
 
 
+def test_a_cap_that_cannot_hold_one_call_is_refused(community, scripted):
+    scripted.responder = improving(ceiling=10)
+    base = finished(community)
+    with pytest.raises(InputError, match="more than zero"):
+        revise_more.revise_finished(community, base.id, 1, max_tokens=0)
+    with pytest.raises(InputError, match="smaller than one model call"):
+        revise_more.revise_finished(community, base.id, 1, max_tokens=5)
+    assert community.runs.load(base.id).status == "done" and not community.runs.load(base.id).rounds
+
+
 def test_the_cap_stops_the_new_round_cleanly_and_keeps_the_run(community, scripted):
     scripted.responder = improving(ceiling=10)
     base = finished(community)

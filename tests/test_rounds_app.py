@@ -116,6 +116,27 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo):
     assert any(t.startswith("meta-reviewer (round 1): done") for t in texts(at))  # how it ended
 
 
+def test_a_run_without_reviews_offers_no_revision(module_demo):
+    from rt_core import community
+    from rt_core.run.simulation import Simulation
+    from rt_core.store import open_store
+    from rt_core.types import RunConfig, RunRequest
+
+    store = open_store()
+    community.ensure_loaded(store)
+    preset = community.preset("nlp-astronomy")
+    cfg = RunConfig(model="scripted/demo", researcher_ids=preset["researcher_ids"][:2],
+                    paper_ids=preset["paper_ids"][:1], reviewer_ids=[], num_reviewers=0,
+                    embedder="local/all-MiniLM-L6-v2")
+    run = Simulation(RunRequest(cfg, max_retries=0), store).run_sync()
+    assert run.status == "done" and not run.reviews, run.errors
+    at = new_app()
+    at.session_state["results_run"] = run.id
+    goto(at, "results")
+    assert not [n for n in at.number_input if n.key == f"revise_more_n_{run.id}"]
+    assert not [b for b in at.button if b.key == f"revise_more_go_{run.id}"]
+
+
 def _kind(messages) -> str:
     system = messages[0]["content"] if messages[0]["role"] == "system" else ""
     prompt = messages[-1]["content"]

@@ -42,7 +42,7 @@ from ..models.embed import Embedder
 from ..store import Store
 from ..types import ProgressEvent, Run, RunConfig, RunRequest, Usage
 from . import revise
-from .budget import Budget, cost_text, estimate
+from .budget import Budget, check_cap, cost_text, estimate
 from .costs import Calls
 from .plan import Stage
 from .simulation import Simulation
@@ -173,12 +173,13 @@ def simulation(store: Store, run_id: str, extra: int, *,
     p = plan(old, extra, store)
     cap_tokens = old.config.max_tokens if max_tokens is None else max_tokens
     cap_cost = old.config.max_cost if max_cost is None else max_cost
+    capped = dataclasses.replace(p.config, max_tokens=cap_tokens, max_cost=cap_cost)
+    check_cap(capped, store)  # a cap of nothing, or in dollars for a model without a price
     refuse_if_over(p, cap_tokens, cap_cost)
     sim = Simulation(request_for(p.config), store, embedder=embedder, on_progress=on_progress,
                      run_id=old.id, resume=True)
     # What was computed on the run afterwards is kept (a stop on the way keeps it too).
     sim.run.credit, sim.run.judge, sim.run.review_similarity = list(old.credit), old.judge, old.review_similarity
-    capped = dataclasses.replace(p.config, max_tokens=cap_tokens, max_cost=cap_cost)
     sim.budget = RevisionBudget(capped, sim.run.usage, set(p.stages), store)
     sim.client.before_call = sim.budget.check_call if sim.budget.capped else (lambda: None)
     sim.plan = [*sim.plan, Stage("settle_results", _settle_extras(old), tuple(s.name for s in sim.plan),
