@@ -218,6 +218,7 @@ if run.reviews and (job is None or job.done):
             c3.metric("Delta S (score difference)", fmt(rs.get("delta_s")))
 
 rounds_view.show(run, names)  # revision rounds: score trajectory and per-question diffs
+rounds_view.revise_control(run, store, read_only)  # more rounds for a finished run
 
 # -- similarity -------------------------------------------------------------------------------
 JUDGE_LABELS = {"topic": "Topic", "method": "Method", "factual": "Facts", "claim": "Claims",

@@ -376,6 +376,9 @@ class RunConfig(_Record):
     check_novelty: bool = False  # match Q1 and Q5 against the nearest prior work
     literature: str = "store"  # "store" (offline: the store is the literature) or "online"
     revision_rounds: int = 0  # rounds of revise-after-review (0 = none)
+    # Rounds whose early stop (the mean score did not rise) a user overrode by asking for
+    # more rounds of a finished run (run/revise_more.py): the revision goes on after them.
+    revision_reopened: list[int] = field(default_factory=list)
 
 
 @dataclass

@@ -183,5 +183,11 @@ def resume_request(config: RunConfig) -> RunRequest:
     return request_for(dataclasses.replace(config, **caps))
 
 
+def revision_caps() -> dict:
+    """The cap on a revision started on the Results page: the Run page's budget fields when
+    set (as for a resume), tightened in a shared demo; empty keeps the run's own cap."""
+    return {k: v for k, v in _caps().items() if v is not None}
+
+
 def request_for_run(run: Run) -> RunRequest:
     return request_for(run.config)

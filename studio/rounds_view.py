@@ -6,16 +6,27 @@ lines compare), why the rounds stopped, and for each round the answers the autho
 rewrote: which weakness each one answers (a reviewer's own words, an automatic check,
 or none named) and a word-level diff. Model text is shown as text: the diff goes
 through st.code, never HTML.
+
+Below them, a finished run with reviews and fewer than the most rounds can be revised
+afterwards (rt_core/run/revise_more.py): the estimate of the new calls first, then a
+button that resumes the run in a background job (rt_core/run/jobs.py, so a refresh
+finds it again), its progress, and then this view with the new rounds. A read-only
+view (a shared link) never shows the button.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
+from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY
+from rt_core.run import budget, revise, revise_more
 from rt_core.run.diff import diff_lines, proposal_diff
 from rt_core.types import Round, Run
 
-from . import render
+from . import render, state
+from . import request as studio_request
 from .charts import LEGEND, PLOT_CONFIG
 from .render import plot_escape
 
@@ -89,3 +100,72 @@ def show(run: Run, names: dict[str, str]) -> None:
         st.info(render.md_escape(stops[-1].stopped), icon=":material/stop_circle:")
     for before, rnd in zip(run.rounds, run.rounds[1:], strict=False):
         _round(before, rnd)
+
+
+# -- revising a finished run afterwards ---------------------------------------------------------
+def _progress(run_id: str) -> None:
+    """The revision's progress (polled while its job runs); one full rerun at its end, so
+    the rounds above show the new ones."""
+    job = state.job_for(run_id)
+    if job is None:
+        return
+    events = [e for e in job.snapshot() if e.stage == revise.GROUP and e.status != "started"]
+    rounds = job.simulation.config.revision_rounds
+    done = sum(1 for e in events if e.agent.startswith("meta-reviewer"))
+    st.progress(min(1.0, done / max(1, rounds)), text=f"{done} of {rounds} revision round"
+                f"{'s' * (rounds > 1)} reviewed (earlier rounds come from the cache)")
+    for e in events[-3:]:
+        render.show_text(f"{e.agent}: {e.status}" + (f": {render.short(e.partial, 160)}" if e.partial else ""))
+    if job.done:
+        if job.error is not None:
+            render.show_error(job.error)
+        if job.unexpected:
+            st.error(f"The revision stopped unexpectedly: {render.md_escape(job.unexpected)}")
+        ss = st.session_state
+        flag = f"_revised_{run_id}_{id(job)}"
+        if not ss.get(flag):
+            ss[flag] = True
+            if studio_request.demo_tokens_left() is not None:  # a shared demo: the session's share
+                u = job.run.usage
+                ss["demo_tokens_used"] = int(ss.get("demo_tokens_used", 0)) + u.prompt_tokens + u.completion_tokens
+                ss.setdefault("demo_counted", set()).add(run_id)
+            st.rerun()
+
+
+def revise_control(run: Run, store, read_only: bool) -> None:
+    """'Revise this run': how many more rounds, the estimate, the button, the progress."""
+    if read_only:
+        return
+    job = state.job_for(run.id)
+    if job is not None and not job.done:
+        if run.id in st.session_state["jobs"]:
+            st.subheader("Revising this run")
+            st.fragment(_progress, run_every=1.0)(run.id)
+        return
+    if job is not None and getattr(job, "kind", "") == "revise" and run.id in st.session_state["jobs"]:
+        _progress(run.id)  # how this session's last revision ended (its errors stay visible)
+    if run.status != "done" or not run.reviews or revise_more.rounds_left(run) <= 0:
+        return
+    st.subheader("Revise this run")
+    left = revise_more.rounds_left(run)
+    st.caption(f"The authors answer the reviews and the same reviewers review again. This run "
+               f"has {revise_more.rounds_done(run)} revision round"
+               f"{'s' * (revise_more.rounds_done(run) != 1)}; up to {left} more can be asked for.")
+    extra = st.number_input("More revision rounds", min_value=1, max_value=left, value=1, step=1,
+                            key=f"revise_more_n_{run.id}")
+    try:
+        plan = revise_more.plan(run, int(extra), store)
+    except RTError as exc:
+        st.info(render.md_escape(f"{exc}. {render.app_hint(exc)}"), icon="ℹ️")
+        return
+    caps = studio_request.revision_caps()
+    cap = budget.cap_text(dataclasses.replace(run.config, **caps))  # as revise_more applies it
+    st.caption(render.md_escape(plan.summary() + (f" Budget for the new calls: {cap}." if cap else "")))
+    if not st.button("Revise this run", key=f"revise_more_go_{run.id}"):
+        return
+    try:
+        state.revise_run(store, run.id, int(extra), studio_request.request_for, **caps)
+    except RTError as exc:
+        render.show_error(exc)
+        return
+    st.rerun()

@@ -316,6 +316,23 @@ def get_run(store, run_id: str) -> Run:
 RESUMABLE = ("interrupted", "failed", "cancelled")
 
 
+def revise_run(store, run_id: str, extra: int, request_for, **caps) -> None:
+    """Give a finished run more revision rounds in a background job of this session
+    (rt_core.run.jobs.start_revision); `request_for` makes the request with the keys of
+    the one precedence in studio.request for the run's own model and base URL; `caps`
+    (max_tokens, max_cost) bound the new calls."""
+    from rt_core.run import jobs  # noqa: PLC0415  (pages that never revise skip the import)
+
+    job = jobs.start_revision(store, run_id, extra, request_for=request_for, **caps)
+    ss = st.session_state
+    ss["jobs"][run_id] = job
+    if run_id not in ss["session_runs"]:
+        ss["session_runs"].append(run_id)
+    ss["current_run"] = run_id
+    ss.pop(f"_final_{run_id}", None)
+    ss.pop(f"_bars_{run_id}", None)
+
+
 def resume_run(store, run_id: str) -> None:
     """Resume a stored run in this session (same request, same id; the cache makes every
     call that had succeeded free) and follow it on the Run page. The keys come from the

@@ -44,11 +44,12 @@ def improving(ceiling: int, quote: str = REAL, fail_reviews_of=None, pad: int = 
     return responder
 
 
-def revised_run(store, rounds: int = 2, ceiling: int = 5):
+def revised_run(store, rounds: int = 2, ceiling: int = 5, reviewers: tuple[int, int] = (4, 6)):
     """A finished run of the starter community's NLP + Astronomy case study with revision
     rounds, made with the improving scripted model and stored in `store`: with the
     default ceiling, round 1 rises and round 2 stops the revision. The reviewers' scores
-    may differ by persona (`spread`), as real reviewers' do."""
+    may differ by persona (`spread`), as real reviewers' do. `reviewers`: which of the
+    preset's researchers review (a slice), so two tests of one store share no calls."""
     from rt_core import community
     from rt_core.models.scripted import scripted_model
     from rt_core.run.simulation import Simulation
@@ -61,7 +62,7 @@ def revised_run(store, rounds: int = 2, ceiling: int = 5):
     model.responder = improving(ceiling, spread=True)
     try:
         cfg = RunConfig(model="scripted/demo", researcher_ids=preset["researcher_ids"][:2],
-                        paper_ids=preset["paper_ids"][:2], reviewer_ids=preset["researcher_ids"][4:6],
+                        paper_ids=preset["paper_ids"][:2], reviewer_ids=preset["researcher_ids"][slice(*reviewers)],
                         revision_rounds=rounds, embedder="local/all-MiniLM-L6-v2")
         return Simulation(RunRequest(cfg, max_retries=0), store).run_sync()
     finally:

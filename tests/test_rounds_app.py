@@ -60,3 +60,88 @@ def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module
     assert "Revision rounds" in [h.value for h in at.header]
     stopped = [r.stopped for r in job.run.rounds if r.stopped]
     assert stopped and any(stopped[-1][:30] in i.value for i in at.info)
+
+
+def test_a_finished_run_is_revised_from_the_results_page(module_demo):
+    """'Revise this run': the estimate before the button, a background job, then the
+    rounds view with the new round; a shared link shows no button."""
+    from rt_core.store import open_store
+    from tests.apphelp import shown, texts
+    from tests.revisehelp import improving
+
+    store = open_store()
+    run = revised_run(store, rounds=0, ceiling=10, reviewers=(2, 4))  # calls of its own
+    assert run.status == "done" and not run.rounds, run.errors
+    shared = new_app()
+    shared.query_params["run"] = run.id
+    goto(shared, "results")
+    assert any("read-only" in c.value for c in shared.caption)
+    assert not [b for b in shared.button if b.key == f"revise_more_go_{run.id}"]
+
+    at = new_app()
+    at.session_state["results_run"] = run.id
+    goto(at, "results")
+    assert "Revision rounds" not in [h.value for h in at.header]
+    field = at.number_input(key=f"revise_more_n_{run.id}")
+    assert (field.min, field.max, field.value) == (1, 3, 1)
+    assert any("Revising: round 1," in shown(c.value) for c in at.caption)  # the estimate comes first
+    old = module_demo.responder
+    module_demo.responder = improving(10, spread=True)
+    try:
+        before = len(module_demo.history)
+        at.button(key=f"revise_more_go_{run.id}").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        job = at.session_state["jobs"][run.id]
+        assert job.wait(timeout=300), "the revision did not finish"
+        at.run()
+    finally:
+        module_demo.responder = old
+    assert not at.exception, [e.value for e in at.exception]
+    assert job.run.status == "done", job.run.errors
+    # Only round 1's calls: a review each (new reviewers), the revision and the meta-review
+    # (the same authors' revision and alike scripted reviews may be cached by another test
+    # of this module's store); nothing of round 0 is asked again.
+    kinds = [_kind(h["messages"]) for h in module_demo.history[before:]]
+    assert kinds.count("review") == len(run.reviews), kinds
+    assert set(kinds) <= {"revise", "review", "meta"}, kinds
+    assert "Revision rounds" in [h.value for h in at.header]
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+              if "round (0 = first proposal)" in c.proto.spec]
+    assert len(charts) == 1
+    mean = next(t for t in charts[0]["data"] if t["name"] == "mean")
+    assert mean["x"] == [0, 1] and mean["y"] == [r.meta_review.score for r in job.run.rounds]
+    assert len(at.code) == 1 and "{+IMPROVED:" in at.code[0].value  # round 1's diff, as text
+    assert at.number_input(key=f"revise_more_n_{run.id}").max == 2  # one round used of three
+    assert store.runs.load(run.id).config.revision_rounds == 1
+    assert any(t.startswith("meta-reviewer (round 1): done") for t in texts(at))  # how it ended
+
+
+def test_a_run_without_reviews_offers_no_revision(module_demo):
+    from rt_core import community
+    from rt_core.run.simulation import Simulation
+    from rt_core.store import open_store
+    from rt_core.types import RunConfig, RunRequest
+
+    store = open_store()
+    community.ensure_loaded(store)
+    preset = community.preset("nlp-astronomy")
+    cfg = RunConfig(model="scripted/demo", researcher_ids=preset["researcher_ids"][:2],
+                    paper_ids=preset["paper_ids"][:1], reviewer_ids=[], num_reviewers=0,
+                    embedder="local/all-MiniLM-L6-v2")
+    run = Simulation(RunRequest(cfg, max_retries=0), store).run_sync()
+    assert run.status == "done" and not run.reviews, run.errors
+    at = new_app()
+    at.session_state["results_run"] = run.id
+    goto(at, "results")
+    assert not [n for n in at.number_input if n.key == f"revise_more_n_{run.id}"]
+    assert not [b for b in at.button if b.key == f"revise_more_go_{run.id}"]
+
+
+def _kind(messages) -> str:
+    system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    prompt = messages[-1]["content"]
+    if "The reviews are in" in system:
+        return "revise"
+    if "Summarise the reviews" in prompt:
+        return "meta"
+    return "review" if "Score:" in prompt and "Strengths:" in prompt else "other"

@@ -16,7 +16,7 @@ from ..export import run_markdown
 from ..fiveq import QUESTION_KEYS
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
-from ..run import bench, bench_workers, budget, warmup
+from ..run import bench, bench_workers, budget, revise_more, warmup
 from ..run.context import StageContext
 from ..run.evaluate import judge, proposal_similarity, review_similarity
 from ..run.parse import parse_five_questions, parse_review
@@ -94,6 +94,30 @@ def cmd_resume(args) -> int:
     _print_estimate([request.config], store, "(calls cached by the earlier attempt cost nothing)")
     print(f"run {sim.run.id}: resuming (was {old.status})", file=sys.stderr)
     return _finish(sim.run_sync(), args)
+
+
+def cmd_revise(args) -> int:
+    """More revision rounds for a finished run with reviews (run/revise_more.py): the
+    estimate of the new calls first, then the run resumed under its id, every earlier
+    call from the cache; written like `resume`."""
+    store = _store(args)
+    run = store.runs.load(args.run_id)
+    plan = revise_more.plan(run, args.rounds, store)
+    print(plan.summary(), file=sys.stderr)
+    sim = revise_more.simulation(store, run.id, args.rounds, on_progress=_progress,
+                                 request_for=lambda config: settings.request_for(args, config),
+                                 max_tokens=args.max_tokens, max_cost=args.max_cost)
+    cap = budget.cap_text(sim.budget.config)
+    if cap:
+        print(f"Budget for the new calls: {cap}", file=sys.stderr)
+    print(f"run {run.id}: revising ({len(plan.new_rounds)} more round"
+          f"{'s' * (len(plan.new_rounds) > 1)})", file=sys.stderr)
+    done = _finish(sim.run_sync(), args)
+    for rnd in sim.run.rounds:
+        mean = rnd.meta_review.score if rnd.meta_review and rnd.meta_review.score is not None else None
+        print(f"round {rnd.number}: mean score {'-' if mean is None else f'{mean:.2f}'}"
+              + (f" ({rnd.stopped})" if rnd.stopped else ""), file=sys.stderr)
+    return done
 
 
 def _print_estimate(configs, store, note: str = "") -> None:

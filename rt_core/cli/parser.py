@@ -14,12 +14,14 @@ from .commands import (
     cmd_replay,
     cmd_resume,
     cmd_review_similarity,
+    cmd_revise,
     cmd_run,
     cmd_search,
     cmd_similarity,
 )
 
-DESCRIPTION = "Command line: `python -m rt_core run|replay|bench|similarity|novelty|search|init|credit ...`."
+DESCRIPTION = ("Command line: `python -m rt_core run|resume|revise|replay|bench|similarity|novelty|search|"
+               "init|credit ...`.")
 KEY_HELP = ("name of the environment variable holding the API key for this model and base URL "
             "(without it, the provider's usual variable is used, and only at the provider's own "
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
@@ -93,6 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--out-json")
     rs.add_argument("--out-md")
     rs.set_defaults(fn=cmd_resume)
+
+    rv = sub.add_parser("revise", help="give a finished run with reviews more revision rounds "
+                        "(earlier calls come from the cache)")
+    rv.add_argument("run_id")
+    rv.add_argument("--rounds", type=int, default=1,
+                    help="how many more rounds (a run has at most 3 in all); default 1")
+    rv.add_argument("--api-key-env", help=KEY_HELP)
+    rv.add_argument("--timeout", type=float, default=120.0)
+    rv.add_argument("--max-tokens", type=int, help="stop cleanly before the new rounds spend more "
+                    "than this many tokens; default: the run's own cap, if any")
+    rv.add_argument("--max-cost", type=float, help="stop cleanly before the new rounds spend more "
+                    "than this many dollars; default: the run's own cap, if any")
+    rv.add_argument("--out-json")
+    rv.add_argument("--out-md")
+    rv.set_defaults(fn=cmd_revise)
 
     s = sub.add_parser("similarity", help="per-question similarity of two 5Q proposals")
     s.add_argument("ref", help="reference proposal file, or - for stdin")

@@ -15,6 +15,7 @@ from ..errors import RTError
 from ..models.embed import Embedder
 from ..store import Store
 from ..types import ProgressEvent, Run, RunRequest
+from . import revise_more
 from .simulation import Simulation
 
 
@@ -70,6 +71,7 @@ class Job(BackgroundJob):
     # that browser's address, so a refresh there gets its controls back, while a shared
     # `?run=ID` link (which lacks it) gets a read-only view.
     owner: str = field(default_factory=lambda: secrets.token_urlsafe(12), repr=False)
+    kind: str = "run"  # "revise": more rounds for a finished run (start_revision)
 
     @property
     def run(self) -> Run:
@@ -118,4 +120,15 @@ def start(request: RunRequest, store: Store, embedder: Embedder | None = None,
                                 run_id=resume_id, resume=resume_id is not None)
     register(job)
     job.launch(f"rt-run-{job.run_id}")
+    return job
+
+
+def start_revision(store: Store, run_id: str, extra: int, **kw) -> Job:
+    """More revision rounds for a finished run (run/revise_more.py) in a thread, found by
+    `live` like any other job, so a refresh keeps its progress. Bad input (no reviews, too
+    many rounds, an estimate over the cap) fails here, in the caller."""
+    job = Job(simulation=None, kind="revise")  # type: ignore[arg-type]
+    job.simulation = revise_more.simulation(store, run_id, extra, on_progress=job.record, **kw)
+    register(job)
+    job.launch(f"rt-revise-{job.run_id}")
     return job

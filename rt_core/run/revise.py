@@ -11,7 +11,10 @@ in `run.rounds`, and `run.proposal`, `reviews` and `meta_review` follow the best
 finished round (a revision that made it worse is shown in its round, never as the
 run's), so a round that fails leaves the earlier ones, and the run's proposal, as they
 were. Every call goes through the cached client: a re-run makes no call, and
-a resumed run passes through the finished rounds from the cache.
+a resumed run passes through the finished rounds from the cache. A finished run can be
+given more rounds afterwards (run/revise_more.py): its config then lists the rounds whose
+early stop the user overrode (`RunConfig.revision_reopened`), and the revision goes on
+after them.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
 GROUP = "revise"
 GROUP_TITLE = "Revising: rounds after review"
 STAGE_KINDS = ("revise", "review", "meta_review")
+NO_REVIEWS = "this run has no reviews, so it cannot be revised"
 
 
 def stage_names(rounds: int) -> list[str]:
@@ -54,7 +58,8 @@ def _open(sim: Simulation, r: int) -> bool:
     if len(rounds) < r:
         return False
     before = rounds[r - 1]
-    return not before.stopped and before.meta_review is not None
+    reopened = before.number in sim.config.revision_reopened
+    return (not before.stopped or reopened) and before.meta_review is not None
 
 
 def _start(sim: Simulation) -> None:
@@ -64,8 +69,7 @@ def _start(sim: Simulation) -> None:
     if run.rounds:
         return
     if run.proposal is None or not run.reviews:
-        raise InputError("this run has no reviews, so it cannot be revised",
-                         "Ask for at least one reviewer, or set revision rounds to 0.")
+        raise InputError(NO_REVIEWS, "Ask for at least one reviewer, or set revision rounds to 0.")
     run.rounds.append(Round(0, _plain(run.proposal), list(run.reviews), run.meta_review))
 
 
@@ -144,6 +148,7 @@ async def meta_review_step(sim: Simulation, r: int) -> None:
     rnd.meta_review = await sim.style.meta_review(sim.ctx, rnd.proposal, rnd.reviews)
     shown = _show_best(sim.run)
     new, old = _mean(rnd.meta_review), _mean(before.meta_review)
+    reopened = r in sim.config.revision_reopened and r < sim.config.revision_rounds
     if new is None or old is None:
         rnd.stopped = "No mean score to compare with the round before, so no further round."
     elif new <= old:
@@ -152,6 +157,12 @@ async def meta_review_step(sim: Simulation, r: int) -> None:
                        "the best-scored.")
     elif r == sim.config.revision_rounds:
         rnd.stopped = f"The last of the {r} revision round{'s' * (r > 1)} asked for."
+    if reopened and rnd.stopped:
+        # A user asked for more rounds of the finished run after this stop
+        # (run/revise_more.py): the reason stays readable, and the next round goes on (_open).
+        why = ("There was no mean score to compare with the round before" if new is None or old is None
+               else f"The mean score did not improve ({old:.2f} before, {new:.2f} now)")
+        rnd.stopped = f"{why}; a further round was asked for after this stop, so the revision went on."
     sim.recorder.emit(GROUP, f"meta-reviewer (round {r})", 1, 1, "done",
                       f"round {r}: mean score {new}")
 
