@@ -12,6 +12,7 @@ from rt_core.types import MODES
 from studio import budget as budget_view
 from studio import loop_settings, progress, render, request, resources, router_view, state
 from studio.frame import ensure_frame
+from studio.persist import ACROSS_PAGES
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
@@ -60,18 +61,19 @@ with st.container(border=True):
         ss["provider"] = names[0]
     c1, c2 = st.columns(2)
     with c1:
-        st.selectbox("Provider", names, key="provider", on_change=_on_provider, disabled=demo is not None,
+        st.selectbox("Provider", names, key="provider",
+                     persist_state=ACROSS_PAGES, on_change=_on_provider, disabled=demo is not None,
                      help="Presets fill in a model name and base URL; you can edit both.")
-        st.text_input("Model", key="model", disabled=demo is not None,
+        st.text_input("Model", key="model", persist_state=ACROSS_PAGES, disabled=demo is not None,
                       help="A litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
                            "ollama/llama3.1, or openai/<name> with a base URL.")
     model = ss["model"].strip()
     in_process = registry.in_process(model)  # the embedded base model, or the scripted one
     with c2:
-        st.text_input("Base URL (optional)", key="base_url", disabled=demo is not None,
+        st.text_input("Base URL (optional)", key="base_url", persist_state=ACROSS_PAGES, disabled=demo is not None,
                       help="For Ollama or any OpenAI-compatible server. The server's own API keys "
                            "are never sent to a base URL typed here: type a key for it.")
-        st.slider("Temperature", 0.0, 1.5, step=0.1, key="temperature")
+        st.slider("Temperature", 0.0, 1.5, step=0.1, key="temperature", persist_state=ACROSS_PAGES)
     if in_process and registry.prompt_style(model) == "stem":
         st.info(f"**{render.md_escape(LOCAL_MODEL)}** is a tiny offline demo model (Gemma 3 270M, a base "
                 "model) that runs on this computer without a key. Expect rough ideas; a real "
@@ -82,7 +84,7 @@ with st.container(border=True):
                 "demos of the interface, not for research.", icon="🧪")
     else:
         if demo is None:
-            st.text_input("API key", type="password", key="api_key",
+            st.text_input("API key", type="password", key="api_key", persist_state=ACROSS_PAGES,
                           help="Kept only in this browser session's memory; never saved or exported.")
         # The caption and Start apply the same rule (rt_core.keys): whatever Start would
         # refuse for want of a key, the caption already says.
@@ -112,12 +114,13 @@ with st.container(border=True):
         options = list(request.EMBEDDERS)
         if ss["embedder"] not in options:
             options.append(ss["embedder"])
-        st.selectbox("Embedder (reviewer choice and similarity)", options, key="embedder",
+        st.selectbox("Embedder (reviewer choice and similarity)", options, key="embedder", persist_state=ACROSS_PAGES,
                      disabled=demo is not None,
                      help="The bundled MiniLM runs offline; hosted ones need their provider's key.")
     with e2:
         if not registry.in_process(ss["embedder"]) and demo is None:
-            st.text_input("Embedder API key (if different)", type="password", key="embedder_key")
+            st.text_input("Embedder API key (if different)", type="password", key="embedder_key",
+                          persist_state=ACROSS_PAGES)
 
 router_view.show()  # the router file's deployments and their calls (RT_ROUTER_CONFIG)
 
@@ -126,29 +129,30 @@ with st.container(border=True):
     st.subheader("Simulation")
     c1, c2 = st.columns(2)
     with c1:
-        st.radio("Aggregation mode", list(MODES), key="mode", horizontal=False,
+        st.radio("Aggregation mode", list(MODES), key="mode", persist_state=ACROSS_PAGES, horizontal=False,
                  captions=[m.help for m in MODES.values()])
     with c2:
         st.radio("Reviewers", ["Most relevant researchers", request.NAMED_REVIEWERS],
-                 key="reviewer_choice", horizontal=True)
+                 key="reviewer_choice", persist_state=ACROSS_PAGES, horizontal=True)
         if ss["reviewer_choice"] == request.NAMED_REVIEWERS:
             hood = set(ss["hood_r"])
             candidates = [i for i in store.corpus.all_researcher_ids() if i not in hood]
             ss["reviewer_ids"] = [i for i in ss["reviewer_ids"] if i in candidates]
             rnames = store.corpus.researcher_names(candidates)
             st.multiselect("Named reviewers (not in the neighbourhood)", candidates, key="reviewer_ids",
+                           persist_state=ACROSS_PAGES,
                            format_func=lambda i, rnames=rnames: rnames.get(i, i))
         else:
-            st.number_input("Number of reviewers", 0, 10, step=1, key="num_reviewers",
+            st.number_input("Number of reviewers", 0, 10, step=1, key="num_reviewers", persist_state=ACROSS_PAGES,
                             help="Chosen by how close their work is to the proposal.")
-        st.checkbox("Profile cut-off year", key="use_cutoff",
+        st.checkbox("Profile cut-off year", key="use_cutoff", persist_state=ACROSS_PAGES,
                     help="Profiles read only papers up to this year (to mask the future).")
         if ss["use_cutoff"]:
-            st.number_input("Read papers up to year", 1900, 2100, step=1, key="cutoff_year")
+            st.number_input("Read papers up to year", 1900, 2100, step=1, key="cutoff_year", persist_state=ACROSS_PAGES)
         titles = resources.paper_choices(store)
         if ss["reference_id"] and ss["reference_id"] not in titles:
             ss["reference_id"] = ""
-        st.selectbox("Reference paper (optional)", [""] + list(titles), key="reference_id",
+        st.selectbox("Reference paper (optional)", [""] + list(titles), key="reference_id", persist_state=ACROSS_PAGES,
                      format_func=lambda i, titles=titles: render.short(titles[i], 100) if i else "(none)",
                      help="Compare the proposal with a real paper (node masking). If it is also in "
                           "the neighbourhood, the writers do not see it.")

@@ -17,6 +17,8 @@ import streamlit as st
 
 from rt_core.types import RunConfig
 
+from .persist import ACROSS_PAGES
+
 MAX_CANDIDATES = 12
 MAX_ROUNDS = 3
 
@@ -44,19 +46,21 @@ def show() -> None:
     c1, c2 = st.columns(2)
     with c1:
         st.number_input("Candidate proposals", 1, MAX_CANDIDATES, step=1, key="loop_candidates",
+                        persist_state=ACROSS_PAGES,
                         help="Each candidate leads with a different author, pair of fields or "
                              "concept pairing; they are then ranked. 1 = a single proposal.")
-        st.text_input("Judge model (optional)", key="loop_judge_model",
+        st.text_input("Judge model (optional)", key="loop_judge_model", persist_state=ACROSS_PAGES,
                       help="The model that compares candidates two at a time. Empty: the run's "
                            "model, when it can follow instructions; the embedded base model "
                            "cannot judge, so its candidates are ranked by measured signals.")
     with c2:
-        st.checkbox("Check novelty against prior work", key="loop_novelty",
+        st.checkbox("Check novelty against prior work", key="loop_novelty", persist_state=ACROSS_PAGES,
                     help="Match each candidate's problem (Q1) and method (Q5) with the nearest papers.")
-        st.checkbox("Search online literature too", key="loop_online",
+        st.checkbox("Search online literature too", key="loop_online", persist_state=ACROSS_PAGES,
                     disabled=not st.session_state["loop_novelty"],
                     help="Semantic Scholar, then OpenAlex, then arXiv. Off: the store is the literature.")
         st.number_input("Revision rounds after review", 0, MAX_ROUNDS, step=1, key="loop_rounds",
+                        persist_state=ACROSS_PAGES,
                         help="The authors revise from the reviews; the same reviewers review again. "
                              "Stops early when the mean score does not improve.")
 

@@ -36,8 +36,8 @@ URL_PATHS = {"neighbourhood": "neighbourhood", "run": "run", "results": "results
              "replay": "replay", "history": "history", "settings": "settings",
              "study_create": "study_create", "study_rate": "study_rate", "study_results": "study_results"}
 
-# Widget values that must survive page switches (Streamlit drops the state of
-# widgets that a run does not draw, unless it is re-assigned on every run).
+# The Run page's settings with their defaults. Every widget keyed by one of them draws
+# with persist_state=studio.persist.ACROSS_PAGES, so its value survives other pages.
 PERSISTENT = {
     "provider": "Embedded offline demo model",
     "model": LOCAL_MODEL,
@@ -90,10 +90,7 @@ def init_state() -> None:
     ss.setdefault("jobs", {})  # run id -> rt_core.run.jobs.Job
     ss.setdefault("session_runs", [])  # run ids started in this session, oldest first
     for key, default in PERSISTENT.items():
-        if key in ss:
-            ss[key] = ss[key]  # keep widget state alive across pages
-        else:
-            ss[key] = default
+        ss.setdefault(key, default)
     apply_query_params()
     adopt_linked_run()
 

@@ -180,3 +180,27 @@ def test_an_older_study_without_an_organiser_token_gets_one_from_the_command_lin
     at.switch_page("pages/study_results.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="study_id").value == old["id"]
+
+
+def test_run_page_settings_survive_other_pages_and_are_not_sent_back_on_a_rerun():
+    """The settings' widgets keep their values through Streamlit's persist_state (studio/
+    persist.py): a trip to another page, with two runs there, and back keeps them, and a
+    rerun of the Run page itself sends none of them back to the browser. The browser test
+    (tests/test_settings_browser.py) reads the same from the websocket, where the old
+    write-back was seen sending every field again."""
+    from tests.apphelp import goto, new_app
+
+    at = goto(new_app(), "run")
+    at.text_input(key="base_url").input("http://127.0.0.1:9/v1").run()
+    at.text_input(key="model").input("openai/some-model").run()  # the next field's own rerun
+    assert not at.exception, [e.value for e in at.exception]
+    for key in ("base_url", "model", "provider"):
+        widget = at.text_input(key=key) if key != "provider" else at.selectbox(key=key)
+        assert not widget.proto.set_value, f"{key} was echoed back on a rerun of the Run page"
+    assert at.text_input(key="base_url").value == "http://127.0.0.1:9/v1"
+    goto(at, "results")
+    at.run()  # a second run of another page: the values must still be kept
+    goto(at, "run")
+    assert at.text_input(key="base_url").value == "http://127.0.0.1:9/v1"
+    assert at.text_input(key="model").value == "openai/some-model"
+    assert at.text_input(key="base_url").proto.set_value  # arriving again

@@ -33,17 +33,6 @@ def fill(page, label: str, value: str) -> None:
     expect(box).to_have_value(value, timeout=SHORT)
 
 
-def keep_typed(page, label: str, value: str) -> None:
-    """After a form's fields were typed: if `label` shows something else again, type it once
-    more. Rarely (twice in about six full suites, in two tests), the Run page's Base URL read
-    back the provider preset's value after the next field was committed, while the Model
-    field kept what was typed; it is a rerun race of the typing, not what these tests check,
-    and they still assert every value before they press Start."""
-    settle(page)
-    if field(page, label).input_value() != value:
-        fill(page, label, value)
-
-
 def open_with_preset(page, url: str) -> None:
     """A new browser session on url with the case study's neighbourhood loaded."""
     page.goto(url)

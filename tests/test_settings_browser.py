@@ -1,0 +1,73 @@
+"""The Run page's fields in a real browser: a rerun never sends a field's older value back
+over what the user typed, and the settings survive a trip to other pages.
+
+The Base URL that reverted (docs/RELIABILITY.md): every run used to write each setting
+back into the session to keep it across pages, and Streamlit sends a value the script
+wrote to the browser with that run's output. So the Model field's own rerun carried the
+Base URL as it was when that rerun started; landing after the user had typed a new one,
+it could put the old one back. The test reads what the server sends over the websocket
+(Streamlit's own protobuf messages) during the Model field's rerun: no text field may
+arrive with a value set by the script. Same server pattern as tests/test_browser.py."""
+from __future__ import annotations
+
+import pytest
+
+from tests.reliability.browserhelp import OPENAI_URL, field, fill, settle
+from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, choose, go, start_server, stop_server
+
+pytestmark = pytest.mark.browser
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = sync_api.expect
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    ARTIFACTS.mkdir(exist_ok=True)
+    proc, url = start_server(tmp_path_factory.mktemp("settings-browser-data"),
+                             ARTIFACTS / "settings-server.log")
+    yield url
+    stop_server(proc)
+
+
+def _script_set_text_fields(frames: list) -> list[tuple[str, str]]:
+    """(label, value) of every text field the server sent with a value of its own."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    out = []
+    for payload in frames:
+        if isinstance(payload, str):
+            continue
+        msg = ForwardMsg()
+        msg.ParseFromString(payload)
+        if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+            continue
+        element = msg.delta.new_element
+        if element.WhichOneof("type") == "text_input" and element.text_input.set_value:
+            out.append((element.text_input.label, element.text_input.value))
+    return out
+
+
+def test_a_rerun_never_sends_a_field_back_and_settings_survive_other_pages(server):
+    frames: list = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        page = browser.new_context().new_page()
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+        page.goto(f"{server}/run")
+        expect(field(page, "Base URL (optional)")).to_be_visible(timeout=60_000)
+        # A preset is the app's own change: it still reaches the fields.
+        choose(page, "Provider", OPENAI_URL)
+        settle(page)
+        expect(field(page, "Base URL (optional)")).to_have_value("http://localhost:8000/v1", timeout=30_000)
+        fill(page, "Base URL (optional)", "http://127.0.0.1:9/v1")
+        before = len(frames)
+        fill(page, "Model", "openai/some-model")  # this field's rerun
+        sent = _script_set_text_fields(frames[before:])
+        assert any(isinstance(f, bytes) for f in frames[before:]), "the rerun sent nothing to read"
+        assert sent == [], f"a rerun sent these fields back over what was typed: {sent}"
+        for title in ("History", "Settings", "Run"):
+            go(page, title)
+        settle(page)
+        expect(field(page, "Base URL (optional)")).to_have_value("http://127.0.0.1:9/v1", timeout=30_000)
+        expect(field(page, "Model")).to_have_value("openai/some-model", timeout=30_000)
+        browser.close()
