@@ -313,14 +313,9 @@ def get_run(store, run_id: str) -> Run:
 RESUMABLE = ("interrupted", "failed", "cancelled")
 
 
-def revise_run(store, run_id: str, extra: int, request_for, **caps) -> None:
-    """Give a finished run more revision rounds in a background job of this session
-    (rt_core.run.jobs.start_revision); `request_for` makes the request with the keys of
-    the one precedence in studio.request for the run's own model and base URL; `caps`
-    (max_tokens, max_cost) bound the new calls."""
-    from rt_core.run import jobs  # noqa: PLC0415  (pages that never revise skip the import)
-
-    job = jobs.start_revision(store, run_id, extra, request_for=request_for, **caps)
+def _follow(run_id: str, job) -> None:
+    """This session follows a job that continues a stored run (a resume or a revision):
+    it becomes the current run, and its finished panel and bars start afresh."""
     ss = st.session_state
     ss["jobs"][run_id] = job
     if run_id not in ss["session_runs"]:
@@ -328,6 +323,16 @@ def revise_run(store, run_id: str, extra: int, request_for, **caps) -> None:
     ss["current_run"] = run_id
     ss.pop(f"_final_{run_id}", None)
     ss.pop(f"_bars_{run_id}", None)
+
+
+def revise_run(store, run_id: str, extra: int, request_for, **caps) -> None:
+    """Give a finished run more revision rounds in a background job of this session
+    (rt_core.run.jobs.start_revision); `request_for` makes the request with the keys of
+    the one precedence in studio.request for the run's own model and base URL; `caps`
+    (max_tokens, max_cost) bound the new calls."""
+    from rt_core.run import jobs  # noqa: PLC0415  (pages that never revise skip the import)
+
+    _follow(run_id, jobs.start_revision(store, run_id, extra, request_for=request_for, **caps))
 
 
 def resume_run(store, run_id: str) -> None:
@@ -337,11 +342,4 @@ def resume_run(store, run_id: str) -> None:
     from rt_core.run import jobs  # noqa: PLC0415  (pages that never resume skip the import)
 
     run = store.runs.load(run_id)
-    job = jobs.start(request.resume_request(run.config), store, resume_id=run_id)
-    ss = st.session_state
-    ss["jobs"][run_id] = job
-    if run_id not in ss["session_runs"]:
-        ss["session_runs"].append(run_id)
-    ss["current_run"] = run_id
-    ss.pop(f"_final_{run_id}", None)
-    ss.pop(f"_bars_{run_id}", None)
+    _follow(run_id, jobs.start(request.resume_request(run.config), store, resume_id=run_id))

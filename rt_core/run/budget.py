@@ -36,10 +36,7 @@ class Estimate:
 
     @property
     def total(self) -> Calls:
-        out = Calls()
-        for c in self.stages.values():
-            out = out + c
-        return out
+        return sum(self.stages.values(), Calls())
 
     def summary(self) -> str:
         t = self.total

@@ -87,10 +87,7 @@ class RevisionPlan:
 
     @property
     def calls(self) -> Calls:
-        out = Calls()
-        for c in self.stages.values():
-            out = out + c
-        return out
+        return sum(self.stages.values(), Calls())
 
     @property
     def new_rounds(self) -> list[int]:
