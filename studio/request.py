@@ -165,13 +165,16 @@ def demo_tokens_left() -> int | None:
     return max(0, demo.max_tokens - int(st.session_state.get("demo_tokens_used", 0)))
 
 
-def count_demo_tokens(run: Run) -> None:
-    """Add a finished run's tokens to this session's demo budget (once per run)."""
+def count_demo_tokens(run: Run, once_per: str | None = None) -> None:
+    """Add a finished run's tokens to this session's demo budget, once per `once_per`
+    (the run's id; a revision of a finished run passes its own job's, since the run's
+    usage then holds the revision's calls)."""
     ss = st.session_state
     counted = ss.setdefault("demo_counted", set())
-    if run.id in counted:
+    ticket = once_per or run.id
+    if ticket in counted:
         return
-    counted.add(run.id)
+    counted.add(ticket)
     ss["demo_tokens_used"] = int(ss.get("demo_tokens_used", 0)) + run.usage.prompt_tokens + \
         run.usage.completion_tokens
 
@@ -179,13 +182,12 @@ def count_demo_tokens(run: Run) -> None:
 def resume_request(config: RunConfig) -> RunRequest:
     """A stored run's request for resuming it: the Run page's Budget fields, when set,
     replace the stored cap (a run stopped by its budget resumes with a larger one)."""
-    caps = {k: v for k, v in _caps().items() if v is not None}
-    return request_for(dataclasses.replace(config, **caps))
+    return request_for(dataclasses.replace(config, **typed_caps()))
 
 
-def revision_caps() -> dict:
-    """The cap on a revision started on the Results page: the Run page's budget fields when
-    set (as for a resume), tightened in a shared demo; empty keeps the run's own cap."""
+def typed_caps() -> dict:
+    """The Run page's budget fields that are set (tightened in a shared demo), for a resume
+    or a revision started on the Results page; empty keeps the run's own cap."""
     return {k: v for k, v in _caps().items() if v is not None}
 
 

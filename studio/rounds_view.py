@@ -126,9 +126,7 @@ def _progress(run_id: str) -> None:
         if not ss.get(flag):
             ss[flag] = True
             if studio_request.demo_tokens_left() is not None:  # a shared demo: the session's share
-                u = job.run.usage
-                ss["demo_tokens_used"] = int(ss.get("demo_tokens_used", 0)) + u.prompt_tokens + u.completion_tokens
-                ss.setdefault("demo_counted", set()).add(run_id)
+                studio_request.count_demo_tokens(job.run, once_per=flag)
             st.rerun()
 
 
@@ -158,7 +156,7 @@ def revise_control(run: Run, store, read_only: bool) -> None:
     except RTError as exc:
         st.info(render.md_escape(f"{exc}. {render.app_hint(exc)}"), icon="ℹ️")
         return
-    caps = studio_request.revision_caps()
+    caps = studio_request.typed_caps()
     cap = budget.cap_text(dataclasses.replace(run.config, **caps))  # as revise_more applies it
     st.caption(render.md_escape(plan.summary() + (f" Budget for the new calls: {cap}." if cap else "")))
     if not st.button("Revise this run", key=f"revise_more_go_{run.id}"):

@@ -145,3 +145,31 @@ def _kind(messages) -> str:
     if "Summarise the reviews" in prompt:
         return "meta"
     return "review" if "Score:" in prompt and "Strengths:" in prompt else "other"
+
+
+def test_a_revision_in_a_shared_demo_counts_its_tokens_against_the_sessions_share(module_demo, monkeypatch):
+    """In a shared demo each browser session has a token share. A revision of a finished
+    run spends new tokens under the same run id, so it is counted on its own (once), not
+    skipped as a run already counted."""
+    from rt_core.store import open_store
+
+    store = open_store()
+    run = revised_run(store, rounds=0, ceiling=10, reviewers=(3, 4))
+    assert run.status == "done", run.errors
+    monkeypatch.setenv("RT_DEMO", "1")
+    monkeypatch.setenv("RT_DEMO_MODEL", "scripted/demo")
+    monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "1000000")
+    at = new_app()
+    at.session_state["results_run"] = run.id
+    at.session_state["demo_counted"] = {run.id}  # this session's own earlier run, counted
+    at.session_state["demo_tokens_used"] = 100
+    goto(at, "results")
+    at.button(key=f"revise_more_go_{run.id}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    job = at.session_state["jobs"][run.id]
+    assert job.wait(timeout=300), "the revision did not finish"
+    at.run()
+    at.run()  # a later rerun must not count it again
+    spent = job.run.usage.prompt_tokens + job.run.usage.completion_tokens
+    assert job.run.status == "done" and spent > 0, job.run.errors
+    assert at.session_state["demo_tokens_used"] == 100 + spent
