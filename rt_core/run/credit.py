@@ -161,6 +161,10 @@ class SharedCap:
         self.model, self.max_tokens, self.max_cost = model, max_tokens, max_cost
         self.usages: list[Usage] = []
 
+    @property
+    def capped(self) -> bool:
+        return self.max_tokens is not None or self.max_cost is not None
+
     def spent(self) -> tuple[int, float]:
         return (sum(u.prompt_tokens + u.completion_tokens for u in self.usages),
                 sum(u.cost for u in self.usages))
@@ -206,8 +210,7 @@ def _variant_sim(v: Variant, request: RunRequest, store: Store, embedder: Embedd
     sim = Simulation(dataclasses.replace(request, config=v.config), store, embedder=embedder)
     sim.recorder = _Quiet(store, sim.run, False, sim._progress, sim.client.notes)
     sim.plan = _short_plan(plan_for(v.config))
-    sim.budget = cap
-    sim.client.before_call = cap.check_call
+    sim.use_budget(cap)
     cap.usages.append(sim.run.usage)
     return sim
 

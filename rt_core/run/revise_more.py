@@ -177,8 +177,7 @@ def simulation(store: Store, run_id: str, extra: int, *,
                      run_id=old.id, resume=True)
     # What was computed on the run afterwards is kept (a stop on the way keeps it too).
     sim.run.credit, sim.run.judge, sim.run.review_similarity = list(old.credit), old.judge, old.review_similarity
-    sim.budget = RevisionBudget(capped, sim.run.usage, set(p.stages), store)
-    sim.client.before_call = sim.budget.check_call if sim.budget.capped else (lambda: None)
+    sim.use_budget(RevisionBudget(capped, sim.run.usage, set(p.stages), store))
     sim.plan = [*sim.plan, Stage("settle_results", _settle_extras(old), tuple(s.name for s in sim.plan),
                                  saves=False)]
     return sim

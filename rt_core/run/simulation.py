@@ -71,9 +71,7 @@ class Simulation:
         self.client = LLMClient(ModelSettings.for_request(request), store=store,
                                 usage=self.run.usage, concurrency=self.config.concurrency,
                                 cancel=cancel or threading.Event(), sleep=sleep)
-        self.budget = Budget(self.config, self.run.usage, prior, store)
-        if self.budget.capped:
-            self.client.before_call = self.budget.check_call
+        self.use_budget(Budget(self.config, self.run.usage, prior, store))
         self.ctx = StageContext(self.client, on_progress or (lambda e: None), self.client.cancel)
         self.style = stages_for(self.client.settings.style)
         self.recorder = Recorder(store, self.run, resume, self._progress, self.client.notes)
@@ -95,6 +93,13 @@ class Simulation:
         self.drafts: dict[str, Proposal] = {}
         self.author_order: list[str] = []
         self.reviewer_ids: list[str] = []
+
+    def use_budget(self, budget) -> None:
+        """The cap this run's calls answer to. One place, because the client checks it
+        before every call: credit's variants share one cap, and a revision of a finished
+        run is capped on its new calls only (run/credit.py, run/revise_more.py)."""
+        self.budget = budget
+        self.client.before_call = budget.check_call if budget.capped else (lambda: None)
 
     def _progress(self, event: ProgressEvent) -> None:
         self.ctx.on_progress(event)  # looked up per event: a caller may swap the listener
