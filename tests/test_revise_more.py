@@ -103,6 +103,28 @@ def test_a_run_without_reviews_or_unfinished_cannot_be_revised(community, script
         revise_more.plan(community.runs.load(failed.id), 1)
 
 
+def test_a_run_whose_revision_changed_nothing_is_refused_before_any_call(community, scripted):
+    """Asking again would bring the same unchanged reply back from the cache."""
+    improve = improving(ceiling=10)
+
+    def unchanged(messages, params):
+        system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+        if "The reviews are in" in system:  # the authors send their proposal back as it was
+            mine = messages[-1]["content"].split("read it:", 1)[1].split("The meta-review:", 1)[0]
+            return mine.strip()
+        return improve(messages, params)
+
+    scripted.responder = unchanged
+    base = finished(community)
+    run = revise_more.revise_finished(community, base.id, 1)
+    assert run.status == "done", run.errors
+    assert [r.number for r in run.rounds] == [0] and "changed nothing" in run.rounds[0].stopped
+    before = len(scripted.history)
+    with pytest.raises(InputError, match="changed nothing, and asking again"):
+        revise_more.revise_finished(community, base.id, 1)
+    assert len(scripted.history) == before
+
+
 def test_an_estimate_over_the_cap_is_refused_before_any_call(community, scripted):
     scripted.responder = improving(ceiling=10)
     base = finished(community)

@@ -34,6 +34,14 @@ GROUP = "revise"
 GROUP_TITLE = "Revising: rounds after review"
 STAGE_KINDS = ("revise", "review", "meta_review")
 NO_REVIEWS = "this run has no reviews, so it cannot be revised"
+CHANGED_NOTHING = "changed nothing"  # in a stop's words; `changed_nothing` reads it back
+
+
+def changed_nothing(rnd: Round) -> bool:
+    """Whether the revision after this round rewrote no answer (so asking again would bring
+    the same reply back from the cache). The stored record keeps only the stop's words, so
+    the words and this test live side by side here."""
+    return CHANGED_NOTHING in rnd.stopped and rnd.stopped.startswith("Round ")
 
 
 def stage_names(rounds: int) -> list[str]:
@@ -98,8 +106,7 @@ async def revise_step(sim: Simulation, r: int) -> None:
         sim.recorder.fail(GROUP, f"authors (round {r})", exc)
         raise
     if not changes:
-        before.stopped = (f"Round {r} changed nothing: no answer was rewritten, so there was "
-                          "nothing new to review.")
+        before.stopped = f"Round {r} {CHANGED_NOTHING}: no answer was rewritten, so there was nothing new to review."
         sim.recorder.emit(GROUP, f"authors (round {r})", 1, 1, "done", "no change")
         return
     sim.run.rounds.append(Round(r, revised, changes=changes))

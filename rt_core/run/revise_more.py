@@ -70,7 +70,7 @@ def check(run: Run) -> None:
         raise InputError(f"run {run.id} already has {rounds_done(run)} revision rounds, the most "
                          f"a run can have ({MAX_ROUNDS})", "Start a new run to revise further.")
     last = run.rounds[-1] if run.rounds else None
-    if last is not None and "changed nothing" in last.stopped:
+    if last is not None and revise.changed_nothing(last):
         raise InputError("the last revision of this run changed nothing, and asking again would "
                          "bring the same answer back from the cache",
                          "Start a new run (another model or other reviewers) to revise further.")
