@@ -47,12 +47,25 @@ def _script_set_text_fields(frames: list) -> list[tuple[str, str]]:
     return out
 
 
+def _script_finished(payload) -> bool:
+    """True for the message that ends a script run: everything that run sent came before it."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    if isinstance(payload, str):
+        return False
+    msg = ForwardMsg()
+    msg.ParseFromString(payload)
+    return msg.WhichOneof("type") == "script_finished"
+
+
 def test_a_rerun_never_sends_a_field_back_and_settings_survive_other_pages(server):
     frames: list = []
+    sockets: list = []
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         page = browser.new_context().new_page()
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+        page.on("websocket", lambda ws: (sockets.append(ws),
+                                         ws.on("framereceived", lambda payload: frames.append(payload))))
         page.goto(f"{server}/run")
         expect(field(page, "Base URL (optional)")).to_be_visible(timeout=60_000)
         # A preset is the app's own change: it still reaches the fields.
@@ -60,8 +73,12 @@ def test_a_rerun_never_sends_a_field_back_and_settings_survive_other_pages(serve
         settle(page)
         expect(field(page, "Base URL (optional)")).to_have_value("http://localhost:8000/v1", timeout=30_000)
         fill(page, "Base URL (optional)", "http://127.0.0.1:9/v1")
+        settle(page)
         before = len(frames)
-        fill(page, "Model", "openai/some-model")  # this field's rerun
+        # Wait on the websocket itself for the end of this field's rerun: the page's run-state
+        # marker can read "not running" before the rerun has even started on a loaded machine.
+        with sockets[-1].expect_event("framereceived", predicate=_script_finished, timeout=60_000):
+            fill(page, "Model", "openai/some-model")  # this field's rerun
         sent = _script_set_text_fields(frames[before:])
         assert any(isinstance(f, bytes) for f in frames[before:]), "the rerun sent nothing to read"
         assert sent == [], f"a rerun sent these fields back over what was typed: {sent}"
