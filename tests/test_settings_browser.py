@@ -58,14 +58,51 @@ def _script_finished(payload) -> bool:
     return msg.WhichOneof("type") == "script_finished"
 
 
+def _asks_rerun_with(payload, text: str) -> bool:
+    """True for the browser's request to rerun with a text widget holding `text`."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    if isinstance(payload, str):
+        return False
+    msg = BackMsg()
+    msg.ParseFromString(payload)
+    return msg.WhichOneof("type") == "rerun_script" and any(
+        w.string_value == text for w in msg.rerun_script.widget_states.widgets)
+
+
+def _wait_for_rerun_end(socket, log: list, text: str) -> list:
+    """What the server sent in reply to the rerun that carried `text`, once that run ended.
+
+    The log holds ("sent"|"received", payload) in the order the browser saw them. A run
+    that was already under way when the field was typed can end after the request; only
+    a script_finished that follows the request counts. Playwright hands events over only
+    inside its own calls, so checking the log and then waiting for the next frame cannot
+    miss one."""
+    while True:
+        asked = next((i for i, (way, p) in enumerate(log) if way == "sent" and _asks_rerun_with(p, text)),
+                     None)
+        if asked is not None:
+            reply = [p for way, p in log[asked + 1:] if way == "received"]
+            end = next((i for i, p in enumerate(reply) if _script_finished(p)), None)
+            if end is not None:
+                return reply[:end + 1]
+        with socket.expect_event("framereceived", timeout=60_000):
+            pass
+
+
 def test_a_rerun_never_sends_a_field_back_and_settings_survive_other_pages(server):
-    frames: list = []
+    log: list = []
     sockets: list = []
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         page = browser.new_context().new_page()
-        page.on("websocket", lambda ws: (sockets.append(ws),
-                                         ws.on("framereceived", lambda payload: frames.append(payload))))
+
+        def watch(ws):
+            sockets.append(ws)
+            ws.on("framesent", lambda payload: log.append(("sent", payload)))
+            ws.on("framereceived", lambda payload: log.append(("received", payload)))
+
+        page.on("websocket", watch)
         page.goto(f"{server}/run")
         expect(field(page, "Base URL (optional)")).to_be_visible(timeout=60_000)
         # A preset is the app's own change: it still reaches the fields.
@@ -73,14 +110,9 @@ def test_a_rerun_never_sends_a_field_back_and_settings_survive_other_pages(serve
         settle(page)
         expect(field(page, "Base URL (optional)")).to_have_value("http://localhost:8000/v1", timeout=30_000)
         fill(page, "Base URL (optional)", "http://127.0.0.1:9/v1")
-        settle(page)
-        before = len(frames)
-        # Wait on the websocket itself for the end of this field's rerun: the page's run-state
-        # marker can read "not running" before the rerun has even started on a loaded machine.
-        with sockets[-1].expect_event("framereceived", predicate=_script_finished, timeout=60_000):
-            fill(page, "Model", "openai/some-model")  # this field's rerun
-        sent = _script_set_text_fields(frames[before:])
-        assert any(isinstance(f, bytes) for f in frames[before:]), "the rerun sent nothing to read"
+        fill(page, "Model", "openai/some-model")  # this field's rerun
+        reply = _wait_for_rerun_end(sockets[-1], log, "openai/some-model")
+        sent = _script_set_text_fields(reply)
         assert sent == [], f"a rerun sent these fields back over what was typed: {sent}"
         for title in ("History", "Settings", "Run"):
             go(page, title)
