@@ -59,7 +59,9 @@ def show(run: Run, store, read_only: bool = False) -> None:
 def _summary(run: Run, rows: list[ec.Ranked]) -> None:
     t = run.tournament
     best = " The best one is the run's proposal, shown below." if t is not None else ""
-    st.caption(render.md_escape(f"{len(rows)} candidates, {ec.method_words(run)}.{best}"))
+    # Measured signals are explained once, in the box below, not again in this line.
+    how = "" if t is not None and t.method == "signals" else f", {ec.method_words(run)}"
+    st.caption(render.md_escape(f"{len(rows)} candidates{how}.{best}"))
     if ec.merged_count(run):
         n = ec.merged_count(run)
         st.caption(render.md_escape(f"{n} near-duplicate{'s' if n != 1 else ''} merged at similarity "

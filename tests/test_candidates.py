@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from rt_core import export_candidates as ec
 from rt_core.errors import ConfigError
 from rt_core.models import registry
 from rt_core.run import leads
@@ -112,7 +113,9 @@ def test_a_base_model_gets_its_lead_as_material_and_is_ranked_by_signals(communi
     assert run.status == "done", run.errors
     t = run.tournament
     assert t.method == "signals" and not t.judgements and t.judge_model == ""
-    assert any("signals" in n and "not by a judge" in n for n in t.notes)
+    words = ec.method_words(run)
+    assert "measured signals" in words and "cannot judge" in words
+    assert not any("signals" in n for n in t.notes), "said once, by method_words, not again as a note"
     live = [c for c in run.candidates if not c.merged_into]
     assert all("review_score" in c.signals and "field_coverage" in c.signals for c in live)
     docs = [h["messages"][-1]["content"] for h in demo.history

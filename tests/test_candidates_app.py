@@ -107,6 +107,8 @@ def test_signals_variant_says_the_base_model_cannot_judge_and_shows_the_signals(
     run = stored("cands2signal", method="signals")
     at = results_for(run.id)
     assert "The embedded base model cannot judge proposals" in infos(at)
+    said = [w for w in _all_words(at) if "cannot judge" in w]
+    assert len(said) == 1, f"explained once, not repeated in the summary line: {said}"
     words = " ".join(_all_words(at)).lower()
     assert "the judge" not in words and "judgement" not in words
     assert any(h.value == "The measured signals" for h in at.subheader)

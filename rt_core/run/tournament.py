@@ -215,10 +215,6 @@ async def rank(sim) -> None:
     else:
         t.method = "signals" if len(ids) > 1 else t.method
         t.scores = ranking.combine_signals(cands) if len(ids) > 1 else {c: 0.0 for c in ids}
-        if len(ids) > 1:
-            t.notes.append("Ranked by measured signals (" + ", ".join(sorted(
-                {k for c in cands for k in c.signals})) + "), not by a judge: the model "
-                "cannot compare proposals.")
     t.order = ranking.order_by(t.scores, cands)
     best = next(c for c in cands if c.id == t.order[0])
     sim.run.proposal, sim.run.reviews, sim.run.meta_review = best.proposal, list(best.reviews), \
