@@ -48,14 +48,16 @@ def _script_set_text_fields(frames: list) -> list[tuple[str, str]]:
 
 
 def _script_finished(payload) -> bool:
-    """True for the message that ends a script run: everything that run sent came before it."""
+    """True for the message that ends a script run: everything that run sent came before it.
+    A run cut short by the rerun request (an earlier run still going) is not the one read."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     if isinstance(payload, str):
         return False
     msg = ForwardMsg()
     msg.ParseFromString(payload)
-    return msg.WhichOneof("type") == "script_finished"
+    return (msg.WhichOneof("type") == "script_finished"
+            and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN)
 
 
 def _asks_rerun_with(payload, text: str) -> bool:
