@@ -13,11 +13,10 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.errors import NotFoundError
 from rt_core.types import MODES, Run, RunConfig
 
-from . import loop_settings, rater_session, request
+from . import loop_settings, rater_session, request, run_fields
 from .resources import get_store
 
 PAGES = {
@@ -40,19 +39,9 @@ URL_PATHS = {"neighbourhood": "neighbourhood", "run": "run", "results": "results
 # with persist_state=studio.persist.ACROSS_PAGES, so its value survives other pages.
 PERSISTENT = {
     "provider": "Embedded offline demo model",
-    "model": LOCAL_MODEL,
-    "api_key": "",
-    "base_url": "",
-    "temperature": RunConfig.temperature,
-    "embedder": LOCAL_EMBEDDER,
-    "embedder_key": "",
-    "mode": "global",
     "reviewer_choice": "Most relevant researchers",
-    "num_reviewers": 3,
-    "reviewer_ids": [],
     "use_cutoff": False,
-    "cutoff_year": 2024,
-    "reference_id": "",
+    **run_fields.defaults(),  # every option of the settings schema
     **loop_settings.DEFAULTS,
 }
 
