@@ -161,8 +161,8 @@ def test_the_evaluator_keeps_the_server_key_flag(server):
     operator's key marked as such is refused for a base URL that is not allowed."""
     cfg = RunConfig(evaluator_model="openai/restater", evaluator_base_url=server.base_url)
     with pytest.raises(ConfigError, match="may not be sent"):
-        restater_for(RunRequest(cfg, evaluator_key=OPERATOR_KEY, evaluator_server_key=True), None)
-    client = restater_for(RunRequest(cfg, evaluator_key=TYPED_KEY), None)
+        restater_for(RunRequest(cfg, keys={"evaluator": keys.Key(OPERATOR_KEY, "env", server=True)}), None)
+    client = restater_for(RunRequest(cfg, keys={"evaluator": keys.Key(TYPED_KEY, "typed")}), None)
     assert client.settings.api_key == TYPED_KEY and not client.settings.server_key
 
 
