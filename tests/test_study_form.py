@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apphelp import APP, errors, module_data_dir, record_downloads, shown
+from tests.apphelp import errors, module_data_dir, record_downloads, shown
 from tests.test_study import OTHER, REPLAY, make_run, rate_all, real_wins, seed_runs
+from tests.test_study_app import current_position, join, page
 
 data_dir = module_data_dir("study-form-data")
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,16 +35,6 @@ def runs() -> list[str]:
     for rid, mode in zip(NO_REFERENCE, ("global", "self"), strict=True):
         make_run(s, rid, mode, "")
     return ids
-
-
-def page(name: str, **query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(f"pages/{name}.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def column_of(at: AppTest, key: str):
@@ -142,18 +133,6 @@ def test_the_hidden_arm_is_off_and_says_why_when_no_run_has_a_reference(runs):
 
 
 # -- the rater's confidence --------------------------------------------------------------------
-def join(code: str, rater: str) -> AppTest:
-    at = page("study_rate", study=code)
-    at.text_input(key="rate_rater_input").input(rater)
-    next(b for b in at.button if b.label == "Start or resume").click().run()
-    assert not at.exception and not at.error, errors(at)
-    return at
-
-
-def position(at: AppTest) -> int:
-    return int(next(b.key for b in at.button if b.key and b.key.startswith("rate_submit_")).rsplit("_", 1)[1])
-
-
 def test_confidence_starts_unselected_and_a_submit_without_it_says_so(runs):
     from rt_core.study.create import create_from_runs
     from rt_core.study.design import SESSION_CRITERIA, StudySettings
@@ -161,14 +140,14 @@ def test_confidence_starts_unselected_and_a_submit_without_it_says_so(runs):
     s = store()
     made = create_from_runs(s, runs, StudySettings("Confidence"))
     at = join(made["code"], "eva")
-    pos = position(at)
+    pos = current_position(at)
     assert at.radio(key=f"rate_conf_{pos}").value is None  # no anchor on the middle
     for _ in SESSION_CRITERIA:
         at.button(key=f"rate_btn_left_{pos}").click().run()
     at.button(key=f"rate_submit_{pos}").click().run()
     assert "still missing: confidence" in errors(at)
     assert not s.studies.answer_rows(made["id"])  # nothing stored without it
-    assert position(at) == pos
+    assert current_position(at) == pos
     at.radio(key=f"rate_conf_{pos}").set_value(2)
     at.button(key=f"rate_submit_{pos}").click().run()
     assert not at.exception and not at.error, errors(at)
