@@ -16,12 +16,18 @@ import streamlit as st
 Number = int | float
 
 
+def _shown(x: Number) -> str:
+    """A number as typed: 99999, not 1e+05; 0.5 stays 0.5."""
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
 def problem(label: str, value: Number | None, low: Number, high: Number) -> str | None:
     """What is wrong with `value` for this field, in one sentence, or None when it is usable."""
+    span = f"from {_shown(low)} to {_shown(high)}"
     if value is None:
-        return f"{label}: enter a number from {low:g} to {high:g}."
+        return f"{label}: enter a number {span}."
     if not low <= value <= high:
-        return f"{label} must be from {low:g} to {high:g}; {value:g} is out of range."
+        return f"{label} must be {span}; {_shown(value)} is out of range."
     return None
 
 

@@ -109,6 +109,7 @@ def test_the_helper_names_every_kind_of_problem():
     assert problem("Minutes", 10, 1, 240) is None
     assert problem("Minutes", 0.5, 1, 240) == "Minutes must be from 1 to 240; 0.5 is out of range."
     assert problem("Minutes", None, 1, 240) == "Minutes: enter a number from 1 to 240."
+    assert problem("Budget", 1234567.0, 0, 1e6) == "Budget must be from 0 to 1000000; 1234567 is out of range."
     assert all_valid(1, 2.5, 0) and not all_valid(1, None)
 
 
