@@ -19,6 +19,7 @@ import streamlit as st
 from rt_core.settings import schema
 from rt_core.settings.schema import IDS, KEY
 
+from . import fields
 from .persist import ACROSS_PAGES
 
 # The budget's plain session keys (0: no cap). Streamlit drops a widget's key on a page
@@ -75,17 +76,20 @@ def problems() -> list[str]:
             for m in [schema.check(o.name, given[o.name])] if m]
 
 
-def number(name: str, where=st, **kw) -> None:
-    """A number field for one option, with the schema's sentence beside it when the value
-    is out of range."""
+def sentence(name: str, value: Any) -> str | None:
+    """The schema's sentence for a value of option `name`, as a field shows it; None if fine."""
+    message = schema.check(name, value)
+    return None if message is None else f"{message[0].upper()}{message[1:]}. {schema.hint(name)}"
+
+
+def number(name: str, where=None, **kw) -> None:
+    """A bounded number field for one option (studio.fields), saying the schema's sentence
+    beside it when the value does not fit; the browser never bounds it itself."""
     o = schema.option(name)
-    step = o.kind(o.step)
     kw.setdefault("format", "%d" if o.kind is int else None)
-    where.number_input(o.label, step=step, key=o.key, help=o.help, persist_state=ACROSS_PAGES, **kw)
-    shown = _value(o) if name not in CAPS else st.session_state.get(o.key)
-    message = schema.check(name, shown)
-    if message:
-        where.error(message[0].upper() + message[1:] + ". " + schema.hint(name), icon="✋")
+    fields.bounded_number(o.label, o.key, o.low or 0, o.high or 0, None, step=o.kind(o.step),
+                          help=o.help, where=where, check=lambda v: sentence(name, v),
+                          persist_state=ACROSS_PAGES, **kw)
 
 
 def text(name: str, where=st, **kw) -> None:
