@@ -6,26 +6,16 @@ nothing else.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from .attribution import Credit, Provenance, Source  # noqa: F401
 from .fiveq import QUESTION_KEYS, QUESTIONS
+from .record import Record as _Record
 
 # The run's settings live with their schema (rt_core/settings); named here with the rest.
 from .settings.modes import MODES, Mode  # noqa: F401
 from .settings.run_config import RunConfig, RunRequest  # noqa: F401
-
-
-class _Record:
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)  # type: ignore[arg-type]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]):
-        """Build from a dict, ignoring unknown keys so old exports still load."""
-        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-        return cls(**{k: v for k, v in data.items() if k in names})
 
 
 @dataclass
@@ -280,40 +270,6 @@ class Round(_Record):
         d["meta_review"] = MetaReview.from_dict(d["meta_review"]) if d.get("meta_review") else None
         d["changes"] = [Change.from_dict(c) for c in d.get("changes") or []]
         return super().from_dict(d)  # type: ignore[return-value]
-
-
-@dataclass
-class Source(_Record):
-    """A draft or paper an answer draws on, with how strongly."""
-    kind: str  # "author" (that author's draft) or "paper"
-    id: str
-    score: float = 0.0  # embedding attribution, higher = more
-    cited: bool = False  # the aggregator cited it by label (instruction models)
-
-
-@dataclass
-class Provenance(_Record):
-    answers: dict[str, list[Source]] = field(default_factory=dict)  # question key -> best first
-    reviews: dict[str, list[Source]] = field(default_factory=dict)  # reviewer id -> their papers
-    method: str = ""  # what measured it, e.g. the embedder's name
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Provenance:
-        d = dict(data)
-        for key in ("answers", "reviews"):
-            d[key] = {k: [Source.from_dict(s) for s in v] for k, v in (d.get(key) or {}).items()}
-        return super().from_dict(d)  # type: ignore[return-value]
-
-
-@dataclass
-class Credit(_Record):
-    """What one researcher (or paper) brought: the run re-written without them."""
-    kind: str  # "author" or "paper"
-    id: str
-    moved: dict[str, float] = field(default_factory=dict)  # question -> similarity to the full one
-    score_change: float | None = None  # mean review score without them minus with them
-    reference_change: float | None = None  # similarity to the reference, same sign rule
-    sentence: str = ""  # e.g. "without Yamins, Q5 loses its neural-benchmark method"
 
 
 @dataclass

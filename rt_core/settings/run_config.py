@@ -7,17 +7,16 @@ model and base URL only; their keys live in the RunRequest, never in the config.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..record import Record
 from . import endpoint as ep
 from .endpoint import Endpoint, Key
 from .schema import default
 
 
 @dataclass
-class RunConfig:
+class RunConfig(Record):
     researcher_ids: list[str] = field(default_factory=list)
     paper_ids: list[str] = field(default_factory=list)
     model: str = default("model")
@@ -52,15 +51,6 @@ class RunConfig:
     # Rounds whose early stop a user overrode by asking a finished run for more rounds
     # (run/revise_more.py): the revision goes on after them.
     revision_reopened: list[int] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        """Build from a stored dict, ignoring unknown keys so old runs still load."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
 
     def target(self, role: str) -> tuple[str, str]:
         """The model and base URL of one endpoint (a hosted embedder has no base URL)."""
