@@ -11,6 +11,12 @@ or one that lacks a key its provider needs; the client re-applies the destinatio
 (rt_core.models.router) gets no key from this rule: each of its deployments carries the
 key the file gives it, for its own address only.
 
+Every door asks the rule the same way: a run's endpoints (its model, the tournament's
+judge, the evaluator, a hosted embedder: rt_core.settings.endpoint) get their keys from
+`request_keys`, given what the door was handed for each (the CLI's --*-api-key-env, the
+app's key fields); a paper source's key (S2_API_KEY) comes from `service_key`; what a page
+says before Start about a missing key is `problem`, the same answer `check` gives.
+
 Shared-demo mode (RT_DEMO=1): visitors use the operator's model, base URL, embedder and
 key (`demo_settings`), type no key, and each browser session has a token budget
 (RT_DEMO_MAX_TOKENS, default 200,000).
