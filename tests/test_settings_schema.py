@@ -156,3 +156,10 @@ def test_a_number_out_of_range_is_named_beside_its_field_and_start_waits():
     assert not at.button(key="run_start").disabled and not at.error
     at.number_input(key="cap_tokens_field").set_value(-5).run()
     assert at.button(key="run_start").disabled, "a negative budget"
+
+
+def test_the_settings_page_lists_every_option_with_its_flag():
+    at = goto(new_app(), "settings")
+    table = next(t.value for t in at.table if "command line" in t.value.columns)
+    assert [flag.split()[0] for flag in table["command line"]] == [o.cli_flag for o in schema.OPTIONS]
+    assert "1 to 12" in set(table["range or choices"])
