@@ -15,6 +15,7 @@ import os
 
 import streamlit as st
 
+from rt_core import keys
 from rt_core.settings import schema
 from rt_core.types import RunConfig
 
@@ -46,7 +47,8 @@ def show() -> None:
         run_fields.text("judge_model")
         if st.session_state["loop_judge_model"].strip():  # the judge's own address and key
             run_fields.text("judge_base_url")
-            run_fields.text("judge_key")
+            if keys.demo() is None:  # in a shared demo nobody types a key
+                run_fields.text("judge_key")
     with c2:
         run_fields.checkbox("check_novelty")
         run_fields.checkbox("literature", disabled=not st.session_state["loop_novelty"])
