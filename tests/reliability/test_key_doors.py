@@ -18,6 +18,7 @@ from rt_core.study import models as study_models
 from rt_core.study.create import create_from_runs
 from rt_core.study.design import StudySettings
 from rt_core.types import Proposal, Run, RunConfig, RunRequest
+from tests import ideas
 from tests.reliability.leaks import sightings_in_requests
 
 OPERATOR_KEY = "sk-operator-DOORS-5e1f-do-not-leak"
@@ -153,6 +154,26 @@ def test_cli_judge_never_sends_the_operator_key_to_a_typed_base_url(tmp_path, se
     monkeypatch.setenv("MY_SERVER_KEY", TYPED_KEY)
     assert cli(tmp_path, *judge, "--api-key-env", "MY_SERVER_KEY") == 0, capsys.readouterr().err
     assert authorizations(server) == {f"Bearer {TYPED_KEY}"}
+
+
+def test_cli_ideate_and_run_send_the_judge_only_the_key_named_for_it(tmp_path, server, scripted,
+                                                                    monkeypatch, capsys):
+    """--judge-api-key-env (from the settings schema, on `run` and `ideate` alike) names the
+    judge's key; --api-key-env is the run's and never goes to the judge."""
+    scripted.responder = ideas.responder()  # distinct candidates, not merged
+    judge_replies = ideas.responder(ideas.by_order([2, 1]))
+    server.responder = lambda messages: judge_replies(messages, {})
+    monkeypatch.setenv("MY_SERVER_KEY", TYPED_KEY)
+    judge = ["--model", "scripted/demo", "--candidates", "2", "--judge-model", "openai/judge",
+             "--judge-base-url", server.base_url, *HOOD]
+    assert cli(tmp_path, "run", *judge, "--api-key-env", "MY_SERVER_KEY") == 2
+    assert "no API key for model 'openai/judge'" in capsys.readouterr().err and server.requests == []
+    code = cli(tmp_path, "ideate", *judge, "--judge-api-key-env", "MY_SERVER_KEY", "--no-progress",
+               "--out-dir", str(tmp_path / "out"))
+    err = capsys.readouterr().err
+    assert code == 0 and "(judge); 0 merged" in err, err
+    assert server.chat_requests() and authorizations(server) == {f"Bearer {TYPED_KEY}"}
+    assert sightings_in_requests(server, (OPERATOR_KEY,)) == 0
 
 
 # -- the evaluator and the study judge ---------------------------------------------------------------
