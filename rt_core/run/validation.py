@@ -7,7 +7,7 @@ that the reading and writing stages apply.
 """
 from __future__ import annotations
 
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, InputError, SettingError
 from ..models import registry
 from ..settings import schema
 from ..store import Store
@@ -37,7 +37,7 @@ def check_options(config: RunConfig) -> None:
     for option in schema.stored():
         message = schema.check(option.name, getattr(config, option.name))
         if message:
-            raise ConfigError(message, schema.hint(option.name))
+            raise SettingError(message, schema.hint(option.name))
 
 
 def validate(config: RunConfig, store: Store) -> None:
@@ -72,7 +72,7 @@ def check_candidates(config: RunConfig) -> None:
     the registry declares a base model is refused rather than quietly replaced by signals."""
     message = schema.check("candidates", config.candidates)
     if message:
-        raise ConfigError(message, schema.hint("candidates"))
+        raise SettingError(message, schema.hint("candidates"))
     judge = config.judge_model.strip()
     if config.candidates > 1 and judge and registry.prompt_style(judge) != registry.CHAT:
         raise ConfigError(f"model '{judge}' is a base model: it cannot judge proposals",
@@ -84,7 +84,7 @@ def check_rounds(config: RunConfig) -> None:
     """Revision rounds: 0 to MAX_ROUNDS, and only for a run that has reviews to answer."""
     message = schema.check("revision_rounds", config.revision_rounds)
     if message:
-        raise ConfigError(message, schema.hint("revision_rounds"))
+        raise SettingError(message, schema.hint("revision_rounds"))
     if config.revision_rounds and not (config.reviewer_ids or config.num_reviewers):
         raise InputError("a run without reviewers cannot be revised: revision answers the reviews",
                          "Ask for at least one reviewer, or set revision rounds to 0.")
