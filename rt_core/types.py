@@ -12,6 +12,7 @@ from typing import Any
 
 from .config import LOCAL_EMBEDDER, LOCAL_MODEL
 from .fiveq import QUESTION_KEYS, QUESTIONS
+from .stops import Stop, StopReason
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,10 @@ class Round(_Record):
     reviews: list[Review] = field(default_factory=list)
     meta_review: MetaReview | None = None
     changes: list[Change] = field(default_factory=list)  # against the round before
-    stopped: str = ""  # why no round came after this one, in words
+    stopped: Stop | None = None  # why no round came after this one (None: one may)
+
+    def stopped_for(self, reason: StopReason) -> bool:
+        return self.stopped is not None and self.stopped.reason is reason
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Round:
@@ -302,6 +306,7 @@ class Round(_Record):
         d["reviews"] = [Review.from_dict(r) for r in d.get("reviews") or []]
         d["meta_review"] = MetaReview.from_dict(d["meta_review"]) if d.get("meta_review") else None
         d["changes"] = [Change.from_dict(c) for c in d.get("changes") or []]
+        d["stopped"] = Stop.from_stored(d.get("stopped"))
         return super().from_dict(d)  # type: ignore[return-value]
 
 
