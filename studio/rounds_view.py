@@ -79,10 +79,10 @@ def _round(before: Round, rnd: Round) -> None:
         st.code(diff_lines(d), language=None, wrap_lines=True)
 
 
-def reviewed_rounds(run: Run) -> int:
-    """Revision rounds whose meta-review is in: read from the rounds themselves, never
-    from who an agent's name says it is (a reviewer may be called anything)."""
-    return sum(1 for r in run.rounds[1:] if r.meta_review is not None)
+def reviewed_rounds(job) -> int:
+    """A revision job's rounds whose meta-review is in: read from the run's rounds (a typed
+    field, Round.meta_review), never from an agent's name (a reviewer may be called anything)."""
+    return sum(1 for r in job.simulation.run.rounds[1:] if r.meta_review is not None)
 
 
 def _shown_round(run: Run) -> int:
@@ -118,7 +118,7 @@ def _progress(run_id: str) -> None:
         return
     events = [e for e in job.snapshot() if e.stage == revise.GROUP and e.status != "started"]
     rounds = job.simulation.config.revision_rounds
-    done = reviewed_rounds(job.simulation.run)
+    done = reviewed_rounds(job)
     st.progress(min(1.0, done / max(1, rounds)), text=f"{done} of {rounds} revision round"
                 f"{'s' * (rounds > 1)} reviewed (earlier rounds come from the cache)")
     for e in events[-3:]:

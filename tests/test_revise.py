@@ -183,15 +183,16 @@ def test_a_quote_must_be_found_in_the_reviews():
 
 def test_a_base_model_rewrites_only_flagged_questions():
     from rt_core.run.grounding import Grounding
-    from rt_core.run.revise_stem import flags
+    from rt_core.run.revise_stem import Flag, flags
+    from rt_core.run.stem_checks import CheckKind
 
     p = Proposal(q1="How can a", q2="This matters because b", q3="It is hard because c",
                  q4="Earlier work has not solved it because d", q5="We will think.")
     reviews = [Review("r", weaknesses="- Q3 does not say why the noise is hard to model.")]
     found = flags(p, reviews, Grounding([]))
     assert set(found) == {"q3", "q5"}
-    assert found["q5"][0][0] == "data_metric" and found["q5"][0][2] == "check"
-    assert found["q3"] == [("other", "Q3 does not say why the noise is hard to model.", "review")]
+    assert found["q5"][0].check is CheckKind.Q5_DATA_METRIC and found["q5"][0].source == "check"
+    assert found["q3"] == [Flag(None, "Q3 does not say why the noise is hard to model.", "review")]
 
 
 def test_revised_runs_round_trip_through_the_store(community, scripted):

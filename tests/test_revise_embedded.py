@@ -39,7 +39,7 @@ def test_one_revision_round_on_the_embedded_model(store):
     failed_checks = proposal_checks(first.proposal, sim.ctx.grounding)[1]
     said = points(first.reviews)
     for c in second.changes:
-        assert c.answers in [f[1] for f in flagged[c.question]]
+        assert c.answers in [f.words for f in flagged[c.question]]
         assert c.answers in failed_checks + said + ["Two answers largely repeat each other."] or \
             c.answers.startswith("Parts missing")
     # The rewrites leave no more automatic-check failures than round 0 had.
