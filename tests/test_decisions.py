@@ -16,7 +16,6 @@ from rt_core.run.rounds_report import rounds_markdown, stop_words
 from rt_core.run.stem_checks import CheckKind, run_checks
 from rt_core.types import Proposal, Researcher, Run, Stop, StopReason
 from tests.revisehelp import improving
-from tests.test_revise import request
 from tests.test_revise_more import finished
 
 
