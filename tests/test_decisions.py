@@ -92,3 +92,16 @@ def test_the_failed_check_is_carried_by_its_value_with_its_field():
     assert found["q5"][0].check is CheckKind.Q5_DATA_METRIC
     seeded = stems_for(fiveq.BY_KEY["q1"], found["q1"][0], g, 0)
     assert all("stellar spectra" in s for s in seeded), seeded
+
+
+def test_what_a_style_can_do_is_asked_of_the_registry_and_follows_the_override():
+    from rt_core.config import LOCAL_MODEL
+    from rt_core.models import registry
+    from rt_core.models.settings import ModelSettings
+
+    assert not registry.follows_instructions(LOCAL_MODEL)  # the embedded base model
+    assert registry.follows_instructions("openai/gpt-4o-mini")
+    assert not registry.follows_instructions("openai/gpt-4o-mini", override=registry.STEM)
+    forced = ModelSettings(model="openai/gpt-4o-mini", prompt_style=registry.STEM)
+    assert forced.traits.ends_at_token_budget and not forced.traits.follows_instructions
+    assert ModelSettings(model=LOCAL_MODEL, prompt_style=registry.CHAT).traits.follows_instructions
