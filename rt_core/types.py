@@ -128,6 +128,17 @@ class Review(_Record):
     weaknesses: str = ""
     score: int | None = None
     missing: list[str] = field(default_factory=list)
+    # The sections ("strengths", "weaknesses") the automatic checks of the proposal filled
+    # because the base model wrote nothing usable there (run/stem_checks.py).
+    checked: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Review:
+        d = dict(data)
+        if "checked" not in d:  # stored before the field: the label such a section began with
+            d["checked"] = [k for k in ("strengths", "weaknesses")
+                            if str(d.get(k) or "").startswith("- Automatic check:")]
+        return super().from_dict(d)  # type: ignore[return-value]
 
 
 @dataclass

@@ -14,7 +14,7 @@ from rt_core.run.grounding import Grounding
 from rt_core.run.revise_stem import flags, stems_for
 from rt_core.run.rounds_report import rounds_markdown, stop_words
 from rt_core.run.stem_checks import CheckKind, run_checks
-from rt_core.types import Proposal, Researcher, Run, Stop, StopReason
+from rt_core.types import Proposal, Researcher, Review, Run, Stop, StopReason
 from tests.revisehelp import improving
 from tests.test_revise_more import finished
 
@@ -105,3 +105,15 @@ def test_what_a_style_can_do_is_asked_of_the_registry_and_follows_the_override()
     forced = ModelSettings(model="openai/gpt-4o-mini", prompt_style=registry.STEM)
     assert forced.traits.ends_at_token_budget and not forced.traits.follows_instructions
     assert ModelSettings(model=LOCAL_MODEL, prompt_style=registry.CHAT).traits.follows_instructions
+
+
+def test_a_point_is_an_automatic_check_by_the_reviews_field_not_by_its_words():
+    p = Proposal(q1="How can agents book flights?", q2="b", q3="c", q4="d", q5="We use the survey data and error.")
+    filled = Review("r1", weaknesses="- Automatic check: Q2 does not say why it matters.", checked=["weaknesses"])
+    posing = Review("r2", weaknesses="- Automatic check: Q3 never says what makes it hard.")  # a reviewer's words
+    found = flags(p, [filled, posing], Grounding([]))
+    assert [(f.check, f.source) for f in found["q2"]] == [(None, "check")]
+    assert [(f.check, f.source) for f in found["q3"]] == [(None, "review")]
+    # A review stored before the field: the label its section began with says it was filled.
+    old = Review.from_dict({k: v for k, v in filled.to_dict().items() if k != "checked"})
+    assert old.checked == ["weaknesses"] and Review.from_dict(posing.to_dict()).checked == []

@@ -22,7 +22,7 @@ from . import prompts
 from .context import StageContext
 from .grounding import Grounding
 from .quotes import points
-from .stem_checks import AUTO_CHECK, CheckKind, failed_checks
+from .stem_checks import CheckKind, failed_checks
 from .stem_line import fluent_line, next_point
 from .stem_material import concept_pairs, concepts_block, fields_phrase, grounding_of, offset_of
 from .stem_names import drop_invented, material_text
@@ -71,8 +71,9 @@ def flags(proposal: Proposal, reviews: list[Review], g: Grounding) -> dict[str, 
         found.setdefault(k, []).append(Flag(CheckKind.NO_REPEATS, "Two answers largely repeat each other.", "check"))
     for k in proposal.missing:
         found.setdefault(k, []).append(Flag(CheckKind.ALL_PARTS, f"Parts missing: {k}.", "check"))
+    checks = set(points([r for r in reviews if "weaknesses" in r.checked]))
     for point in points(reviews):
-        source = "check" if point.startswith(AUTO_CHECK) else "review"
+        source = "check" if point in checks else "review"
         for n in dict.fromkeys(_NAMES_Q.findall(point)):
             found.setdefault(f"q{n}", []).append(Flag(None, point, source))
     return {k: found[k] for k in fiveq.QUESTION_KEYS if k in found}
