@@ -211,11 +211,15 @@ class Novelty(_Record):
     online: bool = False  # False: the store was the whole literature (the app says so)
     threshold: float = 0.0  # the similarity from which a paper is "close prior work"
     notes: list[str] = field(default_factory=list)  # e.g. a source that was rate-limited
+    warning: str = ""  # the one note to show where it is seen: every online source failed
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Novelty:
         data = dict(data)
         data["facets"] = [FacetNovelty.from_dict(f) for f in data.get("facets") or []]
+        if "warning" not in data:  # stored before the field: the note that began so
+            data["warning"] = next((n for n in data.get("notes") or []
+                                    if n.startswith("every online source failed")), "")
         return super().from_dict(data)  # type: ignore[return-value]
 
 

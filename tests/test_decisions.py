@@ -117,3 +117,12 @@ def test_a_point_is_an_automatic_check_by_the_reviews_field_not_by_its_words():
     # A review stored before the field: the label its section began with says it was filled.
     old = Review.from_dict({k: v for k, v in filled.to_dict().items() if k != "checked"})
     assert old.checked == ["weaknesses"] and Review.from_dict(posing.to_dict()).checked == []
+
+
+def test_a_novelty_stored_before_its_warning_field_still_warns_once():
+    from rt_core.types import Novelty
+
+    said = "every online source failed, so the store is the literature (OpenAlex: HTTP 500)"
+    old = Novelty.from_dict({"notes": ["a facet had no words", said]})
+    assert old.warning == said
+    assert Novelty.from_dict(Novelty(notes=[said]).to_dict()).warning == ""  # the field decides now
