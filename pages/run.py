@@ -79,7 +79,7 @@ with st.container(border=True):
     with c2:
         run_fields.text("base_url", disabled=demo is not None)
         run_fields.slider("temperature")
-    if in_process and registry.prompt_style(model) == "stem":
+    if in_process and not registry.follows_instructions(model):
         st.info(f"**{render.md_escape(LOCAL_MODEL)}** is a tiny offline demo model (Gemma 3 270M, a base "
                 "model) that runs on this computer without a key. Expect rough ideas; a real "
                 "provider such as OpenAI, Anthropic or a local Ollama server is one setting away: "

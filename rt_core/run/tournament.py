@@ -43,7 +43,7 @@ _JSON_WINNER = re.compile(r'"winner"\s*:\s*"(?:proposal\s*)?([AB])"', re.I)
 # -- who judges ---------------------------------------------------------------------------
 def judge_settings(request) -> ModelSettings:
     """The judge's settings: greedy; the run's key when it is the run's own model, else
-    the key given for the judge (RunRequest.judge_key) or, when none was, the one the key
+    the key given for the judge (its endpoint in the request) or, when none was, the one the key
     rule allows for the judge's model and base URL: never the run's."""
     c = request.config
     model, base_url = judge_target(c)
@@ -171,11 +171,8 @@ def fit(t: Tournament, ids: list[str]) -> None:
                    for i, c in enumerate(ids)}
     t.wins = ranking.win_matrix(t.judgements, ids)
     t.position_bias = ranking.position_bias(t.judgements)
-    undecided = sum(not j.winner for j in t.judgements)
-    t.notes = [n for n in t.notes if "gave no decision" not in n]
-    if undecided:
-        t.notes.append(f"{undecided} of {len(t.judgements)} judgements gave no decision "
-                       "(asked twice); they count for neither side.")
+    # How many judgements gave no decision is read from the judgements where it is shown
+    # (export_candidates.tournament_notes), never kept as a note to be found again.
 
 
 def _signals(sim, c) -> dict[str, float]:
