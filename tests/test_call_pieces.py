@@ -13,7 +13,7 @@ from rt_core.errors import CancelledRun, ProviderError, RateLimitError, Unreacha
 from rt_core.models import accounting, call_retry, call_sharing
 from rt_core.models.call_cache import CallCache, cache_key
 from rt_core.models.completion import Completion, cut_short, refused
-from rt_core.models.registry import litellm
+from rt_core.models.registry import CHAT, STEM, STYLES, litellm
 from rt_core.models.retry import RetryPolicy
 from rt_core.models.settings import ModelSettings
 from rt_core.models.translate import EmptyReply
@@ -67,9 +67,10 @@ def test_without_a_store_nothing_is_found_or_kept():
 
 def test_a_refusal_and_a_reply_cut_short_are_told_apart():
     assert refused(reply("", "content_filter")) and not refused(reply("Some text.", "content_filter"))
-    assert cut_short(reply(finish="length"), "chat")
-    assert not cut_short(reply(finish="length"), "stem")  # a base model stops at its budget
-    assert not cut_short(reply(), "chat")
+    chat, stem = STYLES[CHAT], STYLES[STEM]
+    assert cut_short(reply(finish="length"), chat)
+    assert not cut_short(reply(finish="length"), stem)  # a base model stops at its budget
+    assert not cut_short(reply(), chat)
 
 
 # -- accounting ---------------------------------------------------------------------------

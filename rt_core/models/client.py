@@ -95,7 +95,7 @@ class LLMClient:
         reply = await call_sharing.share(
             (str(self.store.path) if self.store is not None else "", key), make,
             cached=lambda: cache.get(key, with_logprobs=bool(params.get("logprobs"))),
-            keep=lambda r: cache.keep(key, self.settings.model, r, cut_short(r, self.settings.style)),
+            keep=lambda r: cache.keep(key, self.settings.model, r, cut_short(r, self.settings.traits)),
             claims=self.store.call_claims if self.store is not None else None,
             cancelled=lambda: self.cancel is not None and self.cancel.is_set())
         if reply.cached:
@@ -129,7 +129,7 @@ class LLMClient:
         if refused(reply):
             raise ProviderError(f"model '{model}' refused to answer (content filter)",
                                 "Rephrase the inputs, or try another model.")
-        if cut_short(reply, self.settings.style):
+        if cut_short(reply, self.settings.traits):
             self._note(f"A reply of model '{model}' was cut off at its limit of {max_tokens:,} "
                        "tokens; it was used as it was and not cached.")
         return reply

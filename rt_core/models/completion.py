@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .registry import litellm
+from .registry import StyleTraits, litellm
 
 
 @dataclass
@@ -29,10 +29,10 @@ def refused(reply: Completion) -> bool:
     return reply.finish_reason == "content_filter" and not reply.text.strip()
 
 
-def cut_short(reply: Completion, style: str) -> bool:
-    """A reply stopped by its token limit. A base model writing to a stem (style 'stem')
-    stops at its budget by design; for an instruction model it means a reply cut short."""
-    return reply.finish_reason == "length" and style == "chat"
+def cut_short(reply: Completion, traits: StyleTraits) -> bool:
+    """A reply stopped by its token limit. A base model writing to a stem stops at its
+    budget by design; for an instruction model the same finish means a reply cut short."""
+    return reply.finish_reason == "length" and not traits.ends_at_token_budget
 
 
 def from_response(response: Any) -> Completion:
