@@ -62,7 +62,7 @@ def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module
     assert stopped and any(stopped[-1][:30] in i.value for i in at.info)
 
 
-def test_a_finished_run_is_revised_from_the_results_page(module_demo):
+def test_a_finished_run_is_revised_from_the_results_page(module_demo, monkeypatch):
     """'Revise this run': the estimate before the button, a background job, then the
     rounds view with the new round; a shared link shows no button."""
     from rt_core.store import open_store
@@ -72,11 +72,13 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo):
     store = open_store()
     run = revised_run(store, rounds=0, ceiling=10, reviewers=(2, 4))  # calls of its own
     assert run.status == "done" and not run.rounds, run.errors
+    monkeypatch.setenv("RT_SHARED", "1")  # a stranger's link on a shared server: read-only
     shared = new_app()
     shared.query_params["run"] = run.id
     goto(shared, "results")
     assert any("read-only" in c.value for c in shared.caption)
     assert not [b for b in shared.button if b.key == f"revise_more_go_{run.id}"]
+    monkeypatch.delenv("RT_SHARED")  # the personal server's user revises it
 
     at = new_app()
     at.session_state["results_run"] = run.id
