@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rt_core import access_store
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import prompt_style
 from rt_core.study import models as study_models
@@ -42,7 +43,8 @@ elif c2.button("Reopen study", key="sr_reopen"):
     st.rerun()
 c3.metric("Status", row["status"])
 
-study_room.panel(store, row, store.runs.list(status="done", limit=500))
+study_room.panel(store, row, access_store.history(store, identity.viewer(),  # runs this browser may list
+                                                 store.runs.list(status="done", limit=500)))
 progress = store.studies.progress(study_id)
 if not progress:
     st.info("No rater has joined yet. Share the rater link above (or the code " + row["code"] + ").", icon="🔗")

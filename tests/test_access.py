@@ -163,3 +163,18 @@ def test_an_operator_token_from_the_environment_is_not_printed(monkeypatch):
     assert op.matches("set-by-the-operator-123", "") and not op.matches("stale-token-from-yesterday")
     op.hash(out=log)
     assert log.getvalue() == ""
+
+
+def test_the_start_script_makes_a_token_only_for_a_shared_server(monkeypatch, capsys):
+    """scripts/app asks `python -m rt_core.deployment ADDRESS PORT` before it starts the server."""
+    monkeypatch.delenv(deployment.OPERATOR_ENV, raising=False)
+    for name in ("RT_SHARED", "RT_DEMO"):
+        monkeypatch.delenv(name, raising=False)
+    assert deployment.main(["127.0.0.1", "8501"]) == 1
+    assert capsys.readouterr() == ("", "")
+    assert deployment.main(["192.168.1.5", "8600"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() and f"http://192.168.1.5:8600/?operator={out.strip()}" in err
+    monkeypatch.setenv(deployment.OPERATOR_ENV, "chosen-by-the-operator")
+    assert deployment.main(["0.0.0.0", "8501"]) == 0
+    assert capsys.readouterr() == ("", "")
