@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from tests.apphelp import goto, module_data_dir, new_app
+from streamlit.testing.v1 import AppTest
+
+from tests.apphelp import APP, goto, module_data_dir, new_app
 from tests.revisehelp import REAL, revised_run
 
 data_dir = module_data_dir("rounds-app")
@@ -161,7 +163,13 @@ def test_a_revision_in_a_shared_demo_counts_its_tokens_against_the_sessions_shar
     monkeypatch.setenv("RT_DEMO", "1")
     monkeypatch.setenv("RT_DEMO_MODEL", "scripted/demo")
     monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "1000000")
-    at = new_app()
+    from rt_core.deployment import token_hash
+
+    token = "demo-visitor-owner-token-01"  # a shared demo: the run is this browser's own
+    store.db.conn.execute("UPDATE runs SET owner_hash=? WHERE id=?", (token_hash(token), run.id))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["_owner_token"] = token  # what this browser's cookie holds
+    at.run()
     at.session_state["results_run"] = run.id
     at.session_state["demo_counted"] = {run.id}  # this session's own earlier run, counted
     at.session_state["demo_tokens_used"] = 100
