@@ -129,6 +129,7 @@ def test_facts_read_a_deleted_run_as_unknown_and_an_open_studys_item_as_hidden(s
     assert access_store.history(store, viewer, store.runs.list()) == []
     store.db.conn.execute("UPDATE studies SET status='closed'")  # a closed study is no longer blind
     assert access_store.decide(store, viewer, Action.VIEW, "owned")
+    assert [r["id"] for r in access_store.history(store, viewer, store.runs.list())] == ["owned"]
     store.runs.delete("owned")
     gone = access_store.decide(store, viewer, Action.VIEW, "owned", linked=True)
     assert not gone and gone.reason == access.no_such_run("owned")
