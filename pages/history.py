@@ -35,8 +35,8 @@ if not rows:
     if text or status:
         st.info("No run matches the filter. Clear it to see all runs.", icon="🔎")
     else:
-        st.info("No runs stored yet. Start one on the Run page; every run is saved here "
-                "automatically.", icon="🗂️")
+        st.info(("No runs stored yet." if viewer.privileged else "This browser has started no run yet.") +
+                " Start one on the Run page; every run is saved here automatically.", icon="🗂️")
         st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
     st.stop()
 

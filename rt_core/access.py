@@ -50,7 +50,8 @@ class Viewer:
 
     @property
     def privileged(self) -> bool:
-        """Sees and may do everything: the operator, or anybody on a personal server."""
+        """Sees and may do everything (but an open study's items, which only the operator and
+        that study's organiser open): the operator, or anybody on a personal server."""
         return self.operator or not self.shared
 
 

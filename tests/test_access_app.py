@@ -183,3 +183,30 @@ def test_a_personal_server_shows_everything_but_open_study_items(runs):
     assert at.button(key=f"results_resume_{runs['mine']}")
     ids = listed(at)
     assert {runs["mine"], runs["theirs"]} <= ids and runs["item"] not in ids
+
+
+@pytest.fixture
+def cookies(monkeypatch):
+    """What this browser's cookies hold when its session starts (AppTest has none of its own)."""
+    jar: dict[str, str] = {}
+    monkeypatch.setattr(identity, "_cookie", lambda name: jar.get(name, ""))
+    return jar
+
+
+def test_the_owner_cookie_alone_brings_the_controls_back(runs, shared, cookies):
+    cookies[identity.OWNER_COOKIE] = MINE
+    at = browser(None, "results", run=runs["mine"])
+    assert at.button(key=f"results_resume_{runs['mine']}")
+    cookies[identity.OWNER_COOKIE] = "short"  # not a token this app made: a new browser's
+    at = browser(None, "results", run=runs["mine"])
+    assert any("read-only" in c.value for c in at.caption)
+
+
+def test_the_operator_cookie_survives_a_refresh_until_the_token_changes(runs, shared, cookies, monkeypatch):
+    cookies[identity.OPERATOR_COOKIE] = OPERATOR
+    assert runs["item"] in listed(browser(THEIRS))
+    monkeypatch.setenv(deployment.OPERATOR_ENV, "the-token-of-a-later-start-004")
+    deployment.OPERATOR.forget()
+    at = browser(THEIRS)
+    assert identity.STALE_OPERATOR in [w.value for w in at.warning]
+    assert listed(at) == {runs["theirs"]}

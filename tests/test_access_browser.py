@@ -50,7 +50,7 @@ def operator_link(log: Path, deadline_s: float = 60.0) -> str:
 def history_options(page) -> list[str]:
     """The runs History offers to open (its table is drawn on a canvas; the picker is text)."""
     go(page, "History")
-    empty, some = page.get_by_text("No runs stored yet"), page.get_by_text("Open or delete a run")
+    empty, some = page.get_by_text("no run yet"), page.get_by_text("Open or delete a run")
     expect(empty.or_(some)).to_be_visible(timeout=60_000)
     if empty.count():
         return []
