@@ -7,7 +7,7 @@ browser is the operator's: whoever shows `RT_OPERATOR_TOKEN`, or, when that is u
 made when the server starts and printed once in its log with the operator link, the way a
 notebook server prints its tokenised address. Only the token's SHA-256 stays in memory, and a
 shown token is compared in constant time (the same pattern as the organiser's token,
-rt_core.study_access).
+rt_core.study.access).
 """
 from __future__ import annotations
 
