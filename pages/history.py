@@ -55,7 +55,7 @@ st.dataframe(df, hide_index=True, key="hist_table",
 ids = [r["id"] for r in rows]
 labels = {r["id"]: render.run_label(r) for r in rows}
 # Built when clicked (it reads every listed run): the runs above, people and papers by name.
-exportable = tuple(i for i in ids if state.may(Action.EXPORT, i))
+exportable = tuple(access_store.permitted(store, viewer, Action.EXPORT, ids))
 st.download_button("Download these runs (CSV)", lambda ids=exportable: export.stored_runs_csv(store, ids),
                    file_name="researchtown-runs.csv", mime="text/csv", key="hist_csv",
                    on_click="ignore", icon="⬇️",

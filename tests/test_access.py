@@ -179,3 +179,11 @@ def test_the_start_script_makes_a_token_only_for_a_shared_server(monkeypatch, ca
     monkeypatch.setenv(deployment.OPERATOR_ENV, "chosen-by-the-operator")
     assert deployment.main(["0.0.0.0", "8501"]) == 0
     assert capsys.readouterr() == ("", "")
+
+
+def test_permitted_asks_the_rule_for_many_runs_at_once(store):
+    _stored(store, "mine", OWNER)
+    _stored(store, "theirs", OTHER)
+    assert access_store.permitted(store, visitor(OWNER), Action.EXPORT, ["mine", "theirs"]) == ["mine"]
+    assert access_store.permitted(store, Viewer(shared=False), Action.EXPORT, ["mine", "theirs"]) == \
+        ["mine", "theirs"]
