@@ -23,6 +23,7 @@ from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY
 from rt_core.run import budget, revise, revise_more
 from rt_core.run.diff import diff_lines, proposal_diff
+from rt_core.run.rounds_report import stop_words
 from rt_core.types import Round, Run
 
 from . import fields, render, state
@@ -78,6 +79,12 @@ def _round(before: Round, rnd: Round) -> None:
         st.code(diff_lines(d), language=None, wrap_lines=True)
 
 
+def reviewed_rounds(job) -> int:
+    """A revision job's rounds whose meta-review is in: read from the run's rounds (a typed
+    field, Round.meta_review), never from an agent's name (a reviewer may be called anything)."""
+    return sum(1 for r in job.simulation.run.rounds[1:] if r.meta_review is not None)
+
+
 def _shown_round(run: Run) -> int:
     """Which round the run's proposal is (rt_core.run.revise keeps the best-scored one)."""
     answers = run.proposal.answers() if run.proposal else {}
@@ -97,7 +104,7 @@ def show(run: Run, names: dict[str, str]) -> None:
     st.plotly_chart(trajectory_figure(run.rounds, names), key=f"rounds_{run.id}", config=PLOT_CONFIG)
     stops = [r for r in run.rounds if r.stopped]
     if stops:
-        st.info(render.md_escape(stops[-1].stopped), icon=":material/stop_circle:")
+        st.info(render.md_escape(stop_words(stops[-1])), icon=":material/stop_circle:")
     for before, rnd in zip(run.rounds, run.rounds[1:], strict=False):
         _round(before, rnd)
 
@@ -111,7 +118,7 @@ def _progress(run_id: str) -> None:
         return
     events = [e for e in job.snapshot() if e.stage == revise.GROUP and e.status != "started"]
     rounds = job.simulation.config.revision_rounds
-    done = sum(1 for e in events if e.agent.startswith("meta-reviewer"))
+    done = reviewed_rounds(job)
     st.progress(min(1.0, done / max(1, rounds)), text=f"{done} of {rounds} revision round"
                 f"{'s' * (rounds > 1)} reviewed (earlier rounds come from the cache)")
     for e in events[-3:]:

@@ -6,6 +6,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from rt_core.run.rounds_report import stop_words
 from tests.apphelp import APP, errors, goto, module_data_dir, new_app
 from tests.revisehelp import REAL, revised_run
 
@@ -60,7 +61,7 @@ def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module
     assert bars[-1] == "Revising: rounds after review"
     at.button(key=f"open_results_{job.run_id}").click().run()
     assert "Revision rounds" in [h.value for h in at.header]
-    stopped = [r.stopped for r in job.run.rounds if r.stopped]
+    stopped = [stop_words(r) for r in job.run.rounds if r.stopped]
     assert stopped and any(stopped[-1][:30] in i.value for i in at.info)
 
 
