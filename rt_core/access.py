@@ -9,7 +9,8 @@ Two ways to run the server (rt_core.deployment): in *personal* mode the one pers
 loopback address is treated like the operator (everything visible, as before); in *shared*
 mode a visitor sees and changes only the runs their browser started, views a run whose link
 they were given, and never learns anything about a run that is an item of an open study,
-which only the operator and that study's organiser can open. The refusal for such a run is
+which only the operator and that study's organiser can open. A rater's browser names no run
+in either mode. The refusal for such a run is
 word for word the refusal for a run that does not exist, so a guessed id reveals nothing.
 """
 from __future__ import annotations
@@ -50,8 +51,7 @@ class Viewer:
 
     @property
     def privileged(self) -> bool:
-        """Sees and may do everything (but an open study's items, which only the operator and
-        that study's organiser open): the operator, or anybody on a personal server."""
+        """Sees and may do everything: the operator, or anybody on a personal server."""
         return self.operator or not self.shared
 
 
@@ -111,8 +111,8 @@ def may(viewer: Viewer, action: Action, facts: RunFacts | None = None) -> Decisi
         return hidden
     if viewer.rater and not viewer.operator and not viewer.organiser_of:
         return hidden  # a rater's browser names no run at all
-    if facts.open_studies and not (viewer.operator or viewer.organiser_of & facts.open_studies):
-        return hidden  # an item of an open study: blind for everybody else, in both modes
+    if facts.open_studies and not (viewer.privileged or viewer.organiser_of & facts.open_studies):
+        return hidden  # an item of an open study: blind for everybody else
     if viewer.privileged or owns(viewer, facts):
         return YES
     if action is Action.LIST:

@@ -62,9 +62,9 @@ def test_creating_a_study_on_a_shared_server_needs_the_operator():
     assert not decision and "operator" in decision.reason
 
 
-@pytest.mark.parametrize("viewer", [visitor(OWNER), visitor(OWNER, rater=True), Viewer(shared=False),
+@pytest.mark.parametrize("viewer", [visitor(OWNER), visitor(OWNER, rater=True), Viewer(shared=False, rater=True),
                                     visitor(organiser_of=frozenset({"other-study"}))],
-                         ids=["owner", "rater", "personal", "another-organiser"])
+                         ids=["owner", "rater", "personal-rater", "another-organiser"])
 def test_a_study_item_opens_for_nobody_else_and_reads_as_an_unknown_run(viewer):
     facts = run(linked=True, open_studies=frozenset({"s1"}))
     unknown = access.may(viewer, Action.VIEW, RunFacts("run000000001", exists=False, linked=True))
@@ -78,6 +78,7 @@ def test_the_operator_and_that_studys_organiser_open_a_study_item():
     facts = run(linked=True, open_studies=frozenset({"s1"}))
     assert access.may(Viewer(shared=True, operator=True), Action.VIEW, facts)
     assert access.may(visitor(organiser_of=frozenset({"s1"})), Action.VIEW, facts)
+    assert access.may(Viewer(shared=False), Action.LIST, facts), "a personal server hides nothing"
 
 
 def test_history_lists_only_what_the_viewer_may_list():
@@ -86,7 +87,7 @@ def test_history_lists_only_what_the_viewer_may_list():
     studies = {"item": frozenset({"s1"})}
     assert [r["id"] for r in access.listable(visitor(OWNER), rows, owners, studies)] == ["mine"]
     assert [r["id"] for r in access.listable(Viewer(shared=False), rows, owners, studies)] == \
-        ["mine", "theirs", "cli"]
+        ["mine", "theirs", "item", "cli"]
     assert len(access.listable(Viewer(shared=True, operator=True), rows, owners, studies)) == 4
 
 
