@@ -56,7 +56,7 @@ def main() -> None:
         sim = Simulation(RunRequest(cfg), store)
         run = sim.run_sync()
         wall = time.perf_counter() - t
-        g = sim.ctx.grounding
+        g = sim.state.ctx.grounding
         first = run.rounds[0].proposal if run.rounds else run.proposal
         before = proposal_checks(first, g)[1] if first else []
         after = proposal_checks(run.proposal, g)[1] if run.proposal else []

@@ -126,7 +126,7 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     if done and run.status != "running":
         request.count_demo_tokens(run)
     if not done:
-        if job.simulation.ctx.cancel.is_set():
+        if job.simulation.cancel.is_set():
             st.info("Cancelling after the current model calls; finished work is kept.")
         elif st.button("Cancel", key=f"cancel_{run_id}"):
             job.cancel()

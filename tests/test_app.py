@@ -612,7 +612,7 @@ def test_cancel_keeps_finished_work(model):
         at.run()
         assert at.button(key="run_start").disabled  # one run at a time per session
         at.button(key=f"cancel_{job.run_id}").click().run()
-        assert job.simulation.ctx.cancel.is_set()
+        assert job.simulation.cancel.is_set()
     finally:
         gate.set()
         model.responder = demo_responder

@@ -497,7 +497,7 @@ def test_a_missing_key_is_caught_before_any_call(community, monkeypatch, openai_
     req = RunRequest(RunConfig(model="openai/x", base_url=openai_server.base_url,
                                researcher_ids=["r-ada"], paper_ids=["p-gaia"]))
     with pytest.raises(ConfigError) as info:
-        Simulation(req, community)
+        Simulation(req, community).start()
     assert openai_server.base_url in str(info.value) and "API key field" in info.value.hint
     assert openai_server.chat_requests() == []
 
@@ -515,7 +515,7 @@ def test_the_embedded_model_combines_nlp_and_astronomy(starter_store):
     sim = Simulation(req, starter_store)
     done = sim.run_sync()
     assert done.status == "done", done.errors
-    concepts = sim.ctx.grounding.specific_words()
+    concepts = sim.state.ctx.grounding.specific_words()
     q1 = grounding.words(done.proposal.q1)
     assert q1 & concepts["astronomy"] and q1 & concepts["nlp"], (done.proposal.q1, concepts)
     assert done.proposal.missing == []

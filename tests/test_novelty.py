@@ -227,19 +227,19 @@ def test_the_cli_searches_online_when_asked(shipped, fake_server, tmp_path, caps
 
 def test_with_candidates_each_one_not_merged_is_checked_after_the_merge(community, demo):
     from rt_core.novelty import stage
-    from rt_core.run.plan import Stage
+    from rt_core.run.runner import Stage
     from rt_core.types import Candidate
 
     plan = [Stage("aggregate", None), Stage("merge_candidates", None, ("aggregate",)),
             Stage("review", None, ("merge_candidates",))]
-    placed = {s.name: s.needs for s in stage.with_novelty(plan, novelty_config(candidates=3), Stage)}
+    placed = {s.name: s.needs for s in stage.with_novelty(plan, novelty_config(candidates=3))}
     assert placed["novelty"] == ("merge_candidates",)
     assert placed["review"] == ("merge_candidates", "novelty")
     sim = Simulation(RunRequest(novelty_config(candidates=3), max_retries=0), community)
     sim.run.candidates = [Candidate("c1", Proposal(q1="How do stars move in the disk?")),
                           Candidate("c2", Proposal(q1="How do stars move?"), merged_into="c1"),
                           Candidate("c3", Proposal(q5="We classify stellar spectra."))]
-    asyncio.run(stage.run_stage(sim))
+    asyncio.run(stage.run_stage(sim.start()))
     c1, c2, c3 = sim.run.candidates
     assert c1.novelty and c3.novelty and c2.novelty is None and sim.run.novelty is None
     assert c3.novelty.facets[1].nearest[0].title == "Automated classification of stellar spectra"

@@ -11,8 +11,8 @@ import pytest
 from rt_core.errors import ProviderError
 from rt_core.models.scripted import demo_responder
 from rt_core.run import chat, stem
-from rt_core.run.plan import Stage, plan_for, progress_groups
-from rt_core.run.runner import Runner, check
+from rt_core.run.plan import plan_for, progress_groups
+from rt_core.run.runner import Runner, Stage, check
 from rt_core.run.simulation import Simulation
 from rt_core.run.style import STAGE_FUNCTIONS, PromptStyle
 from rt_core.types import RunConfig, RunRequest

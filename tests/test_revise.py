@@ -108,7 +108,7 @@ def test_rounds_out_of_range_are_one_config_error(rounds):
 
 def test_a_run_without_reviewers_cannot_be_revised(community, scripted):
     with pytest.raises(InputError, match="without reviewers cannot be revised"):
-        Simulation(request(reviewer_ids=[], num_reviewers=0, revision_rounds=1), community)
+        Simulation(request(reviewer_ids=[], num_reviewers=0, revision_rounds=1), community).start()
 
 
 def test_a_run_whose_reviews_all_failed_says_it_cannot_be_revised(community, scripted):

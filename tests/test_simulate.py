@@ -31,7 +31,7 @@ def test_global_run_reads_writes_reviews_and_evaluates(community, demo):
     # The reference is from 2023, so profiles read only papers up to 2022.
     sim = simulate(community, researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia", "p-agents"],
                    num_reviewers=2, reference_paper_id="p-llm")
-    sim.ctx.on_progress = events.append
+    sim.on_progress = events.append
     run = sim.run_sync()
     assert run.status == "done" and run.errors == []
     assert set(run.profiles) >= {"r-ada", "r-nia"}
@@ -169,7 +169,7 @@ def test_a_failed_stage_keeps_finished_work_and_a_rerun_resumes_from_the_cache(c
     calls = len(demo.history)
     events = []
     warm = simulate(community, **cfg)
-    warm.ctx.on_progress = events.append
+    warm.on_progress = events.append
     again = warm.run_sync()
     assert len(demo.history) == calls and again.usage.calls == 0  # a warm re-run is free
     finished = {(e.stage, e.agent): e.status for e in events if e.status != "started"
@@ -182,7 +182,7 @@ def test_cancel_stops_the_run_and_keeps_finished_work(community, demo):
     sim = Simulation(request(researcher_ids=["r-ada", "r-nia", "r-cole"], paper_ids=["p-gaia"],
                              num_reviewers=2), community, cancel=cancel)
     # cancel as soon as the first draft is finished: the other authors are still writing
-    sim.ctx.on_progress = lambda e: cancel.set() if e.stage == "write" and e.status == "done" else None
+    sim.on_progress = lambda e: cancel.set() if e.stage == "write" and e.status == "done" else None
     run = sim.run_sync()
     assert run.status == "cancelled"
     stored = community.runs.load(run.id)
@@ -246,7 +246,7 @@ def test_concurrent_jobs_in_separate_threads_both_finish(community, demo):
 
 def test_a_run_deleted_while_running_stays_deleted(community, demo):
     sim = simulate(community, researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=1)
-    sim.ctx.on_progress = lambda e: community.runs.delete(sim.run.id) if e.stage == "write" else None
+    sim.on_progress = lambda e: community.runs.delete(sim.run.id) if e.stage == "write" else None
     run = sim.run_sync()
     assert run.status == "done"
     assert all(r["id"] != run.id for r in community.runs.list())

@@ -158,7 +158,7 @@ def test_a_judge_at_its_own_server_gets_its_own_key_and_never_the_operators(
     openai_server.responder = lambda msgs: judge(msgs, {})
     cfg = dict(judge_model="openai/judge", judge_base_url=openai_server.base_url)
     with pytest.raises(ConfigError, match="no API key for model 'openai/judge'"):
-        Simulation(request(3, **cfg), community)  # the operator's key may not go there
+        Simulation(request(3, **cfg), community).start()  # the operator's key may not go there
     req = request(3, **cfg)
     req.judge_key = "sk-judge"
     run = Simulation(req, community).run_sync()

@@ -75,6 +75,7 @@ def cmd_run(args) -> int:
         researchers, papers = researchers + r2, papers + p2
     request = settings.run_request(args, researchers, papers)
     sim = Simulation(request, store, on_progress=_progress)
+    sim.start()
     _print_estimate([request.config], store)
     print(f"run {sim.run.id}: started", file=sys.stderr)
     return _finish(sim.run_sync(), args)
@@ -85,12 +86,10 @@ def cmd_resume(args) -> int:
     its own id; every model call that had succeeded comes from the cache."""
 
     store = _store(args)
-    old = store.runs.load(args.run_id)
-    if old.status == "running":
-        raise InputError(f"run {args.run_id} is still running in a live process",
-                         "Wait for it to finish; interrupted, failed or cancelled runs resume.")
+    old = store.runs.resumable(args.run_id)
     request = settings.request_for(args, settings.with_cap(args, old.config))
     sim = Simulation(request, store, on_progress=_progress, run_id=old.id, resume=True)
+    sim.start()
     _print_estimate([request.config], store, "(calls cached by the earlier attempt cost nothing)")
     print(f"run {sim.run.id}: resuming (was {old.status})", file=sys.stderr)
     return _finish(sim.run_sync(), args)

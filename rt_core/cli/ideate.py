@@ -114,6 +114,7 @@ def cmd_ideate(args) -> int:
     if c.judge_model:
         check_reachable(c.judge_model, c.judge_base_url)
     sim = Simulation(request, store)
+    sim.start()
     print_estimate(c, store)
     bar = _bar(args, sim)
 
@@ -123,7 +124,7 @@ def cmd_ideate(args) -> int:
             bar.set_description(f"ideate: {e.stage}")
             bar.update(1)
 
-    sim.ctx.on_progress = progress
+    sim.on_progress = progress
     print(f"run {sim.run.id}: {c.candidates} candidates", file=sys.stderr)
     try:
         run = sim.run_sync()

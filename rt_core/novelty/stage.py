@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 from ..errors import CancelledRun
 from ..models import registry
 from ..run import costs
+from ..run.runner import Stage
 from ..types import Novelty, RunConfig
 from .check import assess_async
 from .online import OnlineLiterature
 
 if TYPE_CHECKING:
-    from ..run.plan import Stage
-    from ..run.simulation import Simulation
+    from ..run.state import RunState
 
 NAME = "novelty"
 GROUP_TITLE = "Novelty: the nearest prior work"
@@ -38,7 +38,7 @@ def dependency(config: RunConfig, plan_names: list[str]) -> str:
     return "aggregate"
 
 
-def with_novelty(plan: list[Stage], config: RunConfig, stage_class) -> list[Stage]:
+def with_novelty(plan: list[Stage], config: RunConfig) -> list[Stage]:
     """The plan with the check inserted right after what it needs, and the reviews waiting
     for it (unchanged when the check is off)."""
     if not config.check_novelty:
@@ -47,7 +47,7 @@ def with_novelty(plan: list[Stage], config: RunConfig, stage_class) -> list[Stag
     after = dependency(config, names)
     if after not in names:
         return plan
-    stage = stage_class(NAME, run_stage, (after,), NAME, estimate=estimate_for(config))
+    stage = Stage(NAME, run_stage, (after,), NAME, estimate=estimate_for(config))
     out = [dataclasses.replace(s, needs=(*s.needs, NAME)) if s.name in ("review", "review_candidates")
            else s for s in plan]
     out.insert(names.index(after) + 1, stage)
@@ -71,36 +71,36 @@ def literature_for(config: RunConfig, store) -> OnlineLiterature | None:
     return OnlineLiterature(store.http_cache) if config.literature == "online" else None
 
 
-async def run_stage(sim: Simulation) -> None:
+async def run_stage(state: RunState) -> None:
     """Check the run's proposal, or each candidate not merged into another. A check that
     fails (an embedder that cannot be reached) is recorded beside the run, like a failed
     evaluation, and never stops the reviews; a source that fails is only a note."""
-    targets = [c for c in sim.run.candidates if not c.merged_into]
+    targets = [c for c in state.run.candidates if not c.merged_into]
     todo = [(c.id, c) for c in targets if c.novelty is None] if targets else \
-        ([("proposal", sim.run)] if sim.run.novelty is None and sim.run.proposal else [])
+        ([("proposal", state.run)] if state.run.novelty is None and state.run.proposal else [])
     if not todo:
         return
-    literature = literature_for(sim.config, sim.store)
-    ctx = sim.ctx if sim.ctx.style == registry.CHAT else None
-    tokens = sim.embedder.tokens
+    literature = literature_for(state.config, state.store)
+    ctx = state.ctx if state.ctx.style == registry.CHAT else None
+    tokens = state.embedder.tokens
     try:
         for i, (label, owner) in enumerate(todo):
-            sim.recorder.emit(NAME, label, i, len(todo), "started")
+            state.recorder.emit(NAME, label, i, len(todo), "started")
             try:
-                owner.novelty = await assess_async(owner.proposal, sim.store, sim.embedder,
+                owner.novelty = await assess_async(owner.proposal, state.store, state.embedder,
                                                    literature, ctx)
             except CancelledRun:  # a cancel or the budget: the run stops here
                 raise
             except Exception as exc:  # the check failed; the reviews still go on without it
-                sim.recorder.fail(NAME, label, exc)
-                sim.recorder.emit(NAME, label, i + 1, len(todo), "failed", str(exc))
+                state.recorder.fail(NAME, label, exc)
+                state.recorder.emit(NAME, label, i + 1, len(todo), "failed", str(exc))
                 continue
-            sim.recorder.emit(NAME, label, i + 1, len(todo), "done",
+            state.recorder.emit(NAME, label, i + 1, len(todo), "done",
                               "; ".join(f.verdict for f in owner.novelty.facets))
     finally:
         if literature is not None:
             literature.close()
-        sim.run.usage.prompt_tokens += sim.embedder.tokens - tokens
+        state.run.usage.prompt_tokens += state.embedder.tokens - tokens
 
 
 def prior_titles(novelty: Novelty | None, per_facet: int = TITLES_SHOWN) -> list[str]:

@@ -1,6 +1,6 @@
 """What a run will cost before it starts, and the cap that stops it when money runs out.
 
-Each stage of a plan (`run.plan.Stage.estimate`, run/costs.py) says how many model calls and tokens it
+Each stage of a plan (`run.runner.Stage.estimate`, run/costs.py) says how many model calls and tokens it
 makes for given settings (`Sizes`: authors, reviewers, prompt style, how much paper text
 the prompts carry); `estimate(config)` adds them up and prices them with the registry.
 The estimate counts fresh calls (a resumed run pays nothing for cached ones) and the
@@ -22,7 +22,8 @@ from ..errors import BudgetExceeded, InputError
 from ..models import registry
 from ..types import RunConfig, Usage
 from .costs import Calls, sizes_for
-from .plan import Stage, plan_for
+from .plan import plan_for
+from .runner import Stage
 
 __all__ = ["Budget", "BudgetExceeded", "Estimate", "check_cap", "estimate", "sizes_for"]
 

@@ -9,14 +9,13 @@ signal, towards it), and every live candidate is reviewed by the same reviewers,
 meta-review each. The ranking (run/tournament.py) then copies the best candidate to the
 run's proposal, reviews and meta-review, so everything downstream works unchanged.
 
-Stage functions take the run's `Simulation`; what they leave each other is kept on
-`CandidateState` (`state(sim)`), and on the run's own records (`run.candidates`,
-`run.tournament`), which are saved when each stage ends.
+Stage functions take the run's state (run/state.py); what they leave each other is kept
+on its `candidates` record (`CandidateWork`), and on the run's own records
+(`run.candidates`, `run.tournament`), which are saved when each stage ends.
 """
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,6 +26,7 @@ from . import leads, provenance
 from .agents import gather
 from .candidate_writing import lead_first, seeded, writer_for
 from .evaluate import content_text
+from .state import RunState
 from .steps import NEUTRAL_REVIEWER
 
 # Two candidates whose answers have a mean cosine (question by question, with the run's
@@ -38,83 +38,68 @@ from .steps import NEUTRAL_REVIEWER
 MERGE_THRESHOLD = 0.80
 
 
-@dataclass
-class CandidateState:
-    lead_texts: dict[str, str] = field(default_factory=dict)  # candidate id -> lead in words
-    personas: dict[str, str] = field(default_factory=dict)  # candidate id -> lead author's profile
-    vectors: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # id -> q -> unit vector
-    fluency: dict[str, float] = field(default_factory=dict)  # id -> mean token log-probability
-
-
-def state(sim) -> CandidateState:
-    """The candidates' working state on this simulation (made on first use)."""
-    if getattr(sim, "candidate_state", None) is None:
-        sim.candidate_state = CandidateState()
-    return sim.candidate_state
-
-
-def live(sim) -> list[Candidate]:
+def live(state: RunState) -> list[Candidate]:
     """Candidates written and not merged into another, in order."""
-    return [c for c in sim.run.candidates
+    return [c for c in state.run.candidates
             if not c.merged_into and any(c.proposal.answers().values())]
 
 
 # -- leads ---------------------------------------------------------------------------------
-def _neighbourhood(sim) -> leads.Neighbourhood:
-    corpus, cfg = sim.store.corpus, sim.config
-    authors = corpus.get_researchers(cfg.researcher_ids) if sim.mode.reads_profiles else []
+def _neighbourhood(state: RunState) -> leads.Neighbourhood:
+    corpus, cfg = state.store.corpus, state.config
+    authors = corpus.get_researchers(cfg.researcher_ids) if state.mode.reads_profiles else []
     papers = corpus.get_papers(cfg.paper_ids)
-    g = sim.ctx.grounding
+    g = state.ctx.grounding
     fields = g.fields or corpus.researcher_fields(cfg.researcher_ids)
     concepts = g.concepts  # key concepts, ranked with the run's embedder (no model call)
     return leads.Neighbourhood(list(authors), list(papers), list(fields), dict(concepts))
 
 
-async def assign_leads(sim) -> None:
+async def assign_leads(state: RunState) -> None:
     """One candidate record per requested candidate, each with its lead and seed."""
-    if sim.run.candidates:
+    if state.run.candidates:
         return
-    hood = await asyncio.to_thread(_neighbourhood, sim)
+    hood = await asyncio.to_thread(_neighbourhood, state)
     names = {r.id: r.name for r in hood.authors}
     titles = {p.id: p.title for p in hood.papers}
-    st = state(sim)
-    for i, lead in enumerate(leads.assign(sim.config.candidates, hood)):
+    st = state.candidates
+    for i, lead in enumerate(leads.assign(state.config.candidates, hood)):
         c = Candidate(id=f"c{i + 1}", lead=lead, seed=leads.seed_of(i))
-        st.lead_texts[c.id] = leads.describe(lead, names, sim.ctx.grounding, titles)
-        sim.run.candidates.append(c)
+        st.lead_texts[c.id] = leads.describe(lead, names, state.ctx.grounding, titles)
+        state.run.candidates.append(c)
 
 
 # -- writing -------------------------------------------------------------------------------
-async def write_candidates(sim) -> None:
+async def write_candidates(state: RunState) -> None:
     """Each candidate merged from the shared drafts by its lead (progress under 'write')."""
-    drafts = sim.ordered_drafts()
+    drafts = state.ordered_drafts()
     if not drafts:
         raise RTError("no author produced a draft", "See the errors above for each author.")
-    st, write = state(sim), writer_for(sim.client.settings.style)
-    g = sim.ctx.grounding
+    st, write = state.candidates, writer_for(state.client.settings.style)
+    g = state.ctx.grounding
 
     def job(c: Candidate):
         async def run():
-            ctx, client = seeded(sim.ctx, c.seed)
+            ctx, client = seeded(state.ctx, c.seed)
             author = c.lead.author_ids[0] if c.lead.author_ids else ""
-            persona = sim.run.profiles[author].text if author in sim.run.profiles else ""
+            persona = state.run.profiles[author].text if author in state.run.profiles else ""
             proposal = await write(ctx, lead_first(drafts, c.lead.author_ids),
                                    st.lead_texts.get(c.id, ""), persona, g, c.lead)
             if client.logprobs:
                 st.fluency[c.id] = float(np.mean(client.logprobs))
             # Labels out before anything reads the answers (the merge's embedding, the
             # reviewers, the judge, the novelty check), by the plain aggregate's rule.
-            return provenance.checked(sim, proposal, f"The editor of candidate {c.id}")
+            return provenance.checked(state, proposal, f"The editor of candidate {c.id}")
         return run
 
     def keep(cid: str, written) -> None:
         by_id[cid].proposal, by_id[cid].cited = written
 
-    todo = [c for c in sim.run.candidates if not any(c.proposal.answers().values())]
-    by_id = {c.id: c for c in sim.run.candidates}
-    await gather(sim.recorder, "write", [(c.id, job(c)) for c in todo], keep,
-                 lambda written: written[0].q1, serial=sim.serial)
-    if not live(sim):
+    todo = [c for c in state.run.candidates if not any(c.proposal.answers().values())]
+    by_id = {c.id: c for c in state.run.candidates}
+    await gather(state.recorder, "write", [(c.id, job(c)) for c in todo], keep,
+                 lambda written: written[0].q1, serial=state.serial)
+    if not live(state):
         raise RTError("no candidate was written", "See the errors above for each candidate.")
 
 
@@ -156,22 +141,22 @@ def near_duplicates(ids: list[str], vectors: dict[str, dict[str, np.ndarray]],
     return merged
 
 
-async def merge(sim) -> None:
+async def merge(state: RunState) -> None:
     """Merge near-duplicate candidates; the tournament record says how many and at what
     threshold."""
-    cands = live(sim)
-    tokens = sim.embedder.tokens
-    vectors = await asyncio.to_thread(answer_vectors, sim.embedder, cands)
-    sim.run.usage.prompt_tokens += sim.embedder.tokens - tokens
-    state(sim).vectors = vectors
+    cands = live(state)
+    tokens = state.embedder.tokens
+    vectors = await asyncio.to_thread(answer_vectors, state.embedder, cands)
+    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+    state.candidates.vectors = vectors
     merged = near_duplicates([c.id for c in cands], vectors, MERGE_THRESHOLD)
     for c in cands:
         if c.id in merged:
             c.merged_into = merged[c.id]
-    t = sim.run.tournament or Tournament()
+    t = state.run.tournament or Tournament()
     t.merged, t.merge_threshold = len(merged), MERGE_THRESHOLD
-    sim.run.tournament = t
-    sim.recorder.emit("write", "merge", 1, 1, "done",
+    state.run.tournament = t
+    state.recorder.emit("write", "merge", 1, 1, "done",
                       f"{len(merged)} near-duplicate{'s' * (len(merged) != 1)} merged")
 
 
@@ -185,49 +170,49 @@ def mean_vector(vectors: dict[str, dict[str, np.ndarray]], cands: list[Candidate
                          for c in cands if vectors.get(c.id)], axis=0))
 
 
-async def choose_reviewers(sim) -> None:
+async def choose_reviewers(state: RunState) -> None:
     """Reviewers chosen once, against the mean of the live candidates' vectors."""
-    if not sim.mode.reads_profiles:
-        sim.reviewer_ids = [NEUTRAL_REVIEWER]
+    if not state.mode.reads_profiles:
+        state.reviewer_ids = [NEUTRAL_REVIEWER]
         return
-    if sim.candidates_error is not None:
-        raise sim.candidates_error
+    if state.candidates_error is not None:
+        raise state.candidates_error
 
     def choose():
-        return sim.reviewers.choose_reviewers(live(sim)[0].proposal, sim.candidate_vectors,
-                                              query=mean_vector(state(sim).vectors, live(sim)))
+        return state.reviewers.choose_reviewers(live(state)[0].proposal, state.candidate_vectors,
+                                              query=mean_vector(state.candidates.vectors, live(state)))
 
-    tokens = sim.embedder.tokens
-    sim.reviewer_ids = await asyncio.to_thread(choose)
-    sim.run.usage.prompt_tokens += sim.embedder.tokens - tokens
+    tokens = state.embedder.tokens
+    state.reviewer_ids = await asyncio.to_thread(choose)
+    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
 
 
-async def review_candidates(sim) -> None:
+async def review_candidates(state: RunState) -> None:
     """Every live candidate reviewed by every chosen reviewer (progress under 'review')."""
-    papers = sim.reader.writing_papers() if sim.mode.reads_papers else []
-    personas = {r: (sim.run.profiles[r].text if r in sim.run.profiles else None)
-                for r in sim.reviewer_ids}
-    by_id = {c.id: c for c in sim.run.candidates}
+    papers = state.reader.writing_papers() if state.mode.reads_papers else []
+    personas = {r: (state.run.profiles[r].text if r in state.run.profiles else None)
+                for r in state.reviewer_ids}
+    by_id = {c.id: c for c in state.run.candidates}
     jobs = []
-    for c in live(sim):
+    for c in live(state):
         done = {r.reviewer_id for r in c.reviews}
-        jobs += [(f"{c.id}:{rid}", (lambda c=c, rid=rid: sim.style.review(
-            sim.ctx, rid, personas[rid], c.proposal, papers)))
-            for rid in sim.reviewer_ids if rid not in done]
+        jobs += [(f"{c.id}:{rid}", (lambda c=c, rid=rid: state.style.review(
+            state.ctx, rid, personas[rid], c.proposal, papers)))
+            for rid in state.reviewer_ids if rid not in done]
 
     def keep(agent: str, rev) -> None:
         by_id[agent.split(":", 1)[0]].reviews.append(rev)
 
-    await gather(sim.recorder, "review", jobs, keep, lambda r: f"score {r.score}", serial=sim.serial)
-    rank = {rid: i for i, rid in enumerate(sim.reviewer_ids)}
-    for c in live(sim):  # reviewer order, so each meta-review's prompt is stable
+    await gather(state.recorder, "review", jobs, keep, lambda r: f"score {r.score}", serial=state.serial)
+    rank = {rid: i for i, rid in enumerate(state.reviewer_ids)}
+    for c in live(state):  # reviewer order, so each meta-review's prompt is stable
         c.reviews.sort(key=lambda r: rank.get(r.reviewer_id, len(rank)))
 
 
-async def meta_review_candidates(sim) -> None:
+async def meta_review_candidates(state: RunState) -> None:
     """A meta-review of each live candidate's reviews."""
-    jobs = [(c.id, (lambda c=c: sim.style.meta_review(sim.ctx, c.proposal, c.reviews)))
-            for c in live(sim) if c.reviews and c.meta_review is None]
-    by_id = {c.id: c for c in sim.run.candidates}
-    await gather(sim.recorder, "review", jobs, lambda cid, m: setattr(by_id[cid], "meta_review", m),
-                 lambda m: f"mean score {m.score}", serial=sim.serial)
+    jobs = [(c.id, (lambda c=c: state.style.meta_review(state.ctx, c.proposal, c.reviews)))
+            for c in live(state) if c.reviews and c.meta_review is None]
+    by_id = {c.id: c for c in state.run.candidates}
+    await gather(state.recorder, "review", jobs, lambda cid, m: setattr(by_id[cid], "meta_review", m),
+                 lambda m: f"mean score {m.score}", serial=state.serial)

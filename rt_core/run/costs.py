@@ -1,6 +1,6 @@
 """How many model calls and tokens each stage of a run makes, from the settings alone.
 
-Each stage of a plan points here (`run.plan.Stage.estimate`): a function of the run's
+Each stage of a plan points here (`run.runner.Stage.estimate`): a function of the run's
 `Sizes` (authors, reviewers, prompt style, how much paper text the prompts carry) giving
 its `Calls`. The counts follow the stages' own rules (the stem style's candidates per
 part are `run.stem`'s constants); `calls` has no re-asks and `max_calls` every re-ask the

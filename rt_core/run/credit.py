@@ -36,8 +36,9 @@ from ..types import MODES, QUESTION_KEYS, Credit, Run, RunConfig, RunRequest, Us
 from . import costs
 from .budget import cost_text
 from .credit_measure import compare
-from .plan import Stage, plan_for
+from .plan import plan_for
 from .recorder import Recorder
+from .runner import Stage
 from .simulation import Simulation
 
 KEPT_STAGES = ("queue", "read", "write", "aggregate", "choose", "read_reviewers", "review", "evaluate")
@@ -207,8 +208,9 @@ def _short_plan(plan: list[Stage]) -> list[Stage]:
 
 def _variant_sim(v: Variant, request: RunRequest, store: Store, embedder: Embedder,
                  cap: SharedCap) -> Simulation:
-    sim = Simulation(dataclasses.replace(request, config=v.config), store, embedder=embedder)
-    sim.recorder = _Quiet(store, sim.run, False, sim._progress, sim.client.notes)
+    sim = Simulation(dataclasses.replace(request, config=v.config), store, embedder=embedder,
+                     recorder=_Quiet)
+    sim.start()  # a variant that cannot run fails before any variant's call
     sim.plan = _short_plan(plan_for(v.config))
     sim.use_budget(cap)
     cap.usages.append(sim.run.usage)

@@ -82,7 +82,7 @@ class Job(BackgroundJob):
         return self.simulation.run.id
 
     def cancel(self) -> None:
-        self.simulation.ctx.cancel.set()
+        self.simulation.cancel.set()
 
     def _work(self) -> None:
         self.simulation.run_sync()
@@ -118,6 +118,7 @@ def start(request: RunRequest, store: Store, embedder: Embedder | None = None,
     job = Job(simulation=None)  # type: ignore[arg-type]
     job.simulation = Simulation(request, store, embedder=embedder, on_progress=job.record,
                                 run_id=resume_id, resume=resume_id is not None)
+    job.simulation.start()
     register(job)
     job.launch(f"rt-run-{job.run_id}")
     return job

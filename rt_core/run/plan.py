@@ -12,14 +12,11 @@ budget (run/budget.py) checks a stage's estimate against what is left before sta
 """
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
-
 from ..models import registry
 from ..novelty import stage as novelty
 from ..types import MODES, RunConfig, RunRequest
 from . import candidate_costs, candidates, costs, provenance, revise, steps, tournament
+from .runner import Stage
 
 # The groups the Run page shows, in order, with their titles (a group's time is the sum
 # of its stages'). A stage without a group works in the background and is not timed:
@@ -30,17 +27,6 @@ GROUPS = {"read": "Reading: researcher profiles", "write": "Writing: drafts and 
           revise.GROUP: revise.GROUP_TITLE,
           "evaluate": "Evaluating against the reference"}
 
-
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    action: Callable[[Any], Awaitable[None]]  # takes the run's state (a Simulation)
-    needs: tuple[str, ...] = ()
-    group: str | None = None  # the progress bar it belongs to; None: not shown
-    saves: bool = True  # the run is saved when it ends (False: it changed nothing stored)
-    # Its calls and tokens for a run's sizes (run.costs): the estimate before Start and
-    # what the budget checks before the stage starts.
-    estimate: Callable[[costs.Sizes], costs.Calls] = costs.nothing
 
 
 def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
@@ -83,7 +69,7 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
              Stage("meta_review", steps.meta_review, ("review",), "review",
                    estimate=costs.meta_review)]
     # The novelty check, after the proposal (or the merged candidates), before the reviews.
-    plan = novelty.with_novelty(plan, config, Stage)
+    plan = novelty.with_novelty(plan, config)
     if many:  # the judge needs no reviews: its rounds overlap the reviewing
         plan += [Stage("tournament", tournament.tournament, ("merge_candidates",), "rank",
                        estimate=candidate_costs.tournament),

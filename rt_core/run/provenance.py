@@ -26,7 +26,7 @@ from .evaluate import content_text
 
 if TYPE_CHECKING:
     from ..models.embed import Embedder
-    from .simulation import Simulation
+    from .state import RunState
 
 TOP_PAPERS = 5  # papers kept per answer (every author's draft is kept)
 TOP_REVIEW_PAPERS = 3
@@ -102,23 +102,23 @@ def review_sources(embedder: Embedder, reviews: list[Review],
 
 
 # -- the stages -------------------------------------------------------------------------------
-def checked(sim: Simulation, proposal: Proposal,
+def checked(state: RunState, proposal: Proposal,
             who: str = "The aggregator") -> tuple[Proposal, Provenance | None]:
     """A merged proposal with an instruction model's citation labels checked and taken
     out, and what it cited (None: a base model, or a single draft, cites nothing). The
     one rule for the plain aggregate and for every candidate's merge, applied as soon as
     the merge returns, before anything reads the answers."""
-    if registry.prompt_style(sim.config.model, sim.config.prompt_style) != registry.CHAT \
+    if registry.prompt_style(state.config.model, state.config.prompt_style) != registry.CHAT \
             or not proposal.drafts or len(proposal.drafts) < 2:
         return proposal, None
-    return take_citations(proposal, sim.client.notes, who)
+    return take_citations(proposal, state.client.notes, who)
 
 
-def after_aggregate(sim: Simulation, proposal: Proposal) -> Proposal:
+def after_aggregate(state: RunState, proposal: Proposal) -> Proposal:
     """Called by the aggregate step on the merged proposal: what it cited is kept on the run."""
-    proposal, cited = checked(sim, proposal)
+    proposal, cited = checked(state, proposal)
     if cited is not None:
-        sim.run.provenance = cited
+        state.run.provenance = cited
     return proposal
 
 
@@ -140,44 +140,44 @@ def still_cited(run) -> Provenance | None:
     return Provenance(answers=answers, reviews=prov.reviews)
 
 
-def _papers_in_reach(sim: Simulation, researcher_ids: list[str]) -> list[Paper]:
-    ids = [p.id for p in sim.reader.writing_papers()] if sim.mode.reads_papers else []
+def _papers_in_reach(state: RunState, researcher_ids: list[str]) -> list[Paper]:
+    ids = [p.id for p in state.reader.writing_papers()] if state.mode.reads_papers else []
     for rid in researcher_ids:
-        prof = sim.run.profiles.get(rid)
+        prof = state.run.profiles.get(rid)
         ids += prof.paper_ids if prof else []
-    ids = list(dict.fromkeys(i for i in ids if i != sim.config.reference_paper_id))
-    return sim.store.corpus.get_papers(ids) if ids else []
+    ids = list(dict.fromkeys(i for i in ids if i != state.config.reference_paper_id))
+    return state.store.corpus.get_papers(ids) if ids else []
 
 
-def _measure(sim: Simulation, fn) -> object:
-    tokens = sim.embedder.tokens
+def _measure(state: RunState, fn) -> object:
+    tokens = state.embedder.tokens
     try:
         return fn()
     finally:
-        sim.run.usage.prompt_tokens += sim.embedder.tokens - tokens
+        state.run.usage.prompt_tokens += state.embedder.tokens - tokens
 
 
-async def attribute_answers(sim: Simulation) -> None:
-    proposal = sim.run.proposal
+async def attribute_answers(state: RunState) -> None:
+    proposal = state.run.proposal
     if proposal is None:
         return
-    papers = _papers_in_reach(sim, [d.author_id for d in proposal.drafts if d.author_id])
-    cited = still_cited(sim.run)
+    papers = _papers_in_reach(state, [d.author_id for d in proposal.drafts if d.author_id])
+    cited = still_cited(state.run)
     answers = await asyncio.to_thread(
-        _measure, sim, lambda: answer_sources(sim.embedder, proposal, papers, cited))
+        _measure, state, lambda: answer_sources(state.embedder, proposal, papers, cited))
     reviews = cited.reviews if cited else {}
-    sim.run.provenance = Provenance(answers=answers, reviews=reviews, method=sim.embedder.name)
+    state.run.provenance = Provenance(answers=answers, reviews=reviews, method=state.embedder.name)
 
 
-async def attribute_reviews(sim: Simulation) -> None:
-    reviews = [r for r in sim.run.reviews if r.reviewer_id in sim.run.profiles]
+async def attribute_reviews(state: RunState) -> None:
+    reviews = [r for r in state.run.reviews if r.reviewer_id in state.run.profiles]
     if not reviews:
         return
-    ids = {r.reviewer_id: sim.run.profiles[r.reviewer_id].paper_ids for r in reviews}
-    found = {p.id: p for p in sim.store.corpus.get_papers(sorted({i for v in ids.values() for i in v}))}
+    ids = {r.reviewer_id: state.run.profiles[r.reviewer_id].paper_ids for r in reviews}
+    found = {p.id: p for p in state.store.corpus.get_papers(sorted({i for v in ids.values() for i in v}))}
     papers_of = {rid: [found[i] for i in pids if i in found] for rid, pids in ids.items()}
     sources = await asyncio.to_thread(
-        _measure, sim, lambda: review_sources(sim.embedder, reviews, papers_of))
-    prov = sim.run.provenance or Provenance(method=sim.embedder.name)
+        _measure, state, lambda: review_sources(state.embedder, reviews, papers_of))
+    prov = state.run.provenance or Provenance(method=state.embedder.name)
     prov.reviews = sources
-    sim.run.provenance = prov
+    state.run.provenance = prov

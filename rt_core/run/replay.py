@@ -29,9 +29,9 @@ from ..types import MODES, QUESTION_KEYS, Paper, ProgressEvent, Researcher, Run,
 from . import steps
 from .evaluate import Reference, compare, reference_answers, restater_for
 from .jobs import BackgroundJob
-from .plan import Stage
-from .runner import Runner
+from .runner import Runner, Stage
 from .simulation import Simulation
+from .state import RunState
 
 MODE_ORDER = ("self", "agent", "data", "global")
 
@@ -220,9 +220,10 @@ class Replay:
                 paper_ids=list(self.hood.paper_ids), reference_paper_id=self.hood.target.id,
                 cutoff_year=self.hood.cutoff_year)
             try:
-                self.sims[mode] = Simulation(dataclasses.replace(request, config=cfg), store,
-                                             embedder=self.embedder,
-                                             on_progress=self._tagged(mode), cancel=cancel)
+                sim = Simulation(dataclasses.replace(request, config=cfg), store,
+                                 embedder=self.embedder, on_progress=self._tagged(mode), cancel=cancel)
+                sim.start()
+                self.sims[mode] = sim
             except RTError as exc:  # e.g. "data" with no cited paper in the store
                 self.errors[mode] = f"{exc} {exc.hint}".strip()
 
@@ -235,7 +236,7 @@ class Replay:
         """The replay's stages: the shared ones once (the reference's answers, the authors'
         profiles, the reviewer candidates), then each mode's own run, then the chance band.
         On the one in-process model the modes run one after another."""
-        readers = [s for s in self.sims.values() if s.mode.reads_profiles]
+        readers = [s for s in self.sims.values() if MODES[s.config.mode].reads_profiles]
         shared: tuple[str, ...] = ("reference",)
         plan = [Stage("reference", _resolve_reference)]
         if any("candidates" in (st.name for st in s.plan) for s in readers):
@@ -276,11 +277,11 @@ async def _resolve_reference(r: Replay) -> None:
     r.reference = await reference_answers(r.store, r.hood.target, r.pasted,
                                           restater_for(r.request, r.store))
     for sim in r.sims.values():
-        sim.reference = r.reference
+        sim.state.reference = r.reference
 
 
-def _readers(r: Replay) -> list[Simulation]:
-    return [s for s in r.sims.values() if s.mode.reads_profiles]
+def _readers(r: Replay) -> list[RunState]:
+    return [s.state for s in r.sims.values() if s.state.mode.reads_profiles]
 
 
 async def _shared_candidates(r: Replay) -> None:
@@ -321,7 +322,7 @@ class ReplayJob(BackgroundJob):
 
     def cancel(self) -> None:
         for sim in self.replay.sims.values():
-            sim.ctx.cancel.set()
+            sim.cancel.set()
 
     def _work(self) -> None:
         self.result = self.replay.run_sync()

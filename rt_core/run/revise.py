@@ -28,7 +28,7 @@ from . import costs, prompts, revise_chat, revise_stem
 from .agents import gather
 
 if TYPE_CHECKING:
-    from .simulation import Simulation
+    from .state import RunState
 
 GROUP = "revise"
 GROUP_TITLE = "Revising: rounds after review"
@@ -58,7 +58,7 @@ def _plain(p: Proposal) -> Proposal:
     return Proposal(**p.answers(), missing=list(p.missing))
 
 
-def _open(sim: Simulation, r: int) -> bool:
+def _open(sim: RunState, r: int) -> bool:
     """Whether round r goes on: the round before it finished and did not stop."""
     rounds = sim.run.rounds
     if r == 1 and not rounds:
@@ -70,7 +70,7 @@ def _open(sim: Simulation, r: int) -> bool:
     return (not before.stopped or reopened) and before.meta_review is not None
 
 
-def _start(sim: Simulation) -> None:
+def _start(sim: RunState) -> None:
     """Round 0 from the run's proposal and reviews, once; a run without reviews cannot
     be revised."""
     run = sim.run
@@ -81,7 +81,7 @@ def _start(sim: Simulation) -> None:
     run.rounds.append(Round(0, _plain(run.proposal), list(run.reviews), run.meta_review))
 
 
-def prior_titles(sim: Simulation) -> list[str]:
+def prior_titles(sim: RunState) -> list[str]:
     """The nearest prior work the novelty check found (best first, no repeats)."""
     novelty = sim.run.novelty
     if novelty is None:
@@ -90,7 +90,7 @@ def prior_titles(sim: Simulation) -> list[str]:
     return list(dict.fromkeys(titles))[:6]
 
 
-async def revise_step(sim: Simulation, r: int) -> None:
+async def revise_step(sim: RunState, r: int) -> None:
     """Round r's proposal, rewritten from round r-1's reviews."""
     if r == 1:
         _start(sim)
@@ -114,7 +114,7 @@ async def revise_step(sim: Simulation, r: int) -> None:
                       f"rewrote {', '.join(c.question.upper() for c in changes)}")
 
 
-async def review_step(sim: Simulation, r: int) -> None:
+async def review_step(sim: RunState, r: int) -> None:
     """The round-0 reviewers, with their personas, review round r's proposal."""
     if len(sim.run.rounds) <= r or sim.run.rounds[r].meta_review is not None:
         return
@@ -143,7 +143,7 @@ def _show_best(run) -> Round:
     return best
 
 
-async def meta_review_step(sim: Simulation, r: int) -> None:
+async def meta_review_step(sim: RunState, r: int) -> None:
     """Round r's meta-review; the run shows its best-scored round; stop when the mean did not rise."""
     if len(sim.run.rounds) <= r or sim.run.rounds[r].meta_review is not None:
         return

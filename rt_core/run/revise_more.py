@@ -44,8 +44,9 @@ from ..types import ProgressEvent, Run, RunConfig, RunRequest, Usage
 from . import revise
 from .budget import Budget, check_cap, cost_text, estimate
 from .costs import Calls
-from .plan import Stage
+from .runner import Stage
 from .simulation import Simulation
+from .state import RunState
 from .validation import MAX_ROUNDS
 
 
@@ -146,10 +147,10 @@ def refuse_if_over(p: RevisionPlan, max_tokens: int | None, max_cost: float | No
                          "Raise the cap, ask for fewer rounds, or leave the cap empty.")
 
 
-def _settle_extras(old: Run) -> Callable[[Simulation], object]:
+def _settle_extras(old: Run) -> Callable[[RunState], object]:
     """The last stage: the judge and the real-review comparison were made on the old
     proposal and reviews; they go when the revision replaced either."""
-    async def settle(sim: Simulation) -> None:
+    async def settle(sim: RunState) -> None:
         run = sim.run
         same = (run.proposal is not None and old.proposal is not None
                 and run.proposal.answers() == old.proposal.answers() and run.reviews == old.reviews)
@@ -180,6 +181,7 @@ def simulation(store: Store, run_id: str, extra: int, *,
     sim.use_budget(RevisionBudget(capped, sim.run.usage, set(p.stages), store))
     sim.plan = [*sim.plan, Stage("settle_results", _settle_extras(old), tuple(s.name for s in sim.plan),
                                  saves=False)]
+    sim.start()  # bad input fails here, in the caller
     return sim
 
 

@@ -13,10 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from .plan import Stage
+from . import costs
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of a plan: what it does, which stages it waits for, and what it costs."""
+    name: str
+    # A function of the run's state (run.state.RunState; a replay's own stages take the
+    # Replay): it reads what the stages it needs left there and adds its own part.
+    action: Callable[[Any], Awaitable[None]]
+    needs: tuple[str, ...] = ()
+    group: str | None = None  # the progress bar it belongs to; None: not shown
+    saves: bool = True  # the run is saved when it ends (False: it changed nothing stored)
+    # Its calls and tokens for a run's sizes (run.costs): the estimate before Start and
+    # what the budget checks before the stage starts.
+    estimate: Callable[[costs.Sizes], costs.Calls] = costs.nothing
 
 
 def check(plan: Sequence[Stage]) -> None:

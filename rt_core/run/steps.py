@@ -1,4 +1,4 @@
-"""What each stage of a run does, as a function of the run (a `Simulation`).
+"""What each stage of a run does, as a function of the run's state (run/state.py).
 
 Each step reads what earlier stages left on the run and adds its own part, and skips
 what is already there: a resumed run, or a replay whose modes share their authors'
@@ -18,158 +18,158 @@ from .agents import gather
 from .evaluate import compare, reference_answers, restater_for
 
 if TYPE_CHECKING:
-    from .simulation import Simulation
+    from .state import RunState
 
 NEUTRAL_REVIEWER = "reviewer"  # the one reviewer of a mode without researchers
 
 
-async def read_profiles(sim: Simulation, researcher_ids: list[str]) -> None:
+async def read_profiles(state: RunState, researcher_ids: list[str]) -> None:
     """Profiles of these researchers, those not on the run yet (progress under 'read')."""
-    todo = [rid for rid in researcher_ids if rid not in sim.run.profiles]
-    jobs = [(rid, (lambda rid=rid: sim.reader.profile(rid))) for rid in todo]
-    await gather(sim.recorder, "read", jobs, sim.run.profiles.__setitem__, lambda p: p.text,
-                 serial=sim.serial)
+    todo = [rid for rid in researcher_ids if rid not in state.run.profiles]
+    jobs = [(rid, (lambda rid=rid: state.reader.profile(rid))) for rid in todo]
+    await gather(state.recorder, "read", jobs, state.run.profiles.__setitem__, lambda p: p.text,
+                 serial=state.serial)
 
 
-async def read_authors(sim: Simulation) -> None:
-    await read_profiles(sim, sim.config.researcher_ids)
+async def read_authors(state: RunState) -> None:
+    await read_profiles(state, state.config.researcher_ids)
 
 
-async def embed_candidates(sim: Simulation) -> None:
+async def embed_candidates(state: RunState) -> None:
     """The reviewer candidates' papers, embedded in a thread (they do not depend on the
     proposal). A replay hands every mode the same vectors; then there is nothing to do."""
-    if sim.candidate_vectors is not None:
+    if state.candidate_vectors is not None:
         return
     try:
-        sim.candidate_vectors = await asyncio.to_thread(sim.reviewers.candidate_vectors)
+        state.candidate_vectors = await asyncio.to_thread(state.reviewers.candidate_vectors)
     except Exception as exc:  # the writers go on; the choice, which needs them, fails
-        sim.candidates_error = exc
+        state.candidates_error = exc
 
 
-async def write_drafts(sim: Simulation) -> None:
+async def write_drafts(state: RunState) -> None:
     """One draft per author (or one neutral writer when the mode reads no profiles)."""
-    papers = sim.reader.writing_papers() if sim.mode.reads_papers else []
-    ctx, style = sim.ctx, sim.style
-    if not sim.mode.reads_profiles:
+    papers = state.reader.writing_papers() if state.mode.reads_papers else []
+    ctx, style = state.ctx, state.style
+    if not state.mode.reads_profiles:
         jobs = [("writer", lambda: style.write_draft(ctx, None, papers, ""))]
     else:
-        authors = [rid for rid in sim.config.researcher_ids if rid in sim.run.profiles]
-        jobs = [(rid, (lambda rid=rid: style.write_draft(ctx, sim.run.profiles[rid].text, papers, rid)))
+        authors = [rid for rid in state.config.researcher_ids if rid in state.run.profiles]
+        jobs = [(rid, (lambda rid=rid: style.write_draft(ctx, state.run.profiles[rid].text, papers, rid)))
                 for rid in authors]
-    sim.author_order = [a for a, _ in jobs]
+    state.author_order = [a for a, _ in jobs]
 
     def keep(agent: str, draft) -> None:
         # Until the merge succeeds, the run's proposal holds the drafts alone.
-        sim.drafts[agent] = draft
-        sim.run.proposal = Proposal(missing=list(QUESTION_KEYS), drafts=sim.ordered_drafts())
+        state.drafts[agent] = draft
+        state.run.proposal = Proposal(missing=list(QUESTION_KEYS), drafts=state.ordered_drafts())
 
-    await gather(sim.recorder, "write", jobs, keep, lambda d: d.q1, serial=sim.serial)
+    await gather(state.recorder, "write", jobs, keep, lambda d: d.q1, serial=state.serial)
 
 
-async def aggregate(sim: Simulation) -> None:
+async def aggregate(state: RunState) -> None:
     """The drafts merged into the run's proposal."""
-    drafts = sim.ordered_drafts()
+    drafts = state.ordered_drafts()
     if not drafts:
         raise RTError("no author produced a draft", "See the errors above for each author.")
-    sim.recorder.emit("write", "aggregator", 0, 1, "started")
+    state.recorder.emit("write", "aggregator", 0, 1, "started")
     try:
-        proposal = await sim.style.aggregate(sim.ctx, drafts)
-        proposal = provenance.after_aggregate(sim, proposal)  # cited labels checked, taken out
+        proposal = await state.style.aggregate(state.ctx, drafts)
+        proposal = provenance.after_aggregate(state, proposal)  # cited labels checked, taken out
     except CancelledRun:
         raise
     except Exception as exc:
-        sim.recorder.fail("write", "aggregator", exc)
+        state.recorder.fail("write", "aggregator", exc)
         raise
-    sim.run.proposal = proposal
-    sim.recorder.emit("write", "aggregator", 1, 1, "done", proposal.q1)
+    state.run.proposal = proposal
+    state.recorder.emit("write", "aggregator", 1, 1, "done", proposal.q1)
 
 
-async def choose_reviewers(sim: Simulation) -> None:
+async def choose_reviewers(state: RunState) -> None:
     """Named reviewers, the closest candidates, or one neutral reviewer (no researchers)."""
-    if not sim.mode.reads_profiles:
-        sim.reviewer_ids = [NEUTRAL_REVIEWER]
+    if not state.mode.reads_profiles:
+        state.reviewer_ids = [NEUTRAL_REVIEWER]
         return
-    if sim.candidates_error is not None:
-        raise sim.candidates_error
-    tokens = sim.embedder.tokens
-    sim.reviewer_ids = await asyncio.to_thread(sim.reviewers.choose_reviewers, sim.run.proposal,
-                                               sim.candidate_vectors)
-    sim.run.usage.prompt_tokens += sim.embedder.tokens - tokens
+    if state.candidates_error is not None:
+        raise state.candidates_error
+    tokens = state.embedder.tokens
+    state.reviewer_ids = await asyncio.to_thread(state.reviewers.choose_reviewers, state.run.proposal,
+                                               state.candidate_vectors)
+    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
 
 
-async def read_reviewers(sim: Simulation) -> None:
+async def read_reviewers(state: RunState) -> None:
     """The chosen reviewers' profiles; a reviewer without one does not review."""
-    await read_profiles(sim, sim.reviewer_ids)
-    sim.reviewer_ids = [r for r in sim.reviewer_ids if r in sim.run.profiles]
+    await read_profiles(state, state.reviewer_ids)
+    state.reviewer_ids = [r for r in state.reviewer_ids if r in state.run.profiles]
 
 
-async def review(sim: Simulation) -> None:
-    proposal = sim.run.proposal
+async def review(state: RunState) -> None:
+    proposal = state.run.proposal
     assert proposal is not None
-    papers = sim.reader.writing_papers() if sim.mode.reads_papers else []
-    personas = {r: (sim.run.profiles[r].text if r in sim.run.profiles else None)
-                for r in sim.reviewer_ids}
-    done = {r.reviewer_id for r in sim.run.reviews}
-    prior = prior_titles(sim.run.novelty)  # the novelty check's nearest papers, if it ran
-    jobs = [(rid, (lambda rid=rid: sim.style.review(sim.ctx, rid, personas[rid], proposal, papers,
+    papers = state.reader.writing_papers() if state.mode.reads_papers else []
+    personas = {r: (state.run.profiles[r].text if r in state.run.profiles else None)
+                for r in state.reviewer_ids}
+    done = {r.reviewer_id for r in state.run.reviews}
+    prior = prior_titles(state.run.novelty)  # the novelty check's nearest papers, if it ran
+    jobs = [(rid, (lambda rid=rid: state.style.review(state.ctx, rid, personas[rid], proposal, papers,
                                                     prior)))
-            for rid in sim.reviewer_ids if rid not in done]
-    await gather(sim.recorder, "review", jobs, lambda _agent, rev: sim.run.reviews.append(rev),
-                 lambda r: f"score {r.score}", serial=sim.serial)
+            for rid in state.reviewer_ids if rid not in done]
+    await gather(state.recorder, "review", jobs, lambda _agent, rev: state.run.reviews.append(rev),
+                 lambda r: f"score {r.score}", serial=state.serial)
     # Reviews in reviewer order, not arrival order: the meta-review prompt (and so its
     # cache key) must not depend on which reviewer happened to answer first.
-    rank = {rid: i for i, rid in enumerate(sim.reviewer_ids)}
-    sim.run.reviews.sort(key=lambda r: rank.get(r.reviewer_id, len(rank)))
+    rank = {rid: i for i, rid in enumerate(state.reviewer_ids)}
+    state.run.reviews.sort(key=lambda r: rank.get(r.reviewer_id, len(rank)))
 
 
-async def meta_review(sim: Simulation) -> None:
-    if not sim.run.reviews:
+async def meta_review(state: RunState) -> None:
+    if not state.run.reviews:
         return
-    sim.recorder.emit("review", "meta-reviewer", 0, 1, "started")
-    sim.run.meta_review = await sim.style.meta_review(sim.ctx, sim.run.proposal, sim.run.reviews)
-    sim.recorder.emit("review", "meta-reviewer", 1, 1, "done", f"mean score {sim.run.meta_review.score}")
+    state.recorder.emit("review", "meta-reviewer", 0, 1, "started")
+    state.run.meta_review = await state.style.meta_review(state.ctx, state.run.proposal, state.run.reviews)
+    state.recorder.emit("review", "meta-reviewer", 1, 1, "done", f"mean score {state.run.meta_review.score}")
 
 
-async def evaluate(sim: Simulation) -> None:
+async def evaluate(state: RunState) -> None:
     """Similarity to the reference. It comes after the run's outcome is settled: its
     failure (model or embedder) is recorded beside a finished run and never turns it into
     a failure."""
     try:
-        await _compare_with_reference(sim)
+        await _compare_with_reference(state)
     except CancelledRun:
         raise
     except Exception as exc:
-        sim.recorder.fail("evaluate", "reference", exc)
-        sim.recorder.emit("evaluate", "reference", 1, 1, "failed", str(exc))
+        state.recorder.fail("evaluate", "reference", exc)
+        state.recorder.emit("evaluate", "reference", 1, 1, "failed", str(exc))
 
 
-async def _compare_with_reference(sim: Simulation) -> None:
-    ref_id = sim.config.reference_paper_id
-    if not ref_id or sim.run.proposal is None:
+async def _compare_with_reference(state: RunState) -> None:
+    ref_id = state.config.reference_paper_id
+    if not ref_id or state.run.proposal is None:
         return
-    sim.recorder.emit("evaluate", "reference", 0, 1, "started")
-    tokens = sim.embedder.tokens
-    if sim.reference is None:
+    state.recorder.emit("evaluate", "reference", 0, 1, "started")
+    tokens = state.embedder.tokens
+    if state.reference is None:
         # The evaluator's own model restates the reference (never the run's model).
-        sim.reference = await reference_answers(
-            sim.store, sim.store.corpus.get_paper(ref_id),
-            restater=restater_for(sim.request, sim.store))
-    sim.run.similarity = await asyncio.to_thread(compare, sim.embedder, sim.run.proposal, sim.reference)
-    sim.run.usage.prompt_tokens += sim.embedder.tokens - tokens
-    sim.recorder.emit("evaluate", "reference", 1, 1, "done", f"similarity {sim.run.similarity.mean:.3f}")
+        state.reference = await reference_answers(
+            state.store, state.store.corpus.get_paper(ref_id),
+            restater=restater_for(state.request, state.store))
+    state.run.similarity = await asyncio.to_thread(compare, state.embedder, state.run.proposal, state.reference)
+    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+    state.recorder.emit("evaluate", "reference", 1, 1, "done", f"similarity {state.run.similarity.mean:.3f}")
 
 
-async def wait_for_model(sim: Simulation) -> None:
+async def wait_for_model(state: RunState) -> None:
     """Take a place in the queue for the one in-process model; until it is this run's
     turn, report the place and the estimated start about once a second. The run leaves
-    the queue when it ends, however it ends (`Simulation.arun`)."""
-    queue = sim.model_queue()
-    queue.join(sim.run.id)
-    while not await asyncio.to_thread(queue.wait_turn, sim.run.id, 1.0):
-        sim.ctx.check_cancel()
-        place = queue.place(sim.run.id)
+    the queue when it ends, however it ends (`Simulation.arun`, run/simulation.py)."""
+    queue = state.model_queue()
+    queue.join(state.run.id)
+    while not await asyncio.to_thread(queue.wait_turn, state.run.id, 1.0):
+        state.ctx.check_cancel()
+        place = queue.place(state.run.id)
         if place is not None and place.ahead:
-            sim.recorder.emit("queue", "embedded model", 0, place.ahead, "waiting",
+            state.recorder.emit("queue", "embedded model", 0, place.ahead, "waiting",
                               f"{place.ahead} run{'s' * (place.ahead > 1)} ahead; starts in about "
                               f"{place.eta_s:.0f} s")
-    sim.recorder.emit("queue", "embedded model", 1, 1, "done", "the model is free: starting")
+    state.recorder.emit("queue", "embedded model", 1, 1, "done", "the model is free: starting")

@@ -31,9 +31,10 @@ from ..models.settings import ModelSettings
 from ..text import clip, words
 from ..types import Judgement, Tournament
 from . import prompts, ranking
-from .candidates import live, state
+from .candidates import live
 from .chat import format_proposal
 from .judging import can_judge, judge_target, planned_calls, rounds
+from .state import RunState
 
 _WINNER = re.compile(r"winner\W{0,6}(?:is\W{0,3})?(?:proposal\s*)?\W{0,3}\b([AB])\b", re.I)
 _JSON_WINNER = re.compile(r'"winner"\s*:\s*"(?:proposal\s*)?([AB])"', re.I)
@@ -116,10 +117,10 @@ async def judge_one(client: LLMClient, first, second) -> Judgement:
 
 
 # -- the stages -----------------------------------------------------------------------------
-def judge_client(sim) -> LLMClient:
-    client = LLMClient(judge_settings(sim.request), store=sim.store, usage=sim.run.usage,
-                       concurrency=sim.config.concurrency, cancel=sim.client.cancel)
-    client.before_call = sim.client.before_call  # the run's budget counts the judge too
+def judge_client(state: RunState) -> LLMClient:
+    client = LLMClient(judge_settings(state.request), store=state.store, usage=state.run.usage,
+                       concurrency=state.config.concurrency, cancel=state.client.cancel)
+    client.before_call = state.client.before_call  # the run's budget counts the judge too
     return client
 
 
@@ -133,31 +134,31 @@ def _standing(ids: list[str], judgements: list[Judgement]) -> list[str]:
     return sorted(ids, key=lambda c: (-wins[c], -round(float(bt[pos[c]]), 6), pos[c]))
 
 
-async def tournament(sim) -> None:
+async def tournament(state: RunState) -> None:
     """Swiss rounds of pairwise judgements among the live candidates (a judge only)."""
-    t = sim.run.tournament or Tournament()
-    sim.run.tournament = t
-    if not can_judge(sim.config):
+    t = state.run.tournament or Tournament()
+    state.run.tournament = t
+    if not can_judge(state.config):
         t.method = "signals"
         return
-    t.method, t.judge_model = "judge", judge_target(sim.config)[0]
-    cands = live(sim)
+    t.method, t.judge_model = "judge", judge_target(state.config)[0]
+    cands = live(state)
     ids, by_id = [c.id for c in cands], {c.id: c for c in cands}
     if len(ids) < 2:
         return
-    client, met = judge_client(sim), {frozenset((j.first, j.second)) for j in t.judgements}
+    client, met = judge_client(state), {frozenset((j.first, j.second)) for j in t.judgements}
     total, done = planned_calls(len(ids)), 0
     for _ in range(rounds(len(ids))):
         pairs = swiss_pairs(_standing(ids, t.judgements), met)
         if not pairs:
             break
         orders = [(a, b) for x, y in pairs for a, b in ((x, y), (y, x))]
-        sim.recorder.emit("rank", "judge", done, total, "started")
+        state.recorder.emit("rank", "judge", done, total, "started")
         got = await asyncio.gather(*(judge_one(client, by_id[a], by_id[b]) for a, b in orders))
         t.judgements += got
         met |= {frozenset(p) for p in pairs}
         done += len(orders)
-        sim.recorder.emit("rank", "judge", min(done, total), total, "done",
+        state.recorder.emit("rank", "judge", min(done, total), total, "done",
                           f"{sum(bool(j.winner) for j in got)} of {len(got)} decided")
     await asyncio.to_thread(fit, t, ids)  # while the reviews go on
 
@@ -179,18 +180,18 @@ def fit(t: Tournament, ids: list[str]) -> None:
                        "(asked twice); they count for neither side.")
 
 
-def _signals(sim, c) -> dict[str, float]:
+def _signals(state: RunState, c) -> dict[str, float]:
     """The measured signals of one candidate, by name."""
     out: dict[str, float] = {}
     score = ranking.review_score(c)
     if score is not None:
         out["review_score"] = score
-    g = sim.ctx.grounding
+    g = state.ctx.grounding
     spec = {f: ws | set(g.name(f).lower().split()) for f, ws in g.specific_words().items()}
     if spec:
         ws = words(" ".join(c.proposal.answers().values()))
         out["field_coverage"] = round(sum(bool(ws & fw) for fw in spec.values()) / len(spec), 4)
-    fluency = state(sim).fluency.get(c.id)
+    fluency = state.candidates.fluency.get(c.id)
     if fluency is not None:
         out["fluency"] = round(fluency, 4)
     if c.novelty is not None and c.novelty.facets:
@@ -200,15 +201,15 @@ def _signals(sim, c) -> dict[str, float]:
     return out
 
 
-async def rank(sim) -> None:
+async def rank(state: RunState) -> None:
     """Order the live candidates (Bradley-Terry on the judgements, else the signals) and
     make the best one the run's proposal, reviews and meta-review."""
-    t = sim.run.tournament or Tournament()
-    sim.run.tournament = t
-    cands = live(sim)
+    t = state.run.tournament or Tournament()
+    state.run.tournament = t
+    cands = live(state)
     ids = [c.id for c in cands]
     for c in cands:
-        c.signals = _signals(sim, c)
+        c.signals = _signals(state, c)
     if t.method == "judge" and len(ids) > 1:
         if set(t.scores) != set(ids):  # fitted by the tournament unless it was skipped
             await asyncio.to_thread(fit, t, ids)
@@ -217,9 +218,9 @@ async def rank(sim) -> None:
         t.scores = ranking.combine_signals(cands) if len(ids) > 1 else {c: 0.0 for c in ids}
     t.order = ranking.order_by(t.scores, cands)
     best = next(c for c in cands if c.id == t.order[0])
-    sim.run.proposal, sim.run.reviews, sim.run.meta_review = best.proposal, list(best.reviews), \
+    state.run.proposal, state.run.reviews, state.run.meta_review = best.proposal, list(best.reviews), \
         best.meta_review
     # What the winner's editor cited starts the run's provenance (the provenance stage
     # scores it); a loser's citations stay on its own candidate record.
-    sim.run.provenance = copy.deepcopy(best.cited)
-    sim.recorder.emit("rank", "ranking", 1, 1, "done", f"best: {best.id} ({t.method})")
+    state.run.provenance = copy.deepcopy(best.cited)
+    state.recorder.emit("rank", "ranking", 1, 1, "done", f"best: {best.id} ({t.method})")

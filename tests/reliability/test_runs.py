@@ -102,7 +102,7 @@ def test_another_session_cannot_write_a_run_that_is_still_going(community, demo)
             except RunConflict as exc:
                 seen["refused"] = str(exc)
 
-    sim.ctx.on_progress = meddle
+    sim.on_progress = meddle
     run = sim.run_sync()
     assert "still running" in seen["refused"]
     assert run.status == "done"
