@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
 
 from rt_core.models.embed import Embedder  # noqa: E402
-from rt_core.run.candidates import MERGE_THRESHOLD, answer_vectors, similarity  # noqa: E402
-from rt_core.run.parse import parse_five_questions  # noqa: E402
+from rt_core.run.candidates.stages import MERGE_THRESHOLD, answer_vectors, similarity  # noqa: E402
+from rt_core.run.styles.parse import parse_five_questions  # noqa: E402
 from rt_core.types import Candidate, Proposal  # noqa: E402
 from tests.ideas import proposal  # noqa: E402
 

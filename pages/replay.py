@@ -9,7 +9,8 @@ import streamlit as st
 from rt_core import community
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS
-from rt_core.run import replay, warmup
+from rt_core.run.pipeline import warmup
+from rt_core.run.replay import paper as replay
 from rt_core.types import MODES
 from studio import charts, render, request, resources, state
 from studio.frame import ensure_frame

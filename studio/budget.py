@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core.errors import RTError
-from rt_core.run import budget
+from rt_core.run.pipeline import budget
 
 from . import render, request
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core import export_candidates as ec
 from rt_core.errors import RTError
-from rt_core.export import Names
+from rt_core.export import candidates as ec
+from rt_core.export.run import Names
 from rt_core.fiveq import QUESTIONS
 from rt_core.graph import PROPOSAL_NODE, add_proposal, build_graph
 from rt_core.study.candidates import candidate_items, create_from_candidates

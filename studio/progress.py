@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core.run import plan
+from rt_core.run.pipeline import plan
 
 from . import render, request, state
 

@@ -21,8 +21,10 @@ import streamlit as st
 
 from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY
-from rt_core.run import budget, revise, revise_more
-from rt_core.run.diff import diff_lines, proposal_diff
+from rt_core.run.pipeline import budget
+from rt_core.run.revision import more as revise_more
+from rt_core.run.revision import rounds as revise
+from rt_core.run.revision.diff import diff_lines, proposal_diff
 from rt_core.types import Round, Run
 
 from . import render, state

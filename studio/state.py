@@ -235,7 +235,7 @@ def share_run_url(run_id: str, page: str = "results") -> str:
 def _live(run_id: str):
     if not run_id:
         return None
-    from rt_core.run import jobs  # noqa: PLC0415  (slow: pages without runs skip it)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (slow: pages without runs skip it)
 
     return jobs.live(run_id)
 
@@ -330,7 +330,7 @@ def revise_run(store, run_id: str, extra: int, request_for, **caps) -> None:
     (rt_core.run.jobs.start_revision); `request_for` makes the request with the keys of
     the one precedence in studio.request for the run's own model and base URL; `caps`
     (max_tokens, max_cost) bound the new calls."""
-    from rt_core.run import jobs  # noqa: PLC0415  (pages that never revise skip the import)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (pages that never revise skip the import)
 
     _follow(run_id, jobs.start_revision(store, run_id, extra, request_for=request_for, **caps))
 
@@ -339,7 +339,7 @@ def resume_run(store, run_id: str) -> None:
     """Resume a stored run in this session (same request, same id; the cache makes every
     call that had succeeded free) and follow it on the Run page. The keys come from the
     one precedence in studio.request, for the run's own model and base URL."""
-    from rt_core.run import jobs  # noqa: PLC0415  (pages that never resume skip the import)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (pages that never resume skip the import)
 
     run = store.runs.load(run_id)
     _follow(run_id, jobs.start(request.resume_request(run.config), store, resume_id=run_id))

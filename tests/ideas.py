@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from rt_core import fiveq
 from rt_core.models.scripted import demo_responder
-from rt_core.run.leads import SEED_STEP
+from rt_core.run.candidates.leads import SEED_STEP
 
 TOPICS = [
     ("galaxy redshift surveys", "spectroscopic catalogues of distant galaxies", "telescope time"),

@@ -146,7 +146,7 @@ def test_no_module_imports_another_modules_private_names():
 
 def test_importing_the_core_does_not_import_litellm():
     """litellm takes seconds to import; the app and the CLI load it only to call a model."""
-    code = ("import sys, rt_core, rt_core.run.simulation, rt_core.store, rt_core.__main__, "
+    code = ("import sys, rt_core, rt_core.run.pipeline.simulation, rt_core.store, rt_core.__main__, "
             "rt_core.models.scripted; print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True)

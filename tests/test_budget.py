@@ -8,8 +8,8 @@ import pytest
 from rt_core.__main__ import main
 from rt_core.errors import InputError
 from rt_core.models.scripted import demo_responder
-from rt_core.run import budget
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline import budget
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import RunConfig, RunRequest
 
 AUTHORS = ["r-ada", "r-nia", "r-cole"]
@@ -73,7 +73,7 @@ def _spent_before_each_stage(store, cfg: RunConfig) -> tuple[dict[str, int], int
 
 def test_the_cap_stops_before_the_stage_that_would_cross_it_and_a_resume_finishes(
         community, demo):
-    from rt_core.run.plan import plan_for
+    from rt_core.run.pipeline.plan import plan_for
 
     cfg = config(researcher_ids=["r-nia"], num_reviewers=1, max_profile_papers=1)
     # The same run at another temperature: the same replies, none of them cached for cfg.
@@ -183,7 +183,7 @@ def test_a_refused_stage_lets_the_stages_going_finish_and_starts_nothing_more():
     import asyncio
 
     from rt_core.errors import BudgetExceeded
-    from rt_core.run.runner import Runner, Stage
+    from rt_core.run.pipeline.runner import Runner, Stage
 
     done: list[str] = []
     gate = asyncio.Event()

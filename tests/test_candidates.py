@@ -5,13 +5,13 @@ import re
 
 import pytest
 
-from rt_core import export_candidates as ec
 from rt_core.errors import ConfigError
+from rt_core.export import candidates as ec
 from rt_core.models import registry
-from rt_core.run import leads
-from rt_core.run.candidates import MERGE_THRESHOLD, near_duplicates
-from rt_core.run.plan import plan_for
-from rt_core.run.simulation import Simulation
+from rt_core.run.candidates import leads
+from rt_core.run.candidates.stages import MERGE_THRESHOLD, near_duplicates
+from rt_core.run.pipeline.plan import plan_for
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import Paper, Researcher, RunConfig, RunRequest
 from tests.ideas import responder
 

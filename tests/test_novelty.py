@@ -12,10 +12,11 @@ from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.embed import Embedder
 from rt_core.novelty import CLOSE, THRESHOLD, assess, is_close, verdict
 from rt_core.novelty.explain import explain
-from rt_core.run import budget, chat, stem
-from rt_core.run.context import StageContext
-from rt_core.run.plan import plan_for
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline import budget
+from rt_core.run.pipeline.plan import plan_for
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.styles import chat, stem
+from rt_core.run.styles.context import StageContext
 from rt_core.store import Store
 from rt_core.types import NearPaper, Proposal, RunConfig, RunRequest
 
@@ -196,7 +197,7 @@ def test_the_cli_refuses_a_file_without_questions(tmp_path, capsys):
 
 def test_a_check_that_fails_is_recorded_and_the_reviews_go_on(community, demo, monkeypatch):
     from rt_core.errors import ProviderError
-    from rt_core.novelty import stage
+    from rt_core.run.pipeline import novelty as stage
 
     async def broken(*_a, **_k):
         raise ProviderError("the embedder is unreachable", "Check the embedder.")
@@ -226,8 +227,8 @@ def test_the_cli_searches_online_when_asked(shipped, fake_server, tmp_path, caps
 
 
 def test_with_candidates_each_one_not_merged_is_checked_after_the_merge(community, demo):
-    from rt_core.novelty import stage
-    from rt_core.run.runner import Stage
+    from rt_core.run.pipeline import novelty as stage
+    from rt_core.run.pipeline.runner import Stage
     from rt_core.types import Candidate
 
     plan = [Stage("aggregate", None), Stage("merge_candidates", None, ("aggregate",)),
@@ -246,7 +247,7 @@ def test_with_candidates_each_one_not_merged_is_checked_after_the_merge(communit
 
 
 def test_the_markdown_export_carries_the_check(community, demo):
-    from rt_core.export import run_markdown
+    from rt_core.export.run import run_markdown
 
     run = Simulation(RunRequest(novelty_config(num_reviewers=0)), community).run_sync()
     text = run_markdown(run)

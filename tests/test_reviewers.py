@@ -6,8 +6,8 @@ import numpy as np
 
 from rt_core.models.embed import Embedder
 from rt_core.models.scripted import demo_responder
-from rt_core.run import reviewers
-from rt_core.run.simulation import Simulation
+from rt_core.run.people import reviewers
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import Paper, Proposal, Researcher, RunConfig, RunRequest
 
 

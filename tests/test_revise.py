@@ -8,12 +8,12 @@ import re
 import pytest
 
 from rt_core.errors import ConfigError, InputError
-from rt_core.run.budget import estimate
-from rt_core.run.diff import changed_questions, proposal_diff, word_diff
-from rt_core.run.plan import plan_for, progress_groups
-from rt_core.run.quotes import find_weakness
-from rt_core.run.simulation import Simulation
-from rt_core.run.validation import check_rounds
+from rt_core.run.pipeline.budget import estimate
+from rt_core.run.pipeline.plan import plan_for, progress_groups
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.pipeline.validation import check_rounds
+from rt_core.run.revision.diff import changed_questions, proposal_diff, word_diff
+from rt_core.run.revision.quotes import find_weakness
 from rt_core.types import Change, Proposal, Review, RunConfig, RunRequest
 from tests.revisehelp import MADE_UP, REAL, improving
 
@@ -170,7 +170,7 @@ def test_the_diff_names_exactly_the_changed_questions():
 def test_a_quote_must_be_found_in_the_reviews():
     reviews = [Review("r", weaknesses="- The data plan is vague and the survey is not named.\n"
                                       "- Baselines are not named.")]
-    from rt_core.run.quotes import points
+    from rt_core.run.revision.quotes import points
 
     ps = points(reviews)
     assert find_weakness("the data plan is vague", ps) == ps[0]  # a stretch, any case
@@ -181,8 +181,8 @@ def test_a_quote_must_be_found_in_the_reviews():
 
 
 def test_a_base_model_rewrites_only_flagged_questions():
-    from rt_core.run.grounding import Grounding
-    from rt_core.run.revise_stem import flags
+    from rt_core.run.revision.stem import flags
+    from rt_core.run.styles.grounding import Grounding
 
     p = Proposal(q1="How can a", q2="This matters because b", q3="It is hard because c",
                  q4="Earlier work has not solved it because d", q5="We will think.")

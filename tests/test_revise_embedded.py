@@ -7,11 +7,11 @@ import pytest
 
 from rt_core import community
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
-from rt_core.run.diff import changed_questions
-from rt_core.run.quotes import points
-from rt_core.run.revise_stem import flags
-from rt_core.run.simulation import Simulation
-from rt_core.run.stem_checks import proposal_checks
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.revision.diff import changed_questions
+from rt_core.run.revision.quotes import points
+from rt_core.run.revision.stem import flags
+from rt_core.run.styles.stem_checks import proposal_checks
 from rt_core.types import RunConfig, RunRequest
 
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from rt_core.errors import InputError
-from rt_core.run import revise_more
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.revision import more as revise_more
 from rt_core.types import Credit, RunRequest
 from tests.revisehelp import improving
 from tests.test_revise import REVIEWERS, request, revise_calls

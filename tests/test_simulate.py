@@ -5,8 +5,8 @@ import pytest
 
 from rt_core.errors import InputError, NotFoundError, ProviderError
 from rt_core.models.scripted import demo_responder
-from rt_core.run.evaluate import evaluate_against
-from rt_core.run.simulation import Simulation
+from rt_core.run.evidence.evaluate import evaluate_against
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import Proposal, RunConfig, RunRequest
 
 
@@ -211,7 +211,7 @@ def test_evaluate_a_stored_run_against_another_reference(community, demo):
 
 
 def test_background_job_reports_progress_and_finishes(community, demo):
-    from rt_core.run import jobs
+    from rt_core.run.pipeline import jobs
 
     job = jobs.start(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=1),
                      community)
@@ -221,7 +221,7 @@ def test_background_job_reports_progress_and_finishes(community, demo):
 
 
 def test_background_job_rejects_bad_input_up_front(community, demo):
-    from rt_core.run import jobs
+    from rt_core.run.pipeline import jobs
 
     with pytest.raises(InputError):
         jobs.start(RunRequest(RunConfig()), community)
@@ -229,7 +229,7 @@ def test_background_job_rejects_bad_input_up_front(community, demo):
 
 def test_concurrent_jobs_in_separate_threads_both_finish(community, demo):
     """Browser sessions run simulations at the same time, each in its own thread and loop."""
-    from rt_core.run import jobs
+    from rt_core.run.pipeline import jobs
 
     started = [jobs.start(request(researcher_ids=[r], paper_ids=[p], num_reviewers=1,
                                   temperature=t), community)

@@ -7,9 +7,10 @@ import pytest
 from scipy.stats import kendalltau
 
 from rt_core.errors import ConfigError
-from rt_core.run import budget, judging, ranking, tournament
-from rt_core.run.simulation import Simulation
-from rt_core.run.validation import check_candidates
+from rt_core.run.candidates import judging, ranking, tournament
+from rt_core.run.pipeline import budget
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.pipeline.validation import check_candidates
 from rt_core.types import Judgement, RunConfig, RunRequest
 from tests.ideas import JUDGE_MARK, by_order, number, responder
 

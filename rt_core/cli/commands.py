@@ -12,16 +12,19 @@ from tqdm import tqdm
 from .. import topic_search
 from ..community import ensure_loaded
 from ..errors import InputError
-from ..export import run_markdown
+from ..export.run import run_markdown
 from ..fiveq import QUESTION_KEYS
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
-from ..run import bench, bench_workers, budget, revise_more, warmup
-from ..run.context import StageContext
-from ..run.evaluate import judge, proposal_similarity, review_similarity
-from ..run.parse import parse_five_questions, parse_review
-from ..run.replay import Replay, import_target
-from ..run.simulation import Simulation
+from ..run.evidence.evaluate import judge, proposal_similarity, review_similarity
+from ..run.pipeline import budget, warmup
+from ..run.pipeline.simulation import Simulation
+from ..run.replay import batch as bench
+from ..run.replay import batch_workers as bench_workers
+from ..run.replay.paper import Replay, import_target
+from ..run.revision import more as revise_more
+from ..run.styles.context import StageContext
+from ..run.styles.parse import parse_five_questions, parse_review
 from ..sources import SemanticScholar
 from ..store import open_store
 from ..store.transfer import copy_store

@@ -17,12 +17,13 @@ from urllib.parse import urlparse
 
 from tqdm import tqdm
 
-from .. import export_candidates, keys
+from .. import keys
 from ..community import ensure_loaded
 from ..errors import ConfigError
-from ..run import budget
-from ..run.judging import planned_calls
-from ..run.simulation import Simulation
+from ..export import candidates as export_candidates
+from ..run.candidates.judging import planned_calls
+from ..run.pipeline import budget
+from ..run.pipeline.simulation import Simulation
 from ..store import open_store
 from ..types import ProgressEvent, RunConfig
 from . import settings

@@ -10,8 +10,8 @@ import pytest
 
 from rt_core.errors import ConfigError
 from rt_core.models.scripted import demo_responder
-from rt_core.run.evaluate import compare_reviews, evaluate_against
-from rt_core.run.simulation import Simulation
+from rt_core.run.evidence.evaluate import compare_reviews, evaluate_against
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.store.runs import HEARTBEAT, HOST, RunConflict
 from rt_core.types import Run, RunConfig, RunRequest
 
