@@ -6,7 +6,7 @@ Two runs on the starter community's NLP + Astronomy neighbourhood, M = 3 authors
 k = 3 reviewers: an instruction-model (chat) run, and a base-model (stem) run with the
 server's model declared a stem model in the registry, as the embedded model is. The
 server answers with the scripted demo model's replies. For each run the bench prints the
-estimate (rt_core.run.budget.estimate: calls, tokens, dollars) and the actual figures
+estimate (rt_core.run.pipeline.budget.estimate: calls, tokens, dollars) and the actual figures
 two ways: as the server reported them (it counts words, which the run's usage and cost
 record), and re-counted with litellm's tokenizer (tiktoken cl100k) over the very
 requests and replies the server saw, which is what a hosted provider would bill.

@@ -1,5 +1,5 @@
 """Where to put the near-duplicate threshold: the candidates' similarity (mean cosine,
-question by question, bundled MiniLM; run/candidates.py) measured on a few pairs.
+question by question, bundled MiniLM; run/candidates/stages.py) measured on a few pairs.
 
 - reworded: the same five answers said in other words (written for this bench);
 - demo frame: the demo model's candidates, one sentence frame with two other concepts;

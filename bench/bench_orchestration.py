@@ -9,7 +9,7 @@ stages. Also counts calls of a cold run and of a warm re-run (which must be 0).
 
 Every run counts, the first of the process too: a run is timed from the request (Start
 pressed) to the finished run saved. The bench starts like the app: the Run page warms
-the model client when it is drawn (rt_core.run.warmup), before anyone can press Start;
+the model client when it is drawn (rt_core.run.pipeline.warmup), before anyone can press Start;
 `--cold-process` skips that, as a one-shot CLI process does, so its first run also waits
 for the imports.
 

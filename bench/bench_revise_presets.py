@@ -1,5 +1,5 @@
 """Revision rounds on the embedded base model over the starter presets: how many automatic-
-check failures (rt_core/run/stem_checks.py: Q1 names no concept of a chosen field, Q5 names
+check failures (rt_core/run/styles/stem_checks.py: Q1 names no concept of a chosen field, Q5 names
 no data or no metric, two answers repeat, a part is missing) the rounds remove.
 
 Each preset runs once on a fresh store with R revision rounds (default 1); the checks are

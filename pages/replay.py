@@ -18,7 +18,7 @@ from studio.frame import ensure_frame
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
 ss = st.session_state
-warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
+warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.pipeline.warmup)
 ss.setdefault("replay_jobs", {})
 
 st.title("Replay a paper")

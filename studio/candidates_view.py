@@ -3,7 +3,7 @@ compared (the judge's win matrix, position bias and reasons, or the measured sig
 the run's base model cannot judge), what each leads with on the community graph, a human
 study to check the ranking, and the ranking's downloads.
 
-The order and the words for what ranked them come from rt_core.export_candidates, so the
+The order and the words for what ranked them come from rt_core.export.candidates, so the
 page and the downloads never disagree. Every title, answer, reason and paper title came
 from a model or a paper source: shown with render.show_text or escaped, never as HTML.
 """

@@ -39,7 +39,7 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     events = job.snapshot()
     run = job.run
     done = job.done
-    # One bar per group of the run's own plan (rt_core.run.plan), the plan the runner executes.
+    # One bar per group of the run's own plan (rt_core.run.pipeline.plan), the plan the runner executes.
     bar_titles = dict(plan.progress_groups(run.config))
     groups = list(bar_titles)
     by_stage: dict[str, dict[str, object]] = {}

@@ -4,7 +4,7 @@ Everything here lives in st.session_state only (never the shared store): the
 neighbourhood, the Run page's settings, a key the user typed, the jobs it controls.
 A refresh starts a new session, so what ties a browser to a run is its address
 (`?run=ID`, plus `owner=` for the browser that started it) and the process-wide
-jobs of `rt_core.run.jobs`, never this session alone.
+jobs of `rt_core.run.pipeline.jobs`, never this session alone.
 """
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def init_state() -> None:
     ss = st.session_state
     ss.setdefault("hood_r", [])  # researcher ids in the neighbourhood
     ss.setdefault("hood_p", [])  # paper ids in the neighbourhood
-    ss.setdefault("jobs", {})  # run id -> rt_core.run.jobs.Job
+    ss.setdefault("jobs", {})  # run id -> rt_core.run.pipeline.jobs.Job
     ss.setdefault("session_runs", [])  # run ids started in this session, oldest first
     for key, default in PERSISTENT.items():
         ss.setdefault(key, default)
@@ -327,7 +327,7 @@ def _follow(run_id: str, job) -> None:
 
 def revise_run(store, run_id: str, extra: int, request_for, **caps) -> None:
     """Give a finished run more revision rounds in a background job of this session
-    (rt_core.run.jobs.start_revision); `request_for` makes the request with the keys of
+    (rt_core.run.pipeline.jobs.start_revision); `request_for` makes the request with the keys of
     the one precedence in studio.request for the run's own model and base URL; `caps`
     (max_tokens, max_cost) bound the new calls."""
     from rt_core.run.pipeline import jobs  # noqa: PLC0415  (pages that never revise skip the import)

@@ -1,4 +1,4 @@
-"""Revising a finished run afterwards (rt_core/run/revise_more.py): only the new rounds'
+"""Revising a finished run afterwards (rt_core/run/revision/more.py): only the new rounds'
 calls are made, the rest come from the cache, with the scripted model that improves on
 request (tests/revisehelp.py)."""
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """What the stages of several candidates and their tournament cost, from the sizes alone.
 
-The same rules as run/costs.py (calls without and with every re-ask, four characters a
+The same rules as run/pipeline/costs.py (calls without and with every re-ask, four characters a
 token), for n candidates: n led merges of the shared drafts, the same k reviews and a
 meta-review for each (an upper bound: merged near-duplicates are not reviewed), and the
-judge's 2 P(n) calls (run/tournament.py), each re-asked at most once.
+judge's 2 P(n) calls (run/candidates/tournament.py), each re-asked at most once.
 """
 from __future__ import annotations
 

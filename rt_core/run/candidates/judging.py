@@ -1,6 +1,6 @@
 """Who judges a run's candidates, and how many comparisons the tournament makes, from
-the settings alone: the plan's estimate (run/costs.py) and the tournament
-(run/tournament.py) both need it, and neither may import the other.
+the settings alone: the plan's estimate (run/pipeline/costs.py) and the tournament
+(run/candidates/tournament.py) both need it, and neither may import the other.
 
     rounds R(n) = ceil(log2 n) + 1
     pairs  P(n) = min(n(n-1)/2, floor(n/2) * R(n))      (no pair is met twice)

@@ -8,7 +8,7 @@ time the field pairs come round again), plus the chosen papers of its author or 
 The assignment is deterministic, so a re-run writes the same prompts and is answered
 from the cache.
 
-A lead is then said to the model in the way it can use it (run/candidate_writing.py):
+A lead is then said to the model in the way it can use it (run/candidates/writing.py):
 in words in an instruction model's prompt, as material for a base model (the lead
 author's profile and draft first, the lead concepts first among the key concepts).
 """

@@ -1,15 +1,15 @@
 """Several candidates per neighbourhood: the stages a plan with `candidates` > 1 runs.
 
 The profiles, the drafts and the reviewers are shared; each candidate is one merge of
-the drafts led by its own `Lead` (run/leads.py, run/candidate_writing.py) with its own
+the drafts led by its own `Lead` (run/candidates/leads.py, run/candidates/writing.py) with its own
 seed. Near-duplicates are merged before anyone reviews them, so no call is spent on a
 copy. Reviewers are chosen once, against the mean of the live candidates (not the
 first: reviewers close to one candidate would lean the reviewers' scores, a ranking
 signal, towards it), and every live candidate is reviewed by the same reviewers, with a
-meta-review each. The ranking (run/tournament.py) then copies the best candidate to the
+meta-review each. The ranking (run/candidates/tournament.py) then copies the best candidate to the
 run's proposal, reviews and meta-review, so everything downstream works unchanged.
 
-Stage functions take the run's state (run/state.py); what they leave each other is kept
+Stage functions take the run's state (run/pipeline/state.py); what they leave each other is kept
 on its `candidates` record (`CandidateWork`), and on the run's own records
 (`run.candidates`, `run.tournament`), which are saved when each stage ends.
 """

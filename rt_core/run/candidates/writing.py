@@ -67,7 +67,7 @@ def lead_first(drafts: list[Proposal], author_ids: list[str]) -> list[Proposal]:
 async def write_chat(ctx: StageContext, drafts: list[Proposal], lead_text: str, persona: str,
                      g: Grounding, lead) -> Proposal:
     # Labelled as in the plain aggregate, so the editor can cite what it takes; the labels
-    # are checked and taken out by the caller (run/candidates.py) before anyone reads them.
+    # are checked and taken out by the caller (run/candidates/stages.py) before anyone reads them.
     text = "\n\n".join(f"Draft {i}: [{draft_label(i)}]\n{chat.format_proposal(d)}"
                        for i, d in enumerate(drafts, 1))
     msgs = prompts.load("candidates")["aggregate_led"].messages(drafts=text, lead=lead_text)

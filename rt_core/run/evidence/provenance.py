@@ -6,11 +6,11 @@ reach (the run's chosen papers and the papers each author's profile was read fro
 A cosine says how close two texts are, not that one was copied from the other; it is
 reported as such (`Provenance.method` names the embedder). An instruction model's
 aggregator (or, with several candidates, the editor of the candidate that became the
-run's proposal) also cites its drafts by label (run/citations.py); those sources carry
+run's proposal) also cites its drafts by label (run/styles/citations.py); those sources carry
 `cited=True`, for as long as a revision round leaves the answer as it was. Reviews get
 the same treatment against the reviewer's own papers.
 
-These are plan stages (run/plan.py) after the writing and after the reviews: embedding
+These are plan stages (run/pipeline/plan.py) after the writing and after the reviews: embedding
 only, never a model call, and every vector is cached in the store, so a re-run is cheap.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ TOP_REVIEW_PAPERS = 3
 
 
 def paper_text(p: Paper) -> str:
-    """A paper's gist: the same text reviewer choice embeds (run/reviewers.py), so the
+    """A paper's gist: the same text reviewer choice embeds (run/people/reviewers.py), so the
     vectors of papers it has embedded come from the store's cache."""
     return f"{p.title}. {first_sentence(p.abstract, 120)}"
 

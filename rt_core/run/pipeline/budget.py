@@ -1,7 +1,7 @@
 """What a run will cost before it starts, and the cap that stops it when money runs out.
 
-Each stage of a plan (`run.runner.Stage.estimate`, run/costs.py) says how many model calls and tokens it
-makes for given settings (`Sizes`: authors, reviewers, prompt style, how much paper text
+Each stage of a plan (`Stage.estimate`, run/pipeline/runner.py and costs.py) says how many
+model calls and tokens it makes for given settings (`Sizes`: authors, reviewers, prompt style, how much paper text
 the prompts carry); `estimate(config)` adds them up and prices them with the registry.
 The estimate counts fresh calls (a resumed run pays nothing for cached ones) and the
 calls without re-asks; `max_calls` adds every re-ask the stages may make, so the real

@@ -1,6 +1,6 @@
 """How many model calls and tokens each stage of a run makes, from the settings alone.
 
-Each stage of a plan points here (`run.runner.Stage.estimate`): a function of the run's
+Each stage of a plan points here (`run.pipeline.runner.Stage.estimate`): a function of the run's
 `Sizes` (authors, reviewers, prompt style, how much paper text the prompts carry) giving
 its `Calls`. The counts follow the stages' own rules (the stem style's candidates per
 part are `run.stem`'s constants); `calls` has no re-asks and `max_calls` every re-ask the
@@ -46,8 +46,8 @@ class Sizes:
     new_reviewer_profiles: int
     paper_chars: int
     profile_chars: int
-    candidates: int = 1  # proposals written and ranked (run/candidates.py)
-    judge: bool = False  # a model judges the candidates pairwise (run/tournament.py)
+    candidates: int = 1  # proposals written and ranked (run/candidates/stages.py)
+    judge: bool = False  # a model judges the candidates pairwise (run/candidates/tournament.py)
 
 
 @dataclass(frozen=True)

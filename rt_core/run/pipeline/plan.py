@@ -7,8 +7,8 @@ those have finished, so stages that need nothing from each other overlap (the re
 candidates are embedded while the authors read and write). Adding a stage (several
 candidates, a tournament, a revision round) means adding it here with what it needs:
 the runner (`run.runner`) runs any plan. Each stage also says what it costs
-(`estimate`, run/costs.py): the Run page and the CLI add those up before Start, and the
-budget (run/budget.py) checks a stage's estimate against what is left before starting it.
+(`estimate`, run/pipeline/costs.py): the Run page and the CLI add those up before Start, and the
+budget (run/pipeline/budget.py) checks a stage's estimate against what is left before starting it.
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
         plan.append(Stage("candidates", steps.embed_candidates, saves=False))
     if mode.reads_profiles:
         plan.append(Stage("read", steps.read_authors, start, "read", estimate=costs.read_authors))
-    many = config.candidates > 1  # several candidates, ranked (run/candidates.py, tournament.py)
+    many = config.candidates > 1  # several candidates, ranked (run/candidates/stages.py, tournament.py)
     written = "merge_candidates" if many else "aggregate"
     plan += [Stage("write", steps.write_drafts, ("read",) if mode.reads_profiles else start, "write",
                    estimate=costs.write_drafts)]

@@ -2,7 +2,7 @@
 
 `Simulation(request, store)` only records the request. `start()` validates it once,
 reads what the run needs from the store, derives the model client and the embedder from
-it and makes the stages' typed state (run/state.py: the context, and what the stages
+it and makes the stages' typed state (run/pipeline/state.py: the context, and what the stages
 leave each other: profiles, drafts, the chosen reviewers...). `arun` starts the run if
 nobody did and executes the run's plan (`run.plan`) with the
 generic runner (`run.runner`): every stage's work is saved when the stage ends and
@@ -67,8 +67,8 @@ class Simulation:
     def use_budget(self, budget) -> None:
         """The cap this run's calls answer to (before or after the start). One place,
         because the client checks it before every call: credit's variants share one cap,
-        and a revision of a finished run is capped on its new calls only (run/credit.py,
-        run/revise_more.py)."""
+        and a revision of a finished run is capped on its new calls only (run/credit/variants.py,
+        run/revision/more.py)."""
         self.budget = budget
         if self.state is not None:
             self.state.client.before_call = budget.check_call if budget.capped else (lambda: None)

@@ -1,7 +1,7 @@
 """What a run's stages share, as typed records: the run's fixed context and what each
 stage leaves for the next.
 
-A stage is a function of one `RunState` (run/runner.py's `Stage.action`). The record is
+A stage is a function of one `RunState` (run/pipeline/runner.py's `Stage.action`). The record is
 made once, when the run starts (`Simulation.start`), from the validated request; a
 stage reads the context (`store`, `ctx`, `reader`...) and the outputs of the stages it
 needs (`drafts`, `reviewer_ids`...), and writes its own. Keeping the fields here, in a
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class CandidateWork:
-    """What the candidate stages (run/candidates.py, run/tournament.py) leave each other
+    """What the candidate stages (run/candidates/stages.py, run/candidates/tournament.py) leave each other
     beyond the run's own records."""
     lead_texts: dict[str, str] = field(default_factory=dict)  # candidate id -> lead in words
     personas: dict[str, str] = field(default_factory=dict)  # candidate id -> lead author's profile

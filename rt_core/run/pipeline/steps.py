@@ -1,4 +1,4 @@
-"""What each stage of a run does, as a function of the run's state (run/state.py).
+"""What each stage of a run does, as a function of the run's state (run/pipeline/state.py).
 
 Each step reads what earlier stages left on the run and adds its own part, and skips
 what is already there: a resumed run, or a replay whose modes share their authors'
@@ -162,7 +162,7 @@ async def _compare_with_reference(state: RunState) -> None:
 async def wait_for_model(state: RunState) -> None:
     """Take a place in the queue for the one in-process model; until it is this run's
     turn, report the place and the estimated start about once a second. The run leaves
-    the queue when it ends, however it ends (`Simulation.arun`, run/simulation.py)."""
+    the queue when it ends, however it ends (`Simulation.arun`, run/pipeline/simulation.py)."""
     queue = state.model_queue()
     queue.join(state.run.id)
     while not await asyncio.to_thread(queue.wait_turn, state.run.id, 1.0):

@@ -13,8 +13,8 @@ from ...store import Store
 from ...types import MODES, RunConfig
 
 MAX_REVIEWERS = 10
-MAX_CANDIDATES = 12  # candidates per run (several candidates, run/candidates.py)
-MAX_ROUNDS = 3  # revision rounds after review (run/revise.py)
+MAX_CANDIDATES = 12  # candidates per run (several candidates, run/candidates/stages.py)
+MAX_ROUNDS = 3  # revision rounds after review (run/revision/rounds.py)
 
 # The stated rule for long inputs: an abstract longer than this is cut to its first
 # MAX_PROMPT_ABSTRACT characters before any prompt sees it, and the run says so.

@@ -1,7 +1,7 @@
 """The labels an instruction-model aggregator cites its drafts by, checked and taken out.
 
 The aggregate prompt, and each candidate's led merge when a run writes several
-(run/candidate_writing.py), shows each draft under a label ([A1], [A2], ...) and asks
+(run/candidates/writing.py), shows each draft under a label ([A1], [A2], ...) and asks
 the editor to put the label after what it takes from that draft. The editor reads only the
 drafts, so a draft label is the only thing it can honestly cite; a label that names no
 draft (an [A9] of three drafts, or a paper label [P3] it was never shown) is fabricated:

@@ -3,14 +3,14 @@
 A base model continues documents rather than following instructions, and a model this
 small cannot combine two fields unaided. So each stage writes the start of a document
 that carries the material (key concepts per chosen field, papers cut to their first
-sentence; run/stem_material.py, run/grounding.py) and ends in a sentence stem seeded
-with a concept from two fields (run/stem_write.py). The model finishes one line per
-part (run/stem_line.py). Every call is cached, so a warm re-run makes none.
+sentence; run/styles/stem_material.py, run/styles/grounding.py) and ends in a sentence stem seeded
+with a concept from two fields (run/styles/stem_write.py). The model finishes one line per
+part (run/styles/stem_line.py). Every call is cached, so a warm re-run makes none.
 
 Profiles are the record (fields, recurring topics, methods named in the papers), with
 no model call; reviews never leave a section empty (re-asked, else labelled automatic
-checks of the proposal, run/stem_checks.py); the meta-review is drawn from the reviews
-by clustering their points (run/review_clusters.py), so it cannot contradict them.
+checks of the proposal, run/styles/stem_checks.py); the meta-review is drawn from the reviews
+by clustering their points (run/styles/review_clusters.py), so it cannot contradict them.
 The functions match `run.chat` (both implement `run.style.PromptStyle`), so the
 simulation does not care which style it runs.
 """
@@ -161,7 +161,7 @@ async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: s
     already said (a weakness that restates the strength is no weakness), one that is not
     about the proposal (no word in common with it or its concepts: `subject`), or one
     naming something found nowhere in the `material` (an unknown parenthesised acronym is
-    cut instead, run/stem_names.py)."""
+    cut instead, run/styles/stem_names.py)."""
     best: tuple[float, str] | None = None
     said_words = words(said)
     for seed, doc in enumerate(docs):

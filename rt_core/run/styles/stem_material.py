@@ -2,7 +2,7 @@
 concepts of each chosen field, and the concept pairs that seed the question stems.
 
 A 270M model cannot combine two fields unaided, so every stem-style document hands it
-the material (run/grounding.py computes it); this module only lays it out.
+the material (run/styles/grounding.py computes it); this module only lays it out.
 """
 from __future__ import annotations
 

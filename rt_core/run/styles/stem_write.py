@@ -33,7 +33,7 @@ learning machine""")
 # length term gives a full line over a four-word one.
 FLUENCY_WEIGHT = 0.5
 # Per acronym or name found in nothing the model was shown nor the neighbourhood's papers
-# (an unknown parenthesised acronym is cut instead; run/stem_names.py).
+# (an unknown parenthesised acronym is cut instead; run/styles/stem_names.py).
 INVENTED_PENALTY = 1.0
 
 
