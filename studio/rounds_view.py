@@ -27,7 +27,7 @@ from rt_core.run.revision import rounds as revise
 from rt_core.run.revision.diff import diff_lines, proposal_diff
 from rt_core.types import Round, Run
 
-from . import render, state
+from . import fields, render, state
 from . import request as studio_request
 from .charts import LEGEND, PLOT_CONFIG
 from .render import plot_escape
@@ -151,8 +151,9 @@ def revise_control(run: Run, store, read_only: bool) -> None:
     st.caption(f"The authors answer the reviews and the same reviewers review again. This run "
                f"has {revise_more.rounds_done(run)} revision round"
                f"{'s' * (revise_more.rounds_done(run) != 1)}; up to {left} more can be asked for.")
-    extra = st.number_input("More revision rounds", min_value=1, max_value=left, value=1, step=1,
-                            key=f"revise_more_n_{run.id}")
+    extra = fields.bounded_number("More revision rounds", f"revise_more_n_{run.id}", 1, left, 1)
+    if extra is None:  # the field says why; no estimate or button for a number that cannot run
+        return
     try:
         plan = revise_more.plan(run, int(extra), store)
     except RTError as exc:
