@@ -1,13 +1,16 @@
 """Whole runs on the scripted model: modes, reviewers, failures, resume, cancel."""
+import os
 import threading
+import time
 
 import pytest
 
-from rt_core.errors import InputError, NotFoundError, ProviderError
+from rt_core.errors import ConfigError, InputError, NotFoundError, ProviderError
 from rt_core.models.scripted import demo_responder
 from rt_core.run.evidence.evaluate import evaluate_against
 from rt_core.run.pipeline.simulation import Simulation
-from rt_core.types import Proposal, RunConfig, RunRequest
+from rt_core.store.runs import HOST, RunConflict
+from rt_core.types import Proposal, Run, RunConfig, RunRequest
 
 
 def request(**cfg) -> RunRequest:
@@ -279,3 +282,28 @@ def test_the_temperature_reaches_base_model_stem_calls(community, demo):
     assert run.status == "done", run.errors
     stem_calls = [h for h in demo.history if h["params"].get("stop") == ["\n"]]
     assert stem_calls and {h["params"]["temperature"] for h in stem_calls} == {0.2}
+
+
+def test_building_a_run_reads_checks_and_writes_nothing_until_it_starts(community, demo):
+    """A Simulation is a value until `start`: a bad request fails at the start, in the
+    caller, and a resume touches the stored run only then."""
+    bad = Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"], candidates=0), community)
+    assert bad.state is None
+    with pytest.raises(ConfigError):
+        bad.start()
+    community.runs.create(Run(id="busy", config=RunConfig(), status="running", created_at="2026"))
+    community.db.conn.execute("UPDATE runs SET owner_pid=?, owner_host=?, heartbeat_at=? WHERE id=?",
+                              (2 ** 22 + 12345, HOST, 0.0, "busy"))  # an owner that is gone
+    resumed = Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"]), community,
+                         run_id="busy", resume=True)
+    assert community.runs.load("busy").status == "running"  # not reaped by building
+    resumed.start()  # reaps the orphan, then takes over its history
+    assert community.runs.load("busy").status == "interrupted" and resumed.run.created_at == "2026"
+    assert demo.history == []
+    community.runs.create(Run(id="live", config=RunConfig(), status="running", created_at="2026"))
+    community.db.conn.execute("UPDATE runs SET owner_pid=?, owner_host=?, heartbeat_at=? WHERE id=?",
+                              (os.getppid(), HOST, time.time(), "live"))  # a live process owns it
+    live = Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"]), community,
+                      run_id="live", resume=True)
+    with pytest.raises(RunConflict, match="still running"):
+        live.start()
