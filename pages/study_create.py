@@ -8,7 +8,7 @@ import streamlit as st
 
 from rt_core.errors import RTError
 from rt_core.models.client import ModelSettings
-from rt_core.models.registry import prompt_style
+from rt_core.models.registry import follows_instructions
 from rt_core.study import models as study_models
 from rt_core.study.create import create_from_runs
 from rt_core.study.design import (
@@ -96,7 +96,7 @@ repeat_check = c1.checkbox("Attention check: repeat one item", key="sc_repeat",
                            help="Shows one item again at the end (sides swapped); answers should match.")
 gold_check = c2.checkbox("Attention check: gold pair", key="sc_gold", disabled=mode != "pairwise",
                          help="A pair with a known answer: a real proposal against a deliberately vague one.")
-chat_model = prompt_style(ss["model"].strip()) == "chat"
+chat_model = follows_instructions(ss["model"].strip())
 restyle = c3.checkbox("Restyle every proposal with the model", key="sc_restyle", disabled=not chat_model,
                       help="Puts every arm in one voice (as Si et al. do) with the model chosen on the Run "
                            "page; the originals are kept. Not available for the embedded base model.")

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rt_core.models.client import ModelSettings
-from rt_core.models.registry import prompt_style
+from rt_core.models.registry import follows_instructions
 from rt_core.study import models as study_models
 from rt_core.study import results
 from rt_core.study.stats import ALL
@@ -145,7 +145,7 @@ st.header("Judge calibration")
 st.caption("The LLM judge (the model chosen on the Run page) rates the same "
            + ("pairs, each in both orders so its position bias shows," if pairwise else "items")
            + " with the same rubric; its answers are compared with the humans'.")
-chat = prompt_style(ss["model"].strip()) == "chat"
+chat = follows_instructions(ss["model"].strip())
 if not chat:
     st.caption("The embedded base model cannot judge: choose a hosted, Ollama or the scripted model on the Run page.")
 if st.button("Run the LLM judge", key="sr_judge", disabled=not chat):

@@ -1,6 +1,6 @@
 """The Results page's revision rounds: how the scores moved, what changed, and why.
 
-A run with revision rounds keeps every round (rt_core/run/revise.py). This view shows
+A run with revision rounds keeps every round (rt_core/run/revision/rounds.py). This view shows
 the score trajectory per reviewer (the same reviewers score every round, so their
 lines compare), why the rounds stopped, and for each round the answers the authors
 rewrote: which weakness each one answers (a reviewer's own words, an automatic check,
@@ -8,8 +8,8 @@ or none named) and a word-level diff. Model text is shown as text: the diff goes
 through st.code, never HTML.
 
 Below them, a finished run with reviews and fewer than the most rounds can be revised
-afterwards (rt_core/run/revise_more.py): the estimate of the new calls first, then a
-button that resumes the run in a background job (rt_core/run/jobs.py, so a refresh
+afterwards (rt_core/run/revision/more.py): the estimate of the new calls first, then a
+button that resumes the run in a background job (rt_core/run/pipeline/jobs.py, so a refresh
 finds it again), its progress, and then this view with the new rounds. A read-only
 view (a shared link) never shows the button.
 """
@@ -25,6 +25,7 @@ from rt_core.run.pipeline import budget
 from rt_core.run.revision import more as revise_more
 from rt_core.run.revision import rounds as revise
 from rt_core.run.revision.diff import diff_lines, proposal_diff
+from rt_core.run.revision.report import stop_words
 from rt_core.types import Round, Run
 
 from . import fields, render, state
@@ -80,8 +81,14 @@ def _round(before: Round, rnd: Round) -> None:
         st.code(diff_lines(d), language=None, wrap_lines=True)
 
 
+def reviewed_rounds(job) -> int:
+    """A revision job's rounds whose meta-review is in: read from the run's rounds (a typed
+    field, Round.meta_review), never from an agent's name (a reviewer may be called anything)."""
+    return sum(1 for r in job.simulation.run.rounds[1:] if r.meta_review is not None)
+
+
 def _shown_round(run: Run) -> int:
-    """Which round the run's proposal is (rt_core.run.revise keeps the best-scored one)."""
+    """Which round the run's proposal is (rt_core.run.revision.rounds keeps the best-scored one)."""
     answers = run.proposal.answers() if run.proposal else {}
     same = [r.number for r in run.rounds if r.proposal.answers() == answers]
     return same[-1] if same else run.rounds[-1].number
@@ -99,7 +106,7 @@ def show(run: Run, names: dict[str, str]) -> None:
     st.plotly_chart(trajectory_figure(run.rounds, names), key=f"rounds_{run.id}", config=PLOT_CONFIG)
     stops = [r for r in run.rounds if r.stopped]
     if stops:
-        st.info(render.md_escape(stops[-1].stopped), icon=":material/stop_circle:")
+        st.info(render.md_escape(stop_words(stops[-1])), icon=":material/stop_circle:")
     for before, rnd in zip(run.rounds, run.rounds[1:], strict=False):
         _round(before, rnd)
 
@@ -113,7 +120,7 @@ def _progress(run_id: str) -> None:
         return
     events = [e for e in job.snapshot() if e.stage == revise.GROUP and e.status != "started"]
     rounds = job.simulation.config.revision_rounds
-    done = sum(1 for e in events if e.agent.startswith("meta-reviewer"))
+    done = reviewed_rounds(job)
     st.progress(min(1.0, done / max(1, rounds)), text=f"{done} of {rounds} revision round"
                 f"{'s' * (rounds > 1)} reviewed (earlier rounds come from the cache)")
     for e in events[-3:]:

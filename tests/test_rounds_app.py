@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from rt_core.run.revision.report import stop_words
 from tests.apphelp import errors, goto, module_data_dir, new_app
 from tests.revisehelp import REAL, revised_run
 
@@ -58,7 +59,7 @@ def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module
     assert bars[-1] == "Revising: rounds after review"
     at.button(key=f"open_results_{job.run_id}").click().run()
     assert "Revision rounds" in [h.value for h in at.header]
-    stopped = [r.stopped for r in job.run.rounds if r.stopped]
+    stopped = [stop_words(r) for r in job.run.rounds if r.stopped]
     assert stopped and any(stopped[-1][:30] in i.value for i in at.info)
 
 

@@ -23,6 +23,7 @@ from ..run.replay import batch as bench
 from ..run.replay import batch_workers as bench_workers
 from ..run.replay.paper import Replay, import_target
 from ..run.revision import more as revise_more
+from ..run.revision.report import stop_words
 from ..run.styles.context import StageContext
 from ..run.styles.parse import parse_five_questions, parse_review
 from ..sources import SemanticScholar
@@ -118,7 +119,7 @@ def cmd_revise(args) -> int:
     for rnd in sim.run.rounds:
         mean = rnd.meta_review.score if rnd.meta_review and rnd.meta_review.score is not None else None
         print(f"round {rnd.number}: mean score {'-' if mean is None else f'{mean:.2f}'}"
-              + (f" ({rnd.stopped})" if rnd.stopped else ""), file=sys.stderr)
+              + (f" ({stop_words(rnd)})" if rnd.stopped else ""), file=sys.stderr)
     return done
 
 

@@ -193,16 +193,17 @@ async def review_candidates(state: RunState) -> None:
     papers = state.reader.writing_papers() if state.mode.reads_papers else []
     personas = {r: (state.run.profiles[r].text if r in state.run.profiles else None)
                 for r in state.reviewer_ids}
-    by_id = {c.id: c for c in state.run.candidates}
-    jobs = []
+    jobs, reviewed = [], {}  # reviewed: each job's agent name -> the candidate it reviews
     for c in live(state):
         done = {r.reviewer_id for r in c.reviews}
-        jobs += [(f"{c.id}:{rid}", (lambda c=c, rid=rid: state.style.review(
-            state.ctx, rid, personas[rid], c.proposal, papers)))
-            for rid in state.reviewer_ids if rid not in done]
+        for rid in state.reviewer_ids:
+            if rid not in done:
+                reviewed[f"{c.id}:{rid}"] = c
+                jobs.append((f"{c.id}:{rid}", (lambda c=c, rid=rid: state.style.review(
+                    state.ctx, rid, personas[rid], c.proposal, papers))))
 
     def keep(agent: str, rev) -> None:
-        by_id[agent.split(":", 1)[0]].reviews.append(rev)
+        reviewed[agent].reviews.append(rev)
 
     await gather(state.recorder, "review", jobs, keep, lambda r: f"score {r.score}", serial=state.serial)
     rank = {rid: i for i, rid in enumerate(state.reviewer_ids)}
