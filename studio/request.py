@@ -129,7 +129,7 @@ def build_request(**overrides) -> RunRequest:
 
 def _demo_cap(max_tokens: int | None) -> dict:
     """In a shared demo, the token cap tightened to what this session has left (the same
-    cap a run enforces, rt_core.run.budget); nothing outside one."""
+    cap a run enforces, rt_core.run.pipeline.budget); nothing outside one."""
     left = demo_tokens_left()
     return {} if left is None else {"max_tokens": min(left, max_tokens or left)}
 

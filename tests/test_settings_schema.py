@@ -12,7 +12,7 @@ import pytest
 from rt_core.cli import options, settings
 from rt_core.cli.parser import build_parser
 from rt_core.errors import ConfigError
-from rt_core.run.validation import check_options
+from rt_core.run.pipeline.validation import check_options
 from rt_core.settings import schema
 from rt_core.settings.schema import KEY
 from rt_core.types import Run, RunConfig
