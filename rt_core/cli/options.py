@@ -3,7 +3,7 @@
 `add` gives a subcommand the flags of the options it takes (all of them for `run` and
 `ideate`), with the schema's names, types, defaults, choices and help; `config_from_args`
 turns what was given back into a RunConfig. Values are checked where every door's are,
-before the run starts (rt_core/run/validation.py), so a bad value gets the same sentence
+before the run starts (rt_core/run/pipeline/validation.py), so a bad value gets the same sentence
 as in the app.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every door is derived from `OPTIONS`: the flags of `run` and `ideate` (and the subset a
 stored run takes again, `AGAIN`: resume, revise, credit), the Run page's fields, the
-checks before a run starts (`check`, used by rt_core/run/validation.py and beside each
+checks before a run starts (`check`, used by rt_core/run/pipeline/validation.py and beside each
 app field) and RunConfig's defaults. Adding an option here adds it to every door; a
 test (tests/test_settings_schema.py) fails when a door lacks one.
 
