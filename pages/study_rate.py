@@ -80,14 +80,14 @@ def _keys(pos: int, criteria: list[str]) -> None:
                                     lambda choice: _choose(pos, criteria, choice))
 
 
-def _submit(study_id: str, pos: int, criteria: list[str], rationale: str, confidence: int) -> None:
+def _submit(study_id: str, pos: int, criteria: list[str], rationale: str, confidence: int | None) -> None:
     """Store the item, then draw the next one; or leave a notice that it was NOT stored.
 
     The notice lives in the session, not in this run's output: a message drawn only by the run
     that refused the submit was wiped by the next rerun (a shortcut that arrived just after the
     click), leaving a fully answered item on screen, unsaved and without a word."""
     answers = {name: _answers(pos).get(name) for name in criteria}
-    if any(v is None for v in answers.values()):
+    if _missing(pos, criteria, confidence):
         ss[_unsaved_key(pos)] = "missing"
         return
     try:
@@ -106,17 +106,21 @@ def _unsaved_key(pos: int) -> str:
     return f"rate_unsaved_{_task(pos)}"
 
 
-def _not_saved_notice(pos: int, criteria: list[str]) -> None:
+def _missing(pos: int, criteria: list[str], confidence: int | None) -> list[str]:
+    return [name for name in criteria if _answers(pos).get(name) is None] + ["confidence"] * (confidence is None)
+
+
+def _not_saved_notice(pos: int, criteria: list[str], confidence: int | None) -> None:
     """Say, on every rerun until it is stored, that a submitted item was not stored and why."""
     why = ss.get(_unsaved_key(pos))
     if why is None:
         return
-    missing = [name for name in criteria if _answers(pos).get(name) is None]
+    missing = _missing(pos, criteria, confidence)
     if why == "missing" and missing:
-        st.error(render.md_escape("Not saved: please answer every criterion first: " + ", ".join(missing)),
-                 icon="✋")
+        st.error(render.md_escape("Not saved: please answer every criterion and your confidence first; "
+                                  "still missing: " + ", ".join(missing)), icon="✋")
     elif why == "missing":
-        st.warning("Not saved yet: every criterion is answered now. Press **Submit and go on** to save "
+        st.warning("Not saved yet: everything is answered now. Press **Submit and go on** to save "
                    "this item.", icon="💾")
     else:
         render.show_error(why)
@@ -173,11 +177,12 @@ def rate() -> None:
         if not pairwise:
             st.caption(help_text)
     rationale = st.text_area("Rationale (a sentence or two)", key=f"rate_why_{task.position}", max_chars=2000)
-    confidence = st.radio("Confidence in your judgement", [1, 2, 3, 4, 5], index=2, horizontal=True,
+    # Starts unselected: a preselected middle value would anchor every rater on it.
+    confidence = st.radio("Confidence in your judgement (required)", [1, 2, 3, 4, 5], index=None, horizontal=True,
                           key=f"rate_conf_{task.position}", help="1 = a guess, 5 = certain")
     if st.button("Submit and go on", type="primary", key=f"rate_submit_{task.position}", shortcut="Ctrl+Enter"):
         _submit(study_row["id"], task.position, criteria, rationale, confidence)
-    _not_saved_notice(task.position, criteria)
+    _not_saved_notice(task.position, criteria, confidence)
     st.caption("You can stop at any time: everything you submitted is saved. Open the same link and "
                "enter the same id to continue.")
 

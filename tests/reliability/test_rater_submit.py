@@ -40,7 +40,7 @@ def warnings(at: AppTest) -> str:
 def test_a_refused_submit_says_so_until_the_item_is_stored():
     from rt_core.store import open_store
     from rt_core.study.create import create_from_runs
-    from rt_core.study_types import StudySettings
+    from rt_core.study.types import StudySettings
 
     store = open_store()
     study = create_from_runs(store, seed_runs(store), StudySettings(name="Submit study"))
@@ -50,6 +50,7 @@ def test_a_refused_submit_says_so_until_the_item_is_stored():
     for _ in criteria[:-1]:  # every criterion but the last
         at.button(key=f"rate_btn_left_{pos}").click().run()
     at.text_area(key=f"rate_why_{pos}").input("clear aims")
+    at.radio(key=f"rate_conf_{pos}").set_value(4)
     at.button(key=f"rate_submit_{pos}").click().run()
     assert "answer every criterion" in errors(at) and criteria[-1] in errors(at)
     assert store.studies.answer_rows(study["id"]) == []
