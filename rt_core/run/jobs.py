@@ -6,7 +6,6 @@ progress events so far, a cancel flag and, at the end, the Run.
 """
 from __future__ import annotations
 
-import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -67,10 +66,9 @@ class BackgroundJob:
 @dataclass(kw_only=True)
 class Job(BackgroundJob):
     simulation: Simulation
-    # Proves that a browser started (or resumed) this run: kept in memory only and put in
-    # that browser's address, so a refresh there gets its controls back, while a shared
-    # `?run=ID` link (which lacks it) gets a read-only view.
-    owner: str = field(default_factory=lambda: secrets.token_urlsafe(12), repr=False)
+    # The hash of the owner token of the browser that started the run (rt_core.access), so
+    # the rule knows it while the run's row is not written yet; '' for the command line.
+    owner_hash: str = field(default="", repr=False)
     kind: str = "run"  # "revise": more rounds for a finished run (start_revision)
 
     @property
@@ -112,12 +110,16 @@ def live(run_id: str) -> Job | None:
 
 
 def start(request: RunRequest, store: Store, embedder: Embedder | None = None,
-          resume_id: str | None = None) -> Job:
+          resume_id: str | None = None, owner_hash: str = "") -> Job:
     """Build the simulation now (it validates, so bad input fails in the caller), then
-    run it in a thread. With resume_id, the stored run is resumed under its own id."""
-    job = Job(simulation=None)  # type: ignore[arg-type]
+    run it in a thread. With resume_id, the stored run is resumed under its own id (and
+    keeps the owner it has); a new run is stored with `owner_hash`, its browser's."""
+    job = Job(simulation=None, owner_hash=owner_hash)  # type: ignore[arg-type]
     job.simulation = Simulation(request, store, embedder=embedder, on_progress=job.record,
                                 run_id=resume_id, resume=resume_id is not None)
+    if resume_id is not None:
+        job.owner_hash = store.runs.owner_hash(resume_id) or ""
+    job.simulation.recorder.owner_hash = owner_hash
     register(job)
     job.launch(f"rt-run-{job.run_id}")
     return job
@@ -127,7 +129,7 @@ def start_revision(store: Store, run_id: str, extra: int, **kw) -> Job:
     """More revision rounds for a finished run (run/revise_more.py) in a thread, found by
     `live` like any other job, so a refresh keeps its progress. Bad input (no reviews, too
     many rounds, an estimate over the cap) fails here, in the caller."""
-    job = Job(simulation=None, kind="revise")  # type: ignore[arg-type]
+    job = Job(simulation=None, kind="revise", owner_hash=store.runs.owner_hash(run_id) or "")  # type: ignore[arg-type]
     job.simulation = revise_more.simulation(store, run_id, extra, on_progress=job.record, **kw)
     register(job)
     job.launch(f"rt-revise-{job.run_id}")

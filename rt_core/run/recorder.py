@@ -32,6 +32,7 @@ class Recorder:
         self.lease = uuid.uuid4().hex
         self._created = False
         self._gone = False  # the row was deleted or taken over: stop writing it
+        self.owner_hash = ""  # whose browser started it (rt_core.access); set before the first save
 
     def emit(self, stage: str, agent: str, done: int, total: int, status: str = "done",
              partial: str = "") -> None:
@@ -55,7 +56,7 @@ class Recorder:
         if not self._created:
             self._created = True
             if not self.resume:
-                runs.create(self.run, lease=self.lease)
+                runs.create(self.run, lease=self.lease, owner_hash=self.owner_hash)
                 return
             self.run.version = runs.claim(self.run.id, self.lease).version
         try:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from . import migrations, migrations_later  # noqa: F401  (the later one registers m013 on)
+# Each later file registers its migrations after those it imports (m013 on, then m016).
+from . import migration_run_owner, migrations, migrations_later  # noqa: F401
 
 
 def migrate(db) -> list[str]:
