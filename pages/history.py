@@ -8,6 +8,7 @@ import streamlit as st
 from rt_core import access_store, export
 from rt_core.access import Action
 from rt_core.errors import RTError
+from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
 from studio import identity, render, resources, state
 from studio.frame import ensure_frame

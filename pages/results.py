@@ -6,11 +6,12 @@ import streamlit as st
 from rt_core import access_store, export
 from rt_core.access import Action
 from rt_core.errors import RTError
+from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTIONS
 from rt_core.graph import add_proposal, build_graph
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import follows_instructions
-from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
+from rt_core.run.evidence.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run, Similarity
 from studio import (
     candidates_view,

@@ -8,7 +8,7 @@ from rt_core.access import Action
 from rt_core.config import LOCAL_MODEL
 from rt_core.errors import ConfigError
 from rt_core.models import registry
-from rt_core.run import jobs, warmup
+from rt_core.run.pipeline import jobs, warmup
 from rt_core.types import MODES
 from studio import budget as budget_view
 from studio import identity, loop_settings, progress, render, request, resources, router_view, state

@@ -3,7 +3,7 @@
 Everything here lives in st.session_state only (never the shared store): the
 neighbourhood, the Run page's settings, a key the user typed, the jobs it controls.
 A refresh starts a new session, so what ties a browser to a run is its address
-(`?run=ID`), the process-wide jobs of `rt_core.run.jobs`, and the browser's owner cookie
+(`?run=ID`), the process-wide jobs of `rt_core.run.pipeline.jobs`, and the browser's owner cookie
 (studio.identity), never this session alone. Who may see or change a run is asked of
 rt_core.access through `may`, never decided here.
 """
@@ -91,7 +91,7 @@ def init_state() -> None:
     ss = st.session_state
     ss.setdefault("hood_r", [])  # researcher ids in the neighbourhood
     ss.setdefault("hood_p", [])  # paper ids in the neighbourhood
-    ss.setdefault("jobs", {})  # run id -> rt_core.run.jobs.Job
+    ss.setdefault("jobs", {})  # run id -> rt_core.run.pipeline.jobs.Job
     ss.setdefault("session_runs", [])  # run ids started in this session, oldest first
     for key, default in PERSISTENT.items():
         ss.setdefault(key, default)
@@ -228,7 +228,7 @@ def share_run_url(run_id: str, page: str = "results") -> str:
 def _live(run_id: str):
     if not run_id:
         return None
-    from rt_core.run import jobs  # noqa: PLC0415  (slow: pages without runs skip it)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (slow: pages without runs skip it)
 
     return jobs.live(run_id)
 
@@ -324,10 +324,10 @@ def _follow(run_id: str, job) -> None:
 
 def revise_run(store, run_id: str, extra: int, request_for, **caps) -> None:
     """Give a finished run more revision rounds in a background job of this session
-    (rt_core.run.jobs.start_revision); `request_for` makes the request with the keys of
+    (rt_core.run.pipeline.jobs.start_revision); `request_for` makes the request with the keys of
     the one precedence in studio.request for the run's own model and base URL; `caps`
     (max_tokens, max_cost) bound the new calls."""
-    from rt_core.run import jobs  # noqa: PLC0415  (pages that never revise skip the import)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (pages that never revise skip the import)
 
     _follow(run_id, jobs.start_revision(store, run_id, extra, request_for=request_for, **caps))
 
@@ -336,7 +336,7 @@ def resume_run(store, run_id: str) -> None:
     """Resume a stored run in this session (same request, same id; the cache makes every
     call that had succeeded free) and follow it on the Run page. The keys come from the
     one precedence in studio.request, for the run's own model and base URL."""
-    from rt_core.run import jobs  # noqa: PLC0415  (pages that never resume skip the import)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (pages that never resume skip the import)
 
     run = store.runs.load(run_id)
     _follow(run_id, jobs.start(request.resume_request(run.config), store, resume_id=run_id,

@@ -6,7 +6,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from rt_core.run.rounds_report import stop_words
+from rt_core.run.revision.report import stop_words
 from tests.apphelp import APP, errors, goto, module_data_dir, new_app
 from tests.revisehelp import REAL, revised_run
 
@@ -48,7 +48,7 @@ def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module
     """The Run page's loop setting reaches the run: a 'Revising' progress bar from the
     plan, and rounds on the Results page (the demo model's reviews never change their
     score, so the round stops and says why)."""
-    from rt_core.run.plan import GROUPS
+    from rt_core.run.pipeline.plan import GROUPS
     from tests.apphelp import PRESET
     from tests.test_app import start_run
 
@@ -129,7 +129,7 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo, monkeypatc
 
 def test_a_run_without_reviews_offers_no_revision(module_demo):
     from rt_core import community
-    from rt_core.run.simulation import Simulation
+    from rt_core.run.pipeline.simulation import Simulation
     from rt_core.store import open_store
     from rt_core.types import RunConfig, RunRequest
 

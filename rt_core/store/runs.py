@@ -173,14 +173,21 @@ class Runs:
             raise
         return True
 
+    def resumable(self, run_id: str) -> Run:
+        """The stored run `run_id`, to resume it: refused (RunConflict) while it still runs
+        in a live process. An orphan (its process gone) is reaped first, so it resumes.
+        The one rule for every door that resumes a run (the CLI, the app, the claim)."""
+        self.reap_orphans()
+        run = self.load(run_id)  # NotFoundError for an unknown id
+        if run.status == "running":
+            raise RunConflict(f"run {run_id} is still running in a live process",
+                              "Wait for it to finish; only interrupted, failed or cancelled runs resume.")
+        return run
+
     def claim(self, run_id: str, lease: str) -> Run:
         """Take over a run that is not running (interrupted, failed, cancelled, done) to
         resume it in this process; an orphan is reaped first."""
-        self.reap_orphans()
-        run = self.load(run_id)
-        if run.status == "running":
-            raise RunConflict(f"run {run_id} is still running in another process",
-                              "Wait for it to finish; only interrupted, failed or cancelled runs resume.")
+        run = self.resumable(run_id)
         cur = self.db.conn.execute(
             "UPDATE runs SET status='running', owner_pid=?, owner_host=?, owner_lease=?, heartbeat_at=?, "
             "result_json=json_set(result_json, '$.status', 'running'), version=version+1 "

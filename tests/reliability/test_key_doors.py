@@ -14,7 +14,7 @@ from rt_core.__main__ import main
 from rt_core.errors import ConfigError
 from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.scripted import demo_responder
-from rt_core.run.evaluate import restater_for
+from rt_core.run.evidence.evaluate import restater_for
 from rt_core.study import models as study_models
 from rt_core.study.create import create_from_runs
 from rt_core.study.design import StudySettings
