@@ -239,7 +239,9 @@ def adopt_linked_run() -> None:
     if not run_id or run_id in ss["jobs"]:
         return
     job = _live(run_id)
-    if job is None or not may(Action.CANCEL, run_id, linked=True):
+    # A live run only: a finished one is read from the store, and its settings must not be
+    # written over what this session has typed since (the controls come from `may` anyway).
+    if job is None or job.done or not may(Action.CANCEL, run_id, linked=True):
         return
     ss["jobs"][run_id] = job
     if run_id not in ss["session_runs"]:
