@@ -69,6 +69,9 @@ def check(run: Run, t: Tree, s: Steer) -> Version:
     if parent is None:
         raise InputError(f"run {run.id} has no version {s.parent!r}",
                          f"Its versions are: {', '.join(list(t.nodes)[:12]) or 'none'}.")
+    if s.question is not None and not s.text.strip() and not s.comment.strip():
+        raise InputError(f"the new text for question {s.question} is empty",
+                         "Write the answer you want in --text, or comment with --comment.")
     if bool(s.text.strip()) == bool(s.comment.strip()):
         what = "both a new text and a comment" if s.text.strip() else "neither a new text nor a comment"
         raise InputError(f"a steer needs a new answer or a comment; this one has {what}",
@@ -96,6 +99,14 @@ def node_id(run: Run, s: Steer, config: RunConfig) -> str:
                        s.allow_changes, config.model, config.base_url, config.temperature],
                       sort_keys=True)
     return "s" + hashlib.sha256(blob.encode()).hexdigest()[:10]
+
+
+def kept_after(parent: Version, s: Steer) -> list[str]:
+    """The answers the authors may not rewrite after this steer: every answer the user
+    wrote on the way here and the one written now; none when the user allows changes."""
+    if s.allow_changes:
+        return []
+    return [k for k in dict.fromkeys([*parent.kept, s.key]) if k]
 
 
 def _now() -> str:
@@ -145,12 +156,12 @@ async def asteer(store: Store, run_id: str, s: Steer,
     if s.text.strip():
         proposal = with_answer(parent.proposal, s.key, s.text.strip())
         reviews, meta = await community.review(crew, proposal)
-        first = Version(vid, run.id, parent.id, YOU, EDIT, [s.key], "", [] if s.allow_changes else [s.key],
+        first = Version(vid, run.id, parent.id, YOU, EDIT, [s.key], "", kept_after(parent, s),
                         proposal, reviews, meta, _now())
         answered = reviews
     else:
         mine = Review(YOU, weaknesses=s.comment.strip())
-        first = Version(vid, run.id, parent.id, YOU, COMMENT, [], s.comment.strip(), [],
+        first = Version(vid, run.id, parent.id, YOU, COMMENT, [], s.comment.strip(), kept_after(parent, s),
                         dataclasses.replace(parent.proposal), [mine], parent.meta_review, _now())
         answered = [*[r for r in parent.reviews if r.reviewer_id != YOU], mine]
     out.nodes.append(first)
