@@ -6,6 +6,7 @@ way (cache, parsing, usage) and its history counts the calls a steer makes.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -38,7 +39,10 @@ def test_a_steered_q1_is_the_text_given_and_a_repeat_makes_no_call(finished, dem
     db, run_id = finished
     out = tmp_path / "version.json"
     assert steer(db, run_id, "--question", "1", "--text", NEW_Q1, "--out-json", str(out)) == 0
-    printed = capsys.readouterr().out.split()
+    captured = capsys.readouterr()
+    printed = captured.out.split()
+    calls, hits = map(int, re.search(r"(\d+) model calls, (\d+) answered from the cache", captured.err).groups())
+    assert calls + hits == 3 + 1  # a review per reviewer and the meta-review: nothing else is redone
     doc = json.loads(out.read_text())
     assert doc["proposal"]["q1"] == NEW_Q1 and doc["id"] == run_id
     assert doc["version"]["id"] == printed[-1] and doc["version"]["parent"] == "v0"
