@@ -87,10 +87,16 @@ def _pick(run: Run, t: Tree, ids: list[str]) -> str:
     return vid
 
 
+def _score(n: Version) -> str:
+    return "—" if n.score is None else f"{n.score:.2f}"
+
+
 def _show_version(t: Tree, n: Version, names: dict[str, str]) -> None:
     st.caption("Link to this version: " + render.md_escape(version_url(n.run_id, n.id)))
     if n.parent:
-        st.markdown(f"**From version {render.md_escape(n.parent)}**")
+        before = t.get(n.parent)
+        st.markdown(f"**From version {render.md_escape(n.parent)}** · mean score "
+                    f"{_score(n)} (was {_score(before) if before else '—'})")
         if n.kind == COMMENT:
             st.caption("Your comment, as a reviewer's:")
             render.show_text(n.note)
