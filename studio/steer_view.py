@@ -166,7 +166,7 @@ def show(run: Run, store, may_steer: bool, names: dict[str, str]) -> None:
     if run.proposal is None and not run.candidates:
         return
     try:
-        t = table.tree(store, run.id)
+        t = table.tree_of(store, run)
     except RTError as exc:
         render.show_error(exc)
         return

@@ -11,6 +11,7 @@ import json
 
 from ...errors import NotFoundError
 from ...store import Store
+from ...types import Run
 from .tree import Tree, Version, roots
 
 
@@ -34,8 +35,12 @@ def stored(store: Store, run_id: str) -> list[Version]:
 
 def tree(store: Store, run_id: str) -> Tree:
     """The run's roots (its proposal, its candidates) and every steered node."""
-    run = store.runs.load(run_id)
-    return Tree([*roots(run), *stored(store, run_id)])
+    return tree_of(store, store.runs.load(run_id))
+
+
+def tree_of(store: Store, run: Run) -> Tree:
+    """The tree of a run already at hand (a page that has read it)."""
+    return Tree([*roots(run), *stored(store, run.id)])
 
 
 def versions_of(store: Store, run_id: str) -> list[Version]:
