@@ -345,7 +345,7 @@ if run.proposal is not None and (job is None or job.done) and allowed[Action.COM
                                             pasted=pasted_ref))
 
 # -- graph --------------------------------------------------------------------------------
-st.header("Community graph with the new paper")
+st.header("Community graph with the new paper", anchor=provenance_view.GRAPH_ANCHOR)
 rids = [i for i in run.config.researcher_ids if store.corpus.researcher_exists(i)]
 pids = [i for i in run.config.paper_ids if store.corpus.paper_exists(i)]
 g = build_graph(store.corpus.get_researchers(rids), store.corpus.get_papers(pids))
