@@ -16,6 +16,8 @@ from enum import StrEnum
 
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer, negated
 
+from ...text import wordset
+
 STRENGTHS, WEAKNESSES = "strengths", "weaknesses"
 
 # Reviewing words VADER's general lexicon lacks or weighs for everyday speech (its scale
@@ -26,7 +28,7 @@ REVIEW_LEXICON = {"potential": 1.5, "promising": 2.0, "novel": 1.2, "original": 
                   "overlooks": -1.5, "vague": -1.5, "unclear": -1.5, "unconvincing": -2.0,
                   "superficial": -1.5, "overstated": -1.5, "infeasible": -2.0, "unrealistic": -1.8}
 # A suggestion is no praise, whatever words it uses ("could be improved by ...").
-_HEDGES = frozenset("could should would might must needs need".split())
+_HEDGES = wordset("could should would might must needs need")
 PRAISE_FROM = 0.3  # VADER's compound score from which a point is praise
 CRITICISM_BELOW = -0.05  # ... and below which it is criticism
 

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ...text import sentences, words
+from ...text import sentences, words, wordset
 
 _TOKEN = re.compile(r"\d[\d,.]*%?|[a-z]+(?:[-'][a-z]+)*|%")
 _NUMBER = re.compile(r"\d")
@@ -39,9 +39,9 @@ class ClaimKind(StrEnum):
 
 # Verbs of testing; a prior test is one of them after "been", "was", "were", "has", "have"
 # or "had" ("has been tested", "was evaluated", "we have validated").
-TEST_VERBS = frozenset("""tested evaluated validated verified benchmarked proven proved
-demonstrated trialled trialed piloted assessed measured compared deployed""".split())
-PAST_MARKERS = frozenset("been was were has have had".split())
+TEST_VERBS = wordset("""tested evaluated validated verified benchmarked proven proved
+demonstrated trialled trialed piloted assessed measured compared deployed""")
+PAST_MARKERS = wordset("been was were has have had")
 PRIOR_PHRASES = (("in", "the", "past"), ("previously",), ("prior", "experiments"),
                  ("earlier", "experiments"), ("already", "shown"), ("has", "shown"), ("have", "shown"))
 RESULT_PHRASES = (("works", "well"), ("worked", "well"), ("performs", "well"), ("performed", "well"),
@@ -50,9 +50,9 @@ RESULT_PHRASES = (("works", "well"), ("worked", "well"), ("performs", "well"), (
                   ("error", "of"), ("f1", "of"), ("achieves",), ("achieved",), ("percent",), ("%",),
                   ("results", "show"), ("results", "showed"), ("results", "indicate"),
                   ("successfully",), ("proven", "to"), ("shown", "to"))
-DATA_NOUNS = frozenset("datasets dataset corpora benchmarks catalogs catalogues databases".split())
-QUANTIFIERS = frozenset("""multiple several many various numerous different diverse two three
-four five six seven eight nine ten dozens hundreds thousands""".split())
+DATA_NOUNS = wordset("datasets dataset corpora benchmarks catalogs catalogues databases")
+QUANTIFIERS = wordset("""multiple several many various numerous different diverse two three
+four five six seven eight nine ten dozens hundreds thousands""")
 
 
 def tokens(text: str) -> list[str]:

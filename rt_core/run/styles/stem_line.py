@@ -2,7 +2,8 @@
 
 Every stem-style stage (run.stem) asks for one line at a time: the line's seed and the
 cuts that keep one answer (run-ons into the next point, invented contact details,
-trailing fragments, cut at whole sentences by run/styles/trim.py) live here, so writing and reviewing complete lines the same way.
+trailing fragments, cut at whole sentences by run/styles/trim.py) live here, so writing
+and reviewing complete lines the same way.
 The sampling that keeps a tiny model from looping is the model's own, declared once in
 the registry.
 """

@@ -14,15 +14,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ...text import sentences
+from ...text import sentences, wordset
 
 _ENDS = ".?!"
 _CLOSERS = "\"'”’)]"
 _PAIRS = {"(": ")", "[": "]"}
 # Abbreviations that end no sentence, and the pieces a line may stop in ("e." of "e.g.").
 # "etc." is left out: it ends sentences as often as not.
-ABBREVIATIONS = frozenset("""e.g. eg. i.e. ie. e. i. g. al. et cf. fig. figs. eq. eqs. vs. approx.
-ref. refs. sec. no. nos. dr. prof. resp. incl. ca. viz. p. pp. vol.""".split())
+ABBREVIATIONS = wordset("""e.g. eg. i.e. ie. e. i. g. al. et cf. fig. figs. eq. eqs. vs. approx.
+ref. refs. sec. no. nos. dr. prof. resp. incl. ca. viz. p. pp. vol.""")
 
 
 def _abbreviation(word: str) -> bool:
