@@ -19,8 +19,9 @@ from rt_core.fiveq import BY_KEY, QUESTIONS
 from rt_core.run.pipeline.validation import MAX_ROUNDS
 from rt_core.run.revision.diff import diff_lines
 from rt_core.run.steer import table
+from rt_core.run.steer.cost import steer_cost
 from rt_core.run.steer.export import as_run
-from rt_core.run.steer.steer import Steer, steer
+from rt_core.run.steer.steer import Steer, rounds_of, steer
 from rt_core.run.steer.tree import COMMENT, ROOT, YOU, Tree, Version
 from rt_core.types import Run
 
@@ -125,7 +126,7 @@ def _show_version(t: Tree, n: Version, names: dict[str, str]) -> None:
             render.show_text(r.weaknesses or "(missing)")
 
 
-def _steer_form(run: Run, store, n: Version) -> None:
+def _steer_form(run: Run, store, t: Tree, n: Version) -> None:
     st.subheader("Steer from this version")
     st.caption("Change one answer, or comment as a reviewer would: the run's reviewers review "
                "your version (and with revision rounds the authors revise it). Your text is "
@@ -143,10 +144,12 @@ def _steer_form(run: Run, store, n: Version) -> None:
     rounds = c1.number_input("Revision rounds after the reviews", 0, MAX_ROUNDS,
                              1 if mode == COMMENT_MODE else 0, key=f"steer_rounds_{run.id}_{mode}")
     allow = c2.checkbox("Let the authors rewrite my text too", key=f"steer_allow_{run.id}")
-    if not st.button("Steer", key=f"steer_go_{run.id}", type="primary"):
-        return
     wish = Steer(n.id, question, text if mode == EDIT else "", comment, int(rounds), allow)
     config = dataclasses.replace(run.config, **studio_request.typed_caps())
+    reviewers = len({r.reviewer_id for r in t.path(n.id)[0].reviews if r.reviewer_id != YOU})
+    st.caption(render.md_escape(steer_cost(config, reviewers, rounds_of(wish), store).summary()))
+    if not st.button("Steer", key=f"steer_go_{run.id}", type="primary"):
+        return
     try:
         with st.spinner("The community is reading your version..."):
             done = steer(store, run.id, wish, config=config, request_for=studio_request.request_for)
@@ -181,4 +184,4 @@ def show(run: Run, store, may_steer: bool, names: dict[str, str]) -> None:
     node = t.get(vid)
     _show_version(t, node, names)
     if may_steer and run.status == "done":
-        _steer_form(run, store, node)
+        _steer_form(run, store, t, node)

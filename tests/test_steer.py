@@ -43,6 +43,7 @@ def test_a_steered_q1_is_the_text_given_and_a_repeat_makes_no_call(finished, dem
     printed = captured.out.split()
     calls, hits = map(int, re.search(r"(\d+) model calls, (\d+) answered from the cache", captured.err).groups())
     assert calls + hits == 3 + 1  # a review per reviewer and the meta-review: nothing else is redone
+    assert re.search(r"This steer: about 4 \(up to \d+ with re-asks\) model calls", captured.err)  # said first
     doc = json.loads(out.read_text())
     assert doc["proposal"]["q1"] == NEW_Q1 and doc["id"] == run_id
     assert doc["version"]["id"] == printed[-1] and doc["version"]["parent"] == "v0"

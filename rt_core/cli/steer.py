@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..run.steer import table
 from ..run.steer.export import version_json
-from ..run.steer.steer import Steer, steer
+from ..run.steer.steer import Steer, planned, steer
 from ..settings import schema
 from ..settings.endpoint import MODEL
 from ..types import ProgressEvent
@@ -60,6 +60,7 @@ def cmd_steer(args) -> int:
              if schema.option(n).stored and getattr(args, options.dest(schema.option(n)), None) is not None}
     config = dataclasses.replace(run.config, **given)
     wish = Steer(args.parent, args.question, args.text, args.comment, args.rounds, args.allow_changes)
+    print(planned(store, run.id, wish, config).summary(), file=sys.stderr)
     done = steer(store, run.id, wish, config=config, on_progress=_progress,
                  request_for=lambda c: settings.request_for(args, c))
     for node in done.nodes:

@@ -28,6 +28,7 @@ from ...types import ProgressEvent, Review, Run, RunConfig, RunRequest, Usage
 from ..pipeline.simulation import Simulation
 from ..pipeline.validation import MAX_ROUNDS
 from . import community, table
+from .cost import SteerCost, steer_cost
 from .tree import COMMENT, COMMUNITY, EDIT, REVISION, ROOT, YOU, Tree, Version, with_answer
 
 LONGEST = 20_000  # characters of one answer or comment
@@ -93,6 +94,20 @@ def check(run: Run, t: Tree, s: Steer) -> Version:
     return parent
 
 
+def planned(store: Store, run_id: str, s: Steer, config: RunConfig | None = None) -> SteerCost:
+    """The estimate of this steer's calls, before any (one clear message for a bad steer)."""
+    run = store.runs.load(run_id)
+    t = table.tree_of(store, run)
+    parent = check(run, t, s)
+    reviewers = len({r.reviewer_id for r in t.path(parent.id)[0].reviews if r.reviewer_id != YOU})
+    return steer_cost(config or run.config, reviewers, rounds_of(s), store)
+
+
+def rounds_of(s: Steer) -> int:
+    """A comment is answered by the authors: at least one revision round."""
+    return max(s.rounds, 1) if s.comment.strip() else s.rounds
+
+
 def node_id(run: Run, s: Steer, config: RunConfig) -> str:
     """The same steer with the same model settings names the same node."""
     blob = json.dumps([run.id, s.parent, s.key, s.text.strip(), s.comment.strip(), s.rounds,
@@ -145,7 +160,7 @@ async def asteer(store: Store, run_id: str, s: Steer,
     run's own by default; the CLI and the app may change the model); `request_for` makes
     the request with its keys by the one key rule."""
     run = store.runs.load(run_id)
-    t = table.tree(store, run_id)
+    t = table.tree_of(store, run)
     parent = check(run, t, s)
     config = config or run.config
     sim = Simulation(request_for(config), store, on_progress=on_progress)
@@ -165,8 +180,7 @@ async def asteer(store: Store, run_id: str, s: Steer,
                         dataclasses.replace(parent.proposal), [mine], parent.meta_review, _now())
         answered = [*[r for r in parent.reviews if r.reviewer_id != YOU], mine]
     out.nodes.append(first)
-    rounds = max(s.rounds, 1) if s.comment.strip() else s.rounds
-    await _continue(crew, first, rounds, answered, out)
+    await _continue(crew, first, rounds_of(s), answered, out)
     for node in out.nodes:
         table.save(store, node)
     return out
