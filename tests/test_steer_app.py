@@ -12,6 +12,9 @@ data_dir = module_data_dir("steer-app")
 NEW_Q1 = "How can light curves of variable stars test web agents for drift?"
 HELD_Q1 = "Can the drift of a web agent be read like a light curve of a star?"  # under 16 words: quoted whole
 JOB_WAIT = 300  # s: the most a steer job may take on a loaded machine (a bound, not a sleep)
+# s: the most the held model holds a call. Only a page that waited for the steer itself
+# reaches it: the steer then ends inside the click, and `not job.done` below fails.
+HELD_FOR = 120
 
 
 def finished_run():
@@ -73,7 +76,7 @@ def test_a_steer_is_a_background_job_whose_version_lands_in_the_tree(module_demo
     at.text_area(key=f"steer_text_{run.id}_v0_1").input(HELD_Q1).run()
 
     def held(messages: list, params: dict) -> str:
-        gate.wait(JOB_WAIT)  # answered once the test has looked at the page
+        gate.wait(HELD_FOR)  # answered once the test has looked at the page
         return demo_responder(messages, params)
 
     module_demo.responder = held
