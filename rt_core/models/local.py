@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import config
 from ..errors import ConfigError
-from . import registry
+from . import registry, speeds
 from .fitting import fit_text, prompt_budget
 
 BUNDLED_NAME = "gemma-3-270m"
@@ -96,6 +96,17 @@ class _Engine:
         data = llama_cpp.llama_perf_context(self._ctx())
         return float(data.t_eval_ms), int(data.n_eval)
 
+    def _report_split(self) -> None:
+        """llama.cpp's own seconds reading the prompt and writing, for the caller that asked
+        (models/speeds.py: the speeds a time estimate is made from)."""
+        holder = speeds.split.get()
+        if holder is None:
+            return
+        import llama_cpp  # noqa: PLC0415
+
+        data = llama_cpp.llama_perf_context(self._ctx())
+        holder.update(read=float(data.t_p_eval_ms) / 1000, write=float(data.t_eval_ms) / 1000)
+
     def fit_prompt(self, prompt: str, max_tokens: int) -> str:
         """The client's rule (models/fitting.py) again, counted with this model's own
         tokenizer: the client's estimate is generous, so this rarely cuts anything."""
@@ -128,6 +139,7 @@ class _Engine:
                 logits_processor=[recorder] if recorder is not None else None)
             if measured:
                 self.chooser.record(self.threads, *self._decode_ms())
+                self._report_split()
             if recorder is not None:
                 out["choices"][0]["logprobs"] = {"content": recorder.content(self.llm)}
         return out

@@ -1,0 +1,170 @@
+"""The wall time a run will take, stated before Start next to its calls and tokens.
+
+Each stage of the plan already says how many calls and tokens it makes (costs.py); the
+model's speed on this machine (rt_core/models/speeds.py) turns those into seconds of
+model work. Summing them would be right only for a model that answers one call at a
+time (the embedded one). A provider answers `concurrency` calls at once, and the plan
+runs stages that need nothing from each other side by side, so summing would be several
+times too long there. So the wall time is the longer of two bounds:
+
+- the plan's critical path: a stage starts when the stages it needs have finished, and
+  its calls are spread over its lanes (the agents that work at the same time: the
+  authors drafting, the reviewers reviewing), never more than the client's concurrency;
+- the total model work divided by the concurrency: every stage shares the one client.
+
+On a serial model both bounds are the sum of the calls. Work that is not a model call
+(embedding, searching, saving) is not counted; it is small beside the calls on the
+embedded model (docs/PERFORMANCE.md) and the run records its estimate beside what it
+took (`record_start`, `record_end`), so History shows how far off it was.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...models import registry, speeds
+from ...types import RunConfig
+from .costs import Calls, Sizes, sizes_for
+from .plan import plan_for
+from .runner import Stage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The wall time expected (None: the model has no measured speed yet) and its source."""
+    model: str
+    seconds: float | None
+    speed: speeds.Speed | None = None
+
+    def text(self) -> str:
+        if self.seconds is None:
+            return (f"wall time not known yet (model '{self.model}' has made no call on this "
+                    "machine; its first run measures it)")
+        return f"expected wall time {duration(self.seconds)} ({self.speed.source()})"
+
+    def sentence(self) -> str:
+        """The text as a sentence of its own."""
+        t = self.text()
+        return f"{t[:1].upper()}{t[1:]}."
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words a person reads at a glance: 'about 45 s', 'about 3 min 10 s'."""
+    s = max(0, round(seconds))
+    if s < 90:
+        return f"about {s} s"
+    minutes, rest = divmod(s, 60)
+    if minutes < 90:
+        return f"about {minutes} min {rest} s" if rest else f"about {minutes} min"
+    return f"about {minutes // 60} h {minutes % 60} min"
+
+
+def lanes(stage: str, s: Sizes) -> int:
+    """How many of a stage's calls can be going at once: its agents working side by side."""
+    base = stage.rsplit("_", 1)[0] if stage.rsplit("_", 1)[-1].isdigit() else stage  # review_2
+    return max(1, {"read": s.authors, "write": s.authors, "read_reviewers": s.new_reviewer_profiles,
+                   "review": s.reviewers, "write_candidates": s.candidates,
+                   "review_candidates": s.reviewers * s.candidates,
+                   "meta_review_candidates": s.candidates, "novelty": s.candidates,
+                   "tournament": s.candidates // 2}.get(base, 1))
+
+
+def work(speed: speeds.Speed, c: Calls) -> float:
+    """Seconds of model work for these calls, one after another."""
+    return speed.seconds(c.calls, c.prompt_tokens, c.completion_tokens)
+
+
+def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed, limit: int,
+                 counted: set[str] | None = None) -> float:
+    """The wall time of a plan: the longer of its critical path and its total work over the
+    concurrency `limit` (module docstring). `counted`: only these stages make calls (a
+    revision: every earlier stage comes from the cache)."""
+    finish: dict[str, float] = {}
+    total = 0.0
+    for st in plan:
+        seconds = work(speed, st.estimate(sizes)) if counted is None or st.name in counted else 0.0
+        total += seconds
+        start = max((finish.get(n, 0.0) for n in st.needs), default=0.0)
+        finish[st.name] = start + seconds / min(limit, lanes(st.name, sizes))
+    return max(max(finish.values(), default=0.0), total / max(1, limit))
+
+
+def limit_for(config: RunConfig) -> int:
+    """Calls at once: one on a serial model (the client's rule, models/client.py)."""
+    return 1 if registry.serial(config.model) else max(1, config.concurrency)
+
+
+def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None:
+    """The measured speed; with calibrate=True, an embedded model with none is measured now."""
+    speed = speeds.measured(store, model)
+    if speed is None and calibrate:
+        speed = speeds.calibrate(store, model)
+    return speed
+
+
+def for_config(config: RunConfig, store, calibrate: bool = False,
+               counted: set[str] | None = None) -> Expected:
+    """The expected wall time of a run with these settings, fresh (nothing cached)."""
+    speed = speed_for(config.model, store, calibrate)
+    if speed is None:
+        return Expected(config.model, None)
+    seconds = plan_seconds(plan_for(config), sizes_for(config, store), speed, limit_for(config), counted)
+    return Expected(config.model, seconds, speed)
+
+
+def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False) -> Expected:
+    """Calls that need nothing from each other, `at_once` going at the same time (one on a
+    serial model): their work divided among them."""
+    speed = speed_for(config.model, store, calibrate)
+    if speed is None:
+        return Expected(config.model, None)
+    lanes_ = 1 if registry.serial(config.model) else max(1, at_once)
+    return Expected(config.model, work(speed, calls) / lanes_, speed)
+
+
+def for_credit(config: RunConfig, calls: Calls, variants: int, reviewers: int, store,
+               calibrate: bool = False) -> Expected:
+    """Leave-one-out credit (run/credit/variants.py): the variants run side by side, each its
+    reviews at once, each variant on a client of its own (one after another on a serial
+    model)."""
+    return for_calls(config, calls, max(1, variants) * max(1, min(config.concurrency, reviewers)),
+                     store, calibrate)
+
+
+def combined(expected: list[Expected]) -> Expected:
+    """Runs one after another (a replay's modes): their times added, unknown if any is."""
+    if not expected:
+        return Expected("", 0.0)
+    if any(e.seconds is None for e in expected):
+        return Expected(expected[0].model, None)
+    return Expected(expected[0].model, sum(e.seconds or 0.0 for e in expected), expected[0].speed)
+
+
+# -- the estimate kept beside the time taken ------------------------------------------------------
+def record_start(store, run_id: str, expected: Expected, add: bool = False) -> None:
+    """Keep the estimate with the run (a resume keeps the first; add=True: more work)."""
+    try:
+        store.runs.expect(run_id, expected.seconds, add=add)
+    except Exception:  # an unreachable store: the run itself says so when it saves
+        log.debug("could not keep the run's estimate", exc_info=True)
+
+
+def record_end(store, run_id: str, seconds: float) -> None:
+    """Add an attempt's wall time to the run's."""
+    try:
+        store.runs.add_wall(run_id, seconds)
+    except Exception:  # as above
+        log.debug("could not keep the run's wall time", exc_info=True)
+
+
+def took_text(estimate: float | None, wall: float | None) -> str:
+    """'estimated about 1 min 20 s, took about 1 min 31 s' (what is known of the two)."""
+    parts = []
+    if estimate is not None:
+        parts.append(f"estimated {duration(estimate)}")
+    if wall is not None:
+        parts.append(f"took {duration(wall)}")
+    return ", ".join(parts)

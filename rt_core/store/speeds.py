@@ -1,0 +1,56 @@
+"""How fast each model answered on this machine: one row per call that reached a model.
+
+The time a run will take is estimated from these rows (rt_core/models/speeds.py), never
+from constants, because the same model runs at very different speeds on different
+machines and loads. Only the newest `KEEP` calls per model are kept: speeds drift with
+the load, and an old row says little about the next run.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .db import Database
+
+KEEP = 500  # rows per model; enough for a fit, small enough to read on every estimate
+
+
+@dataclass(frozen=True)
+class CallTime:
+    """One call: its tokens, its wall seconds and, when the engine split them (the embedded
+    model, llama.cpp's own timings), the seconds spent reading the prompt and writing."""
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    read_seconds: float | None = None
+    write_seconds: float | None = None
+    calibration: bool = False
+
+
+class CallSpeeds:
+    def __init__(self, db: Database):
+        self.db = db
+        self._written = 0
+
+    def add(self, model: str, call: CallTime) -> None:
+        self.db.conn.execute(
+            "INSERT INTO call_speeds(model, at, prompt_tokens, completion_tokens, seconds, read_seconds, "
+            "write_seconds, calibration) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (model, time.time(), call.prompt_tokens, call.completion_tokens, call.seconds,
+             call.read_seconds, call.write_seconds, int(call.calibration)))
+        self._written += 1
+        if self._written % 50 == 0:  # now and then, not on every call
+            self.prune(model)
+
+    def prune(self, model: str) -> None:
+        """Keep the newest KEEP rows of a model (a NULL bound, for fewer rows, deletes none)."""
+        self.db.conn.execute(
+            "DELETE FROM call_speeds WHERE model=? AND at < (SELECT at FROM call_speeds WHERE model=? "
+            "ORDER BY at DESC LIMIT 1 OFFSET ?)", (model, model, KEEP))
+
+    def recent(self, model: str, limit: int = 200) -> list[CallTime]:
+        """The newest calls of a model, newest first."""
+        rows = self.db.conn.execute(
+            "SELECT prompt_tokens, completion_tokens, seconds, read_seconds, write_seconds, calibration "
+            "FROM call_speeds WHERE model=? ORDER BY at DESC LIMIT ?", (model, limit)).fetchall()
+        return [CallTime(int(r[0]), int(r[1]), float(r[2]), r[3], r[4], bool(r[5])) for r in rows]
