@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import contextvars
 import os
 import threading
 import time
@@ -20,7 +21,7 @@ from typing import Any
 
 from .. import config
 from ..errors import ConfigError
-from . import registry, speeds
+from . import registry
 from .fitting import fit_text, prompt_budget
 
 BUNDLED_NAME = "gemma-3-270m"
@@ -31,6 +32,11 @@ CAPABILITIES = registry.Capabilities(
     prompt_style=registry.STEM, in_process=True, serial=True, context_tokens=4096,
     sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}))
 N_CTX = CAPABILITIES.context_tokens
+# Set by a caller around a call (models/speeds.py, through the client): a dict this model
+# fills with llama.cpp's own seconds reading the prompt ("read") and writing ("write").
+# litellm copies the context into the thread that runs the model, and a copied context
+# holds the same dict.
+split_timing: contextvars.ContextVar[dict | None] = contextvars.ContextVar("split_timing", default=None)
 
 
 def bundled_gguf_path() -> Path:
@@ -99,7 +105,7 @@ class _Engine:
     def _report_split(self) -> None:
         """llama.cpp's own seconds reading the prompt and writing, for the caller that asked
         (models/speeds.py: the speeds a time estimate is made from)."""
-        holder = speeds.split.get()
+        holder = split_timing.get()
         if holder is None:
             return
         import llama_cpp  # noqa: PLC0415

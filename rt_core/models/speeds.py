@@ -12,7 +12,7 @@ One call is modelled as
     seconds = per_call + prompt_tokens * per_read + completion_tokens * per_write
 
 - The embedded model (llama.cpp) times its own work: the client hands it a holder
-  (`split`) and it fills in the seconds spent reading the prompt and writing. So
+  (`local.split_timing`) and it fills in the seconds spent reading the prompt and writing. So
   `per_read` and `per_write` are its own prompt-read and generation speeds (the prompt
   tokens as the run counts them, so llama.cpp's reuse of a shared prefix is in the
   figure), and `per_call` is what is left (tokenising, sampling, the client).
@@ -27,22 +27,17 @@ timed (it costs money): its time is unknown until its first run.
 """
 from __future__ import annotations
 
-import contextvars
 import logging
 import time
 from dataclasses import dataclass
 
 from ..store.speeds import CallTime
-from . import registry
+from . import local, registry
 from .completion import Completion
 
 log = logging.getLogger(__name__)
 RECENT = 200  # calls a fit reads: recent enough to follow the machine's load
 
-# Set by the client around each call: a dict the embedded model fills with "read" and
-# "write" seconds (llama.cpp's own timings). litellm copies the context into the thread
-# that runs the model, and a copied context holds the same dict.
-split: contextvars.ContextVar[dict | None] = contextvars.ContextVar("engine_split", default=None)
 
 
 @dataclass(frozen=True)
@@ -108,9 +103,9 @@ def measured(store, model: str) -> Speed | None:
 
 
 def begin() -> dict:
-    """A fresh holder for the engine's split of the next call (see `split`)."""
+    """A fresh holder for the engine's split of the next call (`local.split_timing`)."""
     holder: dict = {}
-    split.set(holder)
+    local.split_timing.set(holder)
     return holder
 
 
@@ -141,8 +136,6 @@ def calibrate(store, model: str) -> Speed | None:
     that runs in this process; a provider is never called only to be timed."""
     if store is None or not registry.in_process(model) or registry.provider_of(model) != "local":
         return measured(store, model)
-    from . import local  # noqa: PLC0415  (loads llama.cpp: only when asked)
-
     eng = local.engine(registry.model_name(model))
     holder = begin()
     started = time.perf_counter()

@@ -8,8 +8,9 @@ runs stages that need nothing from each other side by side, so summing would be 
 times too long there. So the wall time is the longer of two bounds:
 
 - the plan's critical path: a stage starts when the stages it needs have finished, and
-  its calls are spread over its lanes (the agents that work at the same time: the
-  authors drafting, the reviewers reviewing), never more than the client's concurrency;
+  its calls go in rounds over its lanes (the agents that work at the same time: the
+  authors drafting, the reviewers reviewing; never more than the client's concurrency),
+  each round as long as the stage's mean call;
 - the total model work divided by the concurrency: every stage shares the one client.
 
 On a serial model both bounds are the sum of the calls. Work that is not a model call
@@ -20,6 +21,7 @@ took (`record_start`, `record_end`), so History shows how far off it was.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -85,11 +87,19 @@ def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed, limit
     finish: dict[str, float] = {}
     total = 0.0
     for st in plan:
-        seconds = work(speed, st.estimate(sizes)) if counted is None or st.name in counted else 0.0
+        calls = st.estimate(sizes) if counted is None or st.name in counted else Calls()
+        seconds = work(speed, calls)
         total += seconds
         start = max((finish.get(n, 0.0) for n in st.needs), default=0.0)
-        finish[st.name] = start + seconds / min(limit, lanes(st.name, sizes))
+        finish[st.name] = start + _stage_seconds(seconds, calls.calls, min(limit, lanes(st.name, sizes)))
     return max(max(finish.values(), default=0.0), total / max(1, limit))
+
+
+def _stage_seconds(seconds: float, calls: int, at_once: int) -> float:
+    """A stage's calls in rounds of `at_once` (5 calls on 4 lanes take two calls' time)."""
+    if not calls:
+        return seconds
+    return seconds / calls * math.ceil(calls / at_once)
 
 
 def limit_for(config: RunConfig) -> int:
