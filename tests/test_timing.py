@@ -101,6 +101,25 @@ def test_credit_variants_side_by_side(community):
     assert timing.for_credit(serial, nine, 3, 2, community).seconds == pytest.approx(9.0)
 
 
+def test_the_estimate_learns_how_far_finished_runs_were_from_it(community, demo):
+    """A finished run that took twice what its settings are estimated at today doubles the
+    next estimate: the bias of the plan's token counts and of the work between calls."""
+    plant(community, "scripted/demo", per_call=1.0)
+    cfg = config()
+    raw = timing.for_config(cfg, community).seconds
+    run = Simulation(RunRequest(cfg, max_retries=0), community).run_sync()
+    community.db.conn.execute("DELETE FROM call_speeds")
+    plant(community, "scripted/demo", per_call=1.0)
+    community.db.conn.execute("UPDATE runs SET wall_seconds=? WHERE id=?", (2 * raw, run.id))
+    e = timing.for_config(cfg, community)
+    assert e.seconds == pytest.approx(2 * raw) and "x2.00, as 1 earlier run took" in e.text()
+    # A run whose replies came from the cache says nothing about how long calls take.
+    again = Simulation(RunRequest(cfg, max_retries=0), community).run_sync()
+    assert again.usage.cache_hits and not again.usage.calls
+    community.db.conn.execute("UPDATE runs SET wall_seconds=? WHERE id=?", (0.001, again.id))
+    assert timing.for_config(cfg, community).seconds == pytest.approx(2 * raw)
+
+
 # -- kept with the run --------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_the_estimate_is_kept_with_the_run_and_survives_a_resume(community, scripted, backend):
@@ -143,8 +162,10 @@ def test_a_revision_adds_its_own_estimate(community, demo):
     community.db.conn.execute("DELETE FROM call_speeds")  # the run's own calls: planted again
     plant(community, "scripted/demo", per_call=1.0)
     p = more.plan(community.runs.load(run.id), 1, community)
+    speed = speeds.measured(community, "scripted/demo")
+    # the rewrite, one review, the meta-review, in a row (before the bias of the run above)
+    assert timing.raw_seconds(p.config, community, speed, set(p.stages)) == pytest.approx(3.0)
     added = timing.for_config(p.config, community, counted=set(p.stages)).seconds
-    assert added == pytest.approx(3.0)  # the rewrite, one review, the meta-review, in a row
     more.revise_finished(community, run.id, 1)
     assert community.runs.wall_times([run.id])[run.id][0] == pytest.approx(before + added)
 
@@ -164,6 +185,7 @@ def test_the_cli_states_the_time_before_run_credit_and_revise(tmp_path, demo, ca
     run_id = json.loads(out.read_text())["id"]
     store = open_store(db)
     store.db.conn.execute("DELETE FROM call_speeds")
+    store.db.conn.execute("UPDATE runs SET wall_seconds=NULL")  # no bias learnt from that run
     plant(store, "scripted/demo", per_call=1.0)
     store.close()
     assert main(run_args) == 0  # every call cached now: the estimate is of a fresh run
@@ -184,3 +206,20 @@ def test_the_embedded_model_is_calibrated_by_one_short_call(store):
     assert e.seconds > 0 and "calibration call" in e.text()
     assert timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True).seconds == e.seconds
     assert len(store.call_speeds.recent(LOCAL_MODEL)) == 1  # measured once, then read
+
+
+def test_credit_counts_the_full_proposal_when_a_later_stage_changed_it(community, scripted):
+    """After candidates the full proposal is written again (the plain merge and its reviews):
+    the estimate, and so the time, counts those calls, as many as credit makes."""
+    from rt_core.run.credit import variants as credit
+    from tests import credit_script
+
+    demo = scripted
+    demo.responder = credit_script.responder
+    run = Simulation(RunRequest(config(candidates=2), max_retries=0), community).run_sync()
+    assert run.status == "done"
+    est = credit.estimate(run, community)
+    demo.history.clear()
+    result = credit.leave_one_out(run, community, save=False)
+    assert result.calls_by_variant[credit.FULL] == 3  # the merge, two reviews
+    assert est.calls.calls == result.usage.calls == len(demo.history)

@@ -122,24 +122,31 @@ def record(store, model: str, reply: Completion, seconds: float, holder: dict | 
         log.debug("could not keep a call's time", exc_info=True)
 
 
-# A document start of ordinary length for the calibration call, in plain words.
+# The calibration documents, in plain words: a start of ordinary length, then the same
+# start with a few more lines, as the base-model prompts grow within a run (each shares
+# most of its text with the call before, which llama.cpp does not read again: about one
+# prompt token in six was new in a traced run, docs/PERFORMANCE.md).
 _CALIBRATION_TEXT = ("A research group studies how galaxies formed and how language models read "
                      "scientific papers. They plan a joint project, list their data and methods, "
                      "and write the questions the project should answer.\n")
 CALIBRATION_PROMPT = _CALIBRATION_TEXT * 8 + "The first question of the project is"
+CALIBRATION_MORE = "\n" + _CALIBRATION_TEXT * 2 + "The second question of the project is"
 CALIBRATION_TOKENS = 24
 
 
 def calibrate(store, model: str) -> Speed | None:
-    """One small call to the embedded model, timed and kept, when it has no speed yet (the
-    time to load the model is not counted: it is paid once per process). Only for a model
-    that runs in this process; a provider is never called only to be timed."""
+    """Two small calls to the embedded model, the second timed and kept, when it has no
+    speed yet. The first warms the engine and leaves the prefix the second shares, as a
+    run's calls do; the time to load the model is not counted (paid once per process).
+    Only for a model that runs in this process; a provider is never called only to be timed."""
     if store is None or not registry.in_process(model) or registry.provider_of(model) != "local":
         return measured(store, model)
     eng = local.engine(registry.model_name(model))
+    params = {"max_tokens": CALIBRATION_TOKENS, "temperature": 0.0}
+    first = eng.complete(CALIBRATION_PROMPT, params)  # untimed: a fresh engine's first call is slow
     holder = begin()
     started = time.perf_counter()
-    out = eng.complete(CALIBRATION_PROMPT, {"max_tokens": CALIBRATION_TOKENS, "temperature": 0.0})
+    out = eng.complete(CALIBRATION_PROMPT + first["choices"][0]["text"] + CALIBRATION_MORE, params)
     seconds = time.perf_counter() - started
     usage = out.get("usage") or {}
     store.call_speeds.add(model, CallTime(int(usage.get("prompt_tokens", 0)),

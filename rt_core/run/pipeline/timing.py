@@ -13,15 +13,21 @@ times too long there. So the wall time is the longer of two bounds:
   each round as long as the stage's mean call;
 - the total model work divided by the concurrency: every stage shares the one client.
 
-On a serial model both bounds are the sum of the calls. Work that is not a model call
-(embedding, searching, saving) is not counted; it is small beside the calls on the
-embedded model (docs/PERFORMANCE.md) and the run records its estimate beside what it
-took (`record_start`, `record_end`), so History shows how far off it was.
+On a serial model both bounds are the sum of the calls.
+
+What this leaves out is measured too: work that is not a model call (embedding,
+searching, saving), re-asks, and how far the plan's token counts (costs.py, four
+characters a token) are from the prompts as they are. Each run records its estimate
+beside what it took (`record_start`, `record_end`), and the newest runs of the model
+that made their own calls give the bias (`bias`): how long they took over what this
+model estimates for them today. The estimate is multiplied by it (within 1/3 to 3), so
+it follows the prompts and the machine as they change instead of a constant tuned once.
 """
 from __future__ import annotations
 
 import logging
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,6 +38,8 @@ from .plan import plan_for
 from .runner import Stage
 
 log = logging.getLogger(__name__)
+BIAS_RUNS = 5  # the newest finished runs the bias reads
+BIAS_RANGE = (1 / 3, 3.0)  # beyond this a run says more about itself than about the next one
 
 
 @dataclass(frozen=True)
@@ -40,12 +48,16 @@ class Expected:
     model: str
     seconds: float | None
     speed: speeds.Speed | None = None
+    factor: float = 1.0  # the bias applied (`bias`)
+    runs: int = 0  # the earlier runs it comes from
 
     def text(self) -> str:
         if self.seconds is None:
             return (f"wall time not known yet (model '{self.model}' has made no call on this "
                     "machine; its first run measures it)")
-        return f"expected wall time {duration(self.seconds)} ({self.speed.source()})"
+        bias = (f"; x{self.factor:.2f}, as {self.runs} earlier run{'s' * (self.runs != 1)} took"
+                if self.runs else "")
+        return f"expected wall time {duration(self.seconds)} ({self.speed.source()}{bias})"
 
     def sentence(self) -> str:
         """The text as a sentence of its own."""
@@ -115,14 +127,41 @@ def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None
     return speed
 
 
+def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str] | None = None) -> float:
+    """The plan's wall time at this speed, before the bias."""
+    return plan_seconds(plan_for(config), sizes_for(config, store), speed, limit_for(config), counted)
+
+
+def bias(store, model: str, speed: speeds.Speed) -> tuple[float, int]:
+    """How long the newest finished runs of this model that made their own calls took, over
+    what they are estimated at today's speed: the median ratio (within 1/3 to 3) and how
+    many runs it comes from; (1.0, 0) when there are none."""
+    ratios = []
+    for data, wall in store.runs.fresh_finished(model, BIAS_RUNS):
+        try:
+            raw = raw_seconds(RunConfig.from_dict(data), store, speed)
+        except Exception:  # a run stored by an older version: it says nothing here
+            log.debug("no estimate for a stored run's settings", exc_info=True)
+            continue
+        if raw > 0 and wall > 0:
+            ratios.append(wall / raw)
+    if not ratios:
+        return 1.0, 0
+    return min(BIAS_RANGE[1], max(BIAS_RANGE[0], statistics.median(ratios))), len(ratios)
+
+
+def _expected(config: RunConfig, store, speed: speeds.Speed, seconds: float) -> Expected:
+    factor, runs = bias(store, config.model, speed)
+    return Expected(config.model, seconds * factor, speed, factor, runs)
+
+
 def for_config(config: RunConfig, store, calibrate: bool = False,
                counted: set[str] | None = None) -> Expected:
     """The expected wall time of a run with these settings, fresh (nothing cached)."""
     speed = speed_for(config.model, store, calibrate)
     if speed is None:
         return Expected(config.model, None)
-    seconds = plan_seconds(plan_for(config), sizes_for(config, store), speed, limit_for(config), counted)
-    return Expected(config.model, seconds, speed)
+    return _expected(config, store, speed, raw_seconds(config, store, speed, counted))
 
 
 def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False) -> Expected:
@@ -132,7 +171,7 @@ def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: b
     if speed is None:
         return Expected(config.model, None)
     lanes_ = 1 if registry.serial(config.model) else max(1, at_once)
-    return Expected(config.model, work(speed, calls) / lanes_, speed)
+    return _expected(config, store, speed, work(speed, calls) / lanes_)
 
 
 def for_credit(config: RunConfig, calls: Calls, variants: int, reviewers: int, store,
