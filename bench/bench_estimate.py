@@ -6,7 +6,7 @@ cached call, no recorded speed), as a newcomer meets it:
 
 1. the model is loaded (timed apart: a process pays it once, the estimate leaves it out);
 2. the app's default run (the NLP + Astronomy preset, 4 candidates, the novelty check,
-   1 revision round) is estimated from the one calibration call alone, then run;
+   1 revision round) is estimated from the short calibration alone, then run;
 3. credit on that run is estimated from the speeds the run just measured, then run;
 4. unless --once: the app's default again at another temperature (so nothing comes from
    the cache), now estimated from the first run's measured calls, then run.

@@ -2,8 +2,8 @@
 
 The figures come from rt_core.run.pipeline.timing (the plan and the speeds measured on
 this machine); this module only words them for the pages. The embedded model has no
-speed until it has made a call here: the page offers one short calibration call rather
-than loading the model by itself whenever the Run page is drawn.
+speed until it has made a call here: the page offers a short calibration (two small
+calls) rather than loading the model by itself whenever the Run page is drawn.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def calibration_offer(model: str, store, key: str) -> bool:
     if speeds.measured(store, model) is not None or not registry.in_process(model) \
             or registry.provider_of(model) != "local":
         return False
-    if not st.button("Measure this machine's speed (one short call to the embedded model)", key=key):
+    if not st.button("Measure this machine's speed (two short calls to the embedded model)", key=key):
         return False
     with st.spinner("Timing one short call..."):
         speeds.calibrate(store, model)

@@ -203,7 +203,7 @@ def test_the_embedded_model_is_calibrated_by_one_short_call(store):
     kept = store.call_speeds.recent(LOCAL_MODEL)
     assert len(kept) == 1 and kept[0].calibration
     assert kept[0].read_seconds > 0 and kept[0].write_seconds > 0 and kept[0].completion_tokens > 0
-    assert e.seconds > 0 and "calibration call" in e.text()
+    assert e.seconds > 0 and "short calibration" in e.text()
     assert timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True).seconds == e.seconds
     assert len(store.call_speeds.recent(LOCAL_MODEL)) == 1  # measured once, then read
 

@@ -21,8 +21,8 @@ One call is modelled as
   the round trip is the large fixed part. Too few or too similar calls for a slope:
   the mean time of a call.
 
-With no call recorded yet, the embedded model is measured by one small calibration
-call (`calibrate`), kept like any other call; a provider is not called just to be
+With no call recorded yet, the embedded model is measured by a short calibration
+(`calibrate`: two small calls, the second kept like any other call); a provider is not called just to be
 timed (it costs money): its time is unknown until its first run.
 """
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Speed:
     def source(self) -> str:
         """Where the figure comes from, in words."""
         if self.calibrated:
-            return "from a calibration call on this machine"
+            return "from a short calibration on this machine"
         return f"from {self.calls} call{'s' * (self.calls != 1)} measured on this machine"
 
 
