@@ -6,6 +6,7 @@ test knows the speed the estimate must use; no test asserts how long anything re
 """
 from __future__ import annotations
 
+import datetime
 import json
 
 import pytest
@@ -108,16 +109,23 @@ def test_the_estimate_learns_how_far_finished_runs_were_from_it(community, demo)
     cfg = config()
     raw = timing.for_config(cfg, community).seconds
     run = Simulation(RunRequest(cfg, max_retries=0), community).run_sync()
+    # The run's own calls took 1 s each (planted inside its time), and it took twice the plan.
     community.db.conn.execute("DELETE FROM call_speeds")
     plant(community, "scripted/demo", per_call=1.0)
+    began = datetime.datetime.fromisoformat(run.created_at).timestamp()
+    community.db.conn.execute("UPDATE call_speeds SET at=?", (began + 1,))
     community.db.conn.execute("UPDATE runs SET wall_seconds=? WHERE id=?", (2 * raw, run.id))
     e = timing.for_config(cfg, community)
     assert e.seconds == pytest.approx(2 * raw) and "x2.00, as 1 earlier run took" in e.text()
+    # Calls are slower now (3 s each): the estimate follows the speed, the bias stays x2.
+    plant(community, "scripted/demo", per_call=3.0, n=300)
+    community.db.conn.execute("UPDATE call_speeds SET at=? WHERE seconds=3.0", (began + 1000,))
+    assert timing.for_config(cfg, community).seconds == pytest.approx(3 * 2 * raw)
     # A run whose replies came from the cache says nothing about how long calls take.
     again = Simulation(RunRequest(cfg, max_retries=0), community).run_sync()
     assert again.usage.cache_hits and not again.usage.calls
     community.db.conn.execute("UPDATE runs SET wall_seconds=? WHERE id=?", (0.001, again.id))
-    assert timing.for_config(cfg, community).seconds == pytest.approx(2 * raw)
+    assert timing.for_config(cfg, community).seconds == pytest.approx(3 * 2 * raw)
 
 
 # -- kept with the run --------------------------------------------------------------------------

@@ -277,19 +277,19 @@ class Runs:
         self.db.conn.execute("UPDATE runs SET wall_seconds=COALESCE(wall_seconds, 0) + ? WHERE id=?",
                              (float(seconds), run_id))
 
-    def fresh_finished(self, model: str, limit: int = 5) -> list[tuple[dict, float]]:
-        """(config, wall seconds) of the newest finished runs of a model that made their own
-        calls (at most one reply in ten from the cache): how long such runs really take."""
+    def fresh_finished(self, model: str, limit: int = 5) -> list[tuple[dict, float, str]]:
+        """(config, wall seconds, created at) of the newest finished runs of a model that made
+        their own calls (at most one reply in ten from the cache): how long such runs take."""
         rows = self.db.conn.execute(
-            "SELECT config_json, wall_seconds, json_extract(result_json, '$.usage.calls'), "
+            "SELECT config_json, wall_seconds, created_at, json_extract(result_json, '$.usage.calls'), "
             "json_extract(result_json, '$.usage.cache_hits') FROM runs WHERE model=? AND "
             "status='done' AND wall_seconds IS NOT NULL ORDER BY created_at DESC LIMIT ?",
             (model, 4 * limit)).fetchall()
         out = []
-        for config, wall, calls, hits in rows:
+        for config, wall, created, calls, hits in rows:
             calls, hits = int(float(calls or 0)), int(float(hits or 0))
             if calls and hits <= calls // 10:
-                out.append((json.loads(config), float(wall)))
+                out.append((json.loads(config), float(wall), str(created)))
         return out[:limit]
 
     def wall_times(self, run_ids: list[str]) -> dict[str, tuple[float | None, float | None]]:

@@ -48,6 +48,14 @@ class CallSpeeds:
             "DELETE FROM call_speeds WHERE model=? AND at < (SELECT at FROM call_speeds WHERE model=? "
             "ORDER BY at DESC LIMIT 1 OFFSET ?)", (model, model, KEEP))
 
+    def between(self, model: str, start: float, end: float) -> list[CallTime]:
+        """The calls of a model made between two times (epoch seconds): one run's calls."""
+        rows = self.db.conn.execute(
+            "SELECT prompt_tokens, completion_tokens, seconds, read_seconds, write_seconds, calibration "
+            "FROM call_speeds WHERE model=? AND at >= ? AND at <= ? AND calibration=0",
+            (model, start, end)).fetchall()
+        return [CallTime(int(r[0]), int(r[1]), float(r[2]), r[3], r[4], bool(r[5])) for r in rows]
+
     def recent(self, model: str, limit: int = 200) -> list[CallTime]:
         """The newest calls of a model, newest first."""
         rows = self.db.conn.execute(

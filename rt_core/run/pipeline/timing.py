@@ -25,6 +25,7 @@ it follows the prompts and the machine as they change instead of a constant tune
 """
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 import math
 import statistics
@@ -132,14 +133,17 @@ def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str]
     return plan_seconds(plan_for(config), sizes_for(config, store), speed, limit_for(config), counted)
 
 
-def bias(store, model: str, speed: speeds.Speed) -> tuple[float, int]:
+def bias(store, model: str) -> tuple[float, int]:
     """How long the newest finished runs of this model that made their own calls took, over
-    what they are estimated at today's speed: the median ratio (within 1/3 to 3) and how
-    many runs it comes from; (1.0, 0) when there are none."""
+    what the plan estimates for them at the speed their own calls showed (so a machine that
+    has become slower since still shows in the speed, not here): the median ratio (within
+    1/3 to 3) and how many runs it comes from; (1.0, 0) when there are none."""
     ratios = []
-    for data, wall in store.runs.fresh_finished(model, BIAS_RUNS):
+    for data, wall, created in store.runs.fresh_finished(model, BIAS_RUNS):
         try:
-            raw = raw_seconds(RunConfig.from_dict(data), store, speed)
+            start = _dt.datetime.fromisoformat(created).timestamp()
+            then = speeds.fit(store.call_speeds.between(model, start, start + wall + 1))
+            raw = raw_seconds(RunConfig.from_dict(data), store, then) if then else 0.0
         except Exception:  # a run stored by an older version: it says nothing here
             log.debug("no estimate for a stored run's settings", exc_info=True)
             continue
@@ -151,7 +155,7 @@ def bias(store, model: str, speed: speeds.Speed) -> tuple[float, int]:
 
 
 def _expected(config: RunConfig, store, speed: speeds.Speed, seconds: float) -> Expected:
-    factor, runs = bias(store, config.model, speed)
+    factor, runs = bias(store, config.model)
     return Expected(config.model, seconds * factor, speed, factor, runs)
 
 
