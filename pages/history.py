@@ -44,9 +44,9 @@ if not rows:
 df = pd.DataFrame(rows)[["created_at", "status", "model", "mode", "mean_score", "similarity",
                          "evaluator", "title", "id"]]
 df = df.rename(columns={"created_at": "created", "mean_score": "score", "title": "problem (Q1)"})
+df.insert(df.columns.get_loc("model"), "wall time", timing_view.history_column(store, df["id"]))
 # Each run's own address (relative, so it works wherever the app is served): a link to
 # open or share; it opens the run read-only.
-df.insert(df.columns.get_loc("model"), "wall time", timing_view.history_column(store, df["id"]))
 df.insert(0, "link", [f"{state.URL_PATHS['results']}?{state.RUN_PARAM}={i}" for i in df["id"]])
 st.dataframe(df, hide_index=True, key="hist_table",
              column_config={"score": st.column_config.NumberColumn(format="%.1f"),
