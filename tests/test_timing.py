@@ -202,6 +202,11 @@ def test_the_cli_states_the_time_before_run_credit_and_revise(tmp_path, demo, ca
     assert "Expected wall time about 3 s" in capsys.readouterr().err
     assert main(["--db", db, "credit", run_id, "--no-progress", "--out-dir", str(tmp_path / "c")]) == 0
     assert "; expected wall time about " in capsys.readouterr().err
+    code = main(["--db", db, "ideate", *run_args[3:9], "--candidates", "2", "--reviewers", "1",
+                 "--out-dir", str(tmp_path / "i"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert err.index("; expected wall time about ") < err.index("best: ")
 
 
 def test_the_embedded_model_is_calibrated_by_one_short_call(store):
