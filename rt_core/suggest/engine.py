@@ -1,0 +1,131 @@
+"""`suggest`: from a topic (and optionally a seed and a field to avoid) to ranked researchers
+and papers from different fields, each with its score parts, bridges and reason.
+
+Offline it reads only the store (the nearest papers by meaning and what links them); with
+`online` (online.py) candidates from OpenAlex and Semantic Scholar join the same ranking.
+"""
+from __future__ import annotations
+
+from .. import topic_search
+from . import bridges as br
+from . import candidates as cand
+from . import reasons
+from .fields import FieldMap, field_map
+from .result import Suggested, Suggestions
+from .scoring import Scored, only_in, rank
+
+DEFAULT_LIMIT = 8
+MAX_LIMIT = 50
+
+
+def suggest(store, topic: str, seed: str | None = None, far_from: str | None = None,
+            limit: int = DEFAULT_LIMIT, online=None, topics=None) -> Suggestions:
+    """Researchers (then papers) who could meet on `topic`, best first, at most `limit` each.
+    Raises InputError (NotFoundError for an unknown seed) with one clear message for an
+    empty store, an empty or unmatched topic, an unknown seed or field, a bad limit."""
+    from ..errors import InputError  # noqa: PLC0415  (kept local: one name, used once)
+
+    if not 1 <= int(limit) <= MAX_LIMIT:
+        raise InputError(f"The limit must be from 1 to {MAX_LIMIT}; {limit} is not.",
+                         f"Ask for {DEFAULT_LIMIT}, the default, or up to {MAX_LIMIT}.")
+    cand.check_store(store)
+    fmap = field_map(store)
+    avoid = cand.resolve_field(fmap, far_from) if (far_from or "").strip() else None
+    the_seed = cand.resolve_seed(store, seed) if (seed or "").strip() else None
+    topics = topics or topic_search.for_store(store)
+    out = Suggestions(topic.strip(), seed=the_seed.id if the_seed else "",
+                      seed_label=the_seed.label if the_seed else "", far_from=avoid or "")
+    extra: list[tuple[Scored, Suggested]] = []
+    if online is not None:
+        extra, notes = online.candidates(topic, topics, fmap)
+        out.notes += notes
+    try:
+        hits = cand.nearest_papers(topics, topic)
+    except InputError:
+        if not extra:
+            raise
+        hits = {}
+    pool = cand.build_pool(store, hits, the_seed)
+    reference = list(dict.fromkeys((the_seed.fields if the_seed else []) + ([avoid] if avoid else [])))
+    grow = the_seed is None or not the_seed.fields
+    out.researchers = _researchers(pool, fmap, the_seed, avoid, reference, grow, limit, extra)
+    out.papers = _papers(pool, fmap, the_seed, avoid, reference, grow, limit,
+                         [e for e in extra if e[1].kind == "paper"])
+    return out
+
+
+def _researchers(pool, fmap: FieldMap, seed, avoid, reference, grow, limit, extra) -> list[Suggested]:
+    closest: dict[str, tuple[float, str]] = {}
+    for pid, sim in pool.hits.items():  # best first: the first paper seen is the closest
+        for rid in pool.authors.get(pid, []):
+            closest.setdefault(rid, (sim, pid))
+    if seed:
+        for rid in seed.people:
+            closest.pop(rid, None)
+    found: dict[str, list[br.Bridge]] = {}
+    items: list[Scored] = []
+    for rid, (sim, _) in closest.items():
+        person = pool.people.get(rid)
+        if person is None or only_in(person.fields, avoid):
+            continue
+        if seed:
+            side, side_papers = seed.people, seed.papers
+        else:
+            mine = set(person.fields)
+            side = {o for o in closest if o != rid and o in pool.people
+                    and not mine & set(pool.people[o].fields)}
+            side_papers = set()
+        found[rid] = br.researcher_bridges(pool, rid, side, side_papers)
+        items.append(Scored(rid, person.fields, sim, br.bridge_strength(found[rid])))
+    online = {s.id: (s, shown) for s, shown in extra if shown.kind == "researcher"
+              and not only_in(s.fields, avoid)}
+    items += [s for s, _ in online.values()]
+    out = []
+    for s in rank(items, limit, fmap, reference, grow):
+        if s.id in online:
+            out.append(_finish(online[s.id][1], s))
+            continue
+        person, (sim, best) = pool.people[s.id], closest[s.id]
+        title = pool.works[best].title
+        why = reasons.researcher_reason(fmap, title, sim, s.fields, s.far_from,
+                                        s.parts["distance"], found[s.id])
+        out.append(Suggested("researcher", s.id, person.name, s.fields,
+                             [fmap.name(f) for f in s.fields], s.score, s.parts, s.weighted,
+                             why, found[s.id][:br.SHOWN], person.affiliation, sim))
+    return out
+
+
+def _papers(pool, fmap: FieldMap, seed, avoid, reference, grow, limit, extra) -> list[Suggested]:
+    items, found = [], {}
+    for pid, sim in pool.hits.items():
+        work = pool.works.get(pid)
+        if work is None or only_in(work.fields, avoid) or (seed and pid in seed.papers):
+            continue
+        found[pid] = br.paper_bridges(pool, pid)
+        touched = found[pid][1]
+        items.append(Scored(pid, work.fields, sim, round(min(1.0, (len(touched) - 1) / 2), 4)
+                            if touched else 0.0))
+    online = {s.id: (s, shown) for s, shown in extra if not only_in(s.fields, avoid)}
+    items += [s for s, _ in online.values()]
+    out = []
+    for s in rank(items, limit, fmap, reference, grow):
+        if s.id in online:
+            out.append(_finish(online[s.id][1], s))
+            continue
+        work, (links, touched) = pool.works[s.id], found[s.id]
+        why = reasons.paper_reason(fmap, s.closeness, s.fields, s.far_from, s.parts["distance"],
+                                   touched, links)
+        out.append(Suggested("paper", s.id, work.title, s.fields, [fmap.name(f) for f in s.fields],
+                             s.score, s.parts, s.weighted, why, links[:br.SHOWN],
+                             str(work.year or ""), s.closeness))
+    return out
+
+
+def _finish(shown: Suggested, s: Scored) -> Suggested:
+    """An online candidate with the score it got in the common ranking."""
+    shown.score, shown.parts, shown.weighted = s.score, s.parts, s.weighted
+    where = ", ".join(shown.field_names) or "no field given"
+    far = f", {s.parts['distance']:.2f} from {', '.join(s.far_from)}" if s.far_from else ""
+    shown.reason = (f"found online ({shown.source}), {s.closeness:.2f} close to "
+                    f"the topic; works in {where}{far}; not in the store yet, so no link is known.")
+    return shown
