@@ -105,12 +105,16 @@ def resolve_seed(store, seed_id: str) -> Seed:
                         "people).", app_hint="Pick the seed from the list, or leave it empty.")
 
 
-def nearest_papers(topics, topic: str) -> dict[str, float]:
-    """paper id -> cosine, best first, at least MIN_SIMILARITY close; InputError when the
-    topic has no words or nothing is near it."""
+def check_topic(topic: str) -> None:
     if not words(topic):
         raise InputError("The topic is empty.", "Describe the topic in a few words, e.g. "
                          "'language models for galaxy surveys'.")
+
+
+def nearest_papers(topics, topic: str) -> dict[str, float]:
+    """paper id -> cosine, best first, at least MIN_SIMILARITY close; InputError when the
+    topic has no words or nothing is near it."""
+    check_topic(topic)
     topics.prepare(FILL)
     near = topics.vectors.nearest(topics.model, topics.query_vector(topic), NEAREST,
                                   MIN_SIMILARITY)

@@ -29,6 +29,7 @@ def suggest(store, topic: str, seed: str | None = None, far_from: str | None = N
         raise InputError(f"The limit must be from 1 to {MAX_LIMIT}; {limit} is not.",
                          f"Ask for {DEFAULT_LIMIT}, the default, or up to {MAX_LIMIT}.")
     cand.check_store(store)
+    cand.check_topic(topic)
     fmap = field_map(store)
     avoid = cand.resolve_field(fmap, far_from) if (far_from or "").strip() else None
     the_seed = cand.resolve_seed(store, seed) if (seed or "").strip() else None
@@ -37,6 +38,7 @@ def suggest(store, topic: str, seed: str | None = None, far_from: str | None = N
                       seed_label=the_seed.label if the_seed else "", far_from=avoid or "")
     extra: list[tuple[Scored, Suggested]] = []
     if online is not None:
+        fmap = fmap.copy()  # online fields join this query's map only
         extra, notes = online.candidates(topic, topics, fmap)
         out.notes += notes
     try:

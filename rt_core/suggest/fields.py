@@ -49,6 +49,11 @@ class FieldMap:
     links: Counter = field(default_factory=Counter)  # frozenset({a, b}) -> links
     sizes: Counter = field(default_factory=Counter)  # field -> papers + researchers in it
 
+    def copy(self) -> FieldMap:
+        """A map to add fields to (online ones) without touching the store's cached one."""
+        return FieldMap(dict(self.domains), dict(self.names), Counter(self.links),
+                        Counter(self.sizes))
+
     def known(self, f: str) -> bool:
         return f in self.domains
 

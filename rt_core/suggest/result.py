@@ -23,6 +23,7 @@ class Suggested:
     closeness: float = 0.0  # the raw cosine to the topic
     source: str = "store"  # or "openalex", "semantic_scholar" (not in the store yet)
     import_id: str = ""  # what the app asks the source for to add it (online only)
+    record: dict = field(default_factory=dict)  # an online paper as Paper.to_dict (to import it)
 
     def to_dict(self) -> dict:
         d = asdict(self)
