@@ -8,7 +8,7 @@ without a seed, the topic's other researchers who share no field with the candid
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from .candidates import Pool
 
@@ -61,7 +61,13 @@ def researcher_bridges(pool: Pool, rid: str, side_people: set[str],
             for q in sorted(pool.cited_by.get(r, set()) & side):
                 add("both cite", r, q)
                 break
-    return sorted(found.values(), key=lambda b: (-WEIGHTS[b.kind], b.paper_title, b.other_name))
+    return sorted(found.values(), key=lambda b: (-WEIGHTS[b.kind], b.paper_id, b.other_id))
+
+
+def titled(pool: Pool, bridges: list[Bridge]) -> list[Bridge]:
+    """The bridges with their papers' titles (read once a bridge is to be shown:
+    candidates.ensure_works)."""
+    return [replace(b, paper_title=_title(pool, b.paper_id)) for b in bridges]
 
 
 def paper_bridges(pool: Pool, pid: str) -> tuple[list[Bridge], list[str]]:
@@ -82,7 +88,7 @@ def paper_bridges(pool: Pool, pid: str) -> tuple[list[Bridge], list[str]]:
             touched |= theirs
             if theirs and not theirs & own:
                 out.append(Bridge(kind, q, _title(pool, q), "", ""))
-    return sorted(out, key=lambda b: (-WEIGHTS[b.kind], b.paper_title)), sorted(touched)
+    return sorted(out, key=lambda b: (-WEIGHTS[b.kind], b.paper_id)), sorted(touched)
 
 
 def _side_author(pool: Pool, paper: str, side_people: set[str], rid: str) -> str:

@@ -127,7 +127,9 @@ def nearest_papers(topics, topic: str) -> dict[str, float]:
 
 
 def build_pool(store, hits: dict[str, float], seed: Seed | None) -> Pool:
-    """Read the hits' authors, all their papers and the citations around them."""
+    """Read the hits' authors, all their papers and what those papers cite; the papers'
+    titles and fields only where needed (the hits and their neighbours now, a bridge's
+    paper once it is shown: `ensure_works`), so a large store is never read whole."""
     db = store.db
     hit_ids = list(hits)
     authors: dict[str, list[str]] = defaultdict(list)
@@ -146,19 +148,27 @@ def build_pool(store, hits: dict[str, float], seed: Seed | None) -> Pool:
                                    + sorted(seed.papers if seed else ())))
     refs: dict[str, set[str]] = defaultdict(set)
     cited_by: dict[str, set[str]] = defaultdict(set)
+    # what the papers read cite (the primary key's index); who cites a hit is known as far
+    # as the papers read go: no index on cited_id, and a scan of every citation is not cheap
     for citing, cited in _chunked(db, "SELECT citing_id, cited_id FROM citations WHERE citing_id "
                                       "IN ({marks})", paper_ids):
         refs[citing].add(cited)
         cited_by[cited].add(citing)
-    for citing, cited in _chunked(db, "SELECT citing_id, cited_id FROM citations WHERE cited_id "
-                                      "IN ({marks})", hit_ids):
-        refs[citing].add(cited)
-        cited_by[cited].add(citing)
-    works = _works(db, list(dict.fromkeys(paper_ids + list(refs) + list(cited_by))))
+    pool = Pool(hits, {}, people, dict(authors), dict(refs), dict(cited_by))
+    near = [q for pid in hit_ids for q in (*refs.get(pid, ()), *cited_by.get(pid, ()))]
+    no_field = [p for r in people.values() if not r.fields for p in r.papers]
+    ensure_works(db, pool, hit_ids + near + no_field)
     for r in people.values():  # someone with no field recorded is in their papers' fields
         if not r.fields:
-            r.fields = sorted({f for p in r.papers if p in works for f in works[p].fields})
-    return Pool(hits, works, people, dict(authors), dict(refs), dict(cited_by))
+            r.fields = sorted({f for p in r.papers if p in pool.works for f in pool.works[p].fields})
+    return pool
+
+
+def ensure_works(db, pool: Pool, ids) -> None:
+    """Read the title, year and fields of those of `ids` not read yet."""
+    todo = [i for i in dict.fromkeys(ids) if i not in pool.works]
+    if todo:
+        pool.works.update(_works(db, todo))
 
 
 def _people(db, ids: list[str]) -> dict[str, Person]:

@@ -50,13 +50,13 @@ def suggest(store, topic: str, seed: str | None = None, far_from: str | None = N
     pool = cand.build_pool(store, hits, the_seed)
     reference = list(dict.fromkeys((the_seed.fields if the_seed else []) + ([avoid] if avoid else [])))
     grow = the_seed is None or not the_seed.fields
-    out.researchers = _researchers(pool, fmap, the_seed, avoid, reference, grow, limit, extra)
+    out.researchers = _researchers(store, pool, fmap, the_seed, avoid, reference, grow, limit, extra)
     out.papers = _papers(pool, fmap, the_seed, avoid, reference, grow, limit,
                          [e for e in extra if e[1].kind == "paper"])
     return out
 
 
-def _researchers(pool, fmap: FieldMap, seed, avoid, reference, grow, limit, extra) -> list[Suggested]:
+def _researchers(store, pool, fmap: FieldMap, seed, avoid, reference, grow, limit, extra) -> list[Suggested]:
     closest: dict[str, tuple[float, str]] = {}
     for pid, sim in pool.hits.items():  # best first: the first paper seen is the closest
         for rid in pool.authors.get(pid, []):
@@ -88,12 +88,13 @@ def _researchers(pool, fmap: FieldMap, seed, avoid, reference, grow, limit, extr
             out.append(_finish(online[s.id][1], s))
             continue
         person, (sim, best) = pool.people[s.id], closest[s.id]
-        title = pool.works[best].title
-        why = reasons.researcher_reason(fmap, title, sim, s.fields, s.far_from,
-                                        s.parts["distance"], found[s.id])
+        cand.ensure_works(store.db, pool, [b.paper_id for b in found[s.id][:br.SHOWN]])
+        links = br.titled(pool, found[s.id])
+        why = reasons.researcher_reason(fmap, pool.works[best].title, sim, s.fields, s.far_from,
+                                        s.parts["distance"], links)
         out.append(Suggested("researcher", s.id, person.name, s.fields,
                              [fmap.name(f) for f in s.fields], s.score, s.parts, s.weighted,
-                             why, found[s.id][:br.SHOWN], person.affiliation, sim))
+                             why, links[:br.SHOWN], person.affiliation, sim))
     return out
 
 
