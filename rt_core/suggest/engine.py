@@ -51,8 +51,7 @@ def suggest(store, topic: str, seed: str | None = None, far_from: str | None = N
     reference = list(dict.fromkeys((the_seed.fields if the_seed else []) + ([avoid] if avoid else [])))
     grow = the_seed is None or not the_seed.fields
     out.researchers = _researchers(store, pool, fmap, the_seed, avoid, reference, grow, limit, extra)
-    out.papers = _papers(pool, fmap, the_seed, avoid, reference, grow, limit,
-                         [e for e in extra if e[1].kind == "paper"])
+    out.papers = _papers(pool, fmap, the_seed, avoid, reference, grow, limit, extra)
     return out
 
 
@@ -79,23 +78,17 @@ def _researchers(store, pool, fmap: FieldMap, seed, avoid, reference, grow, limi
             side_papers = set()
         found[rid] = br.researcher_bridges(pool, rid, side, side_papers)
         items.append(Scored(rid, person.fields, sim, br.bridge_strength(found[rid])))
-    online = {s.id: (s, shown) for s, shown in extra if shown.kind == "researcher"
-              and not only_in(s.fields, avoid)}
-    items += [s for s, _ in online.values()]
-    out = []
-    for s in rank(items, limit, fmap, reference, grow):
-        if s.id in online:
-            out.append(_finish(online[s.id][1], s))
-            continue
+
+    def show(s: Scored) -> Suggested:
         person, (sim, best) = pool.people[s.id], closest[s.id]
         cand.ensure_works(store.db, pool, [b.paper_id for b in found[s.id][:br.SHOWN]])
         links = br.titled(pool, found[s.id])
         why = reasons.researcher_reason(fmap, pool.works[best].title, sim, s.fields, s.far_from,
                                         s.parts["distance"], links)
-        out.append(Suggested("researcher", s.id, person.name, s.fields,
-                             [fmap.name(f) for f in s.fields], s.score, s.parts, s.weighted,
-                             why, links[:br.SHOWN], person.affiliation, sim))
-    return out
+        return Suggested("researcher", s.id, person.name, s.fields, [fmap.name(f) for f in s.fields],
+                         s.score, s.parts, s.weighted, why, links[:br.SHOWN], person.affiliation, sim)
+
+    return _ranked(items, extra, "researcher", show, fmap, avoid, reference, grow, limit)
 
 
 def _papers(pool, fmap: FieldMap, seed, avoid, reference, grow, limit, extra) -> list[Suggested]:
@@ -108,27 +101,34 @@ def _papers(pool, fmap: FieldMap, seed, avoid, reference, grow, limit, extra) ->
         touched = found[pid][1]
         items.append(Scored(pid, work.fields, sim, round(min(1.0, (len(touched) - 1) / 2), 4)
                             if touched else 0.0))
-    online = {s.id: (s, shown) for s, shown in extra if not only_in(s.fields, avoid)}
-    items += [s for s, _ in online.values()]
-    out = []
-    for s in rank(items, limit, fmap, reference, grow):
-        if s.id in online:
-            out.append(_finish(online[s.id][1], s))
-            continue
+
+    def show(s: Scored) -> Suggested:
         work, (links, touched) = pool.works[s.id], found[s.id]
         why = reasons.paper_reason(fmap, s.closeness, s.fields, s.far_from, s.parts["distance"],
                                    touched, links)
-        out.append(Suggested("paper", s.id, work.title, s.fields, [fmap.name(f) for f in s.fields],
-                             s.score, s.parts, s.weighted, why, links[:br.SHOWN],
-                             str(work.year or ""), s.closeness))
-    return out
+        return Suggested("paper", s.id, work.title, s.fields, [fmap.name(f) for f in s.fields],
+                         s.score, s.parts, s.weighted, why, links[:br.SHOWN],
+                         str(work.year or ""), s.closeness)
+
+    return _ranked(items, extra, "paper", show, fmap, avoid, reference, grow, limit)
 
 
-def _finish(shown: Suggested, s: Scored) -> Suggested:
+def _ranked(items: list[Scored], extra, kind: str, show, fmap: FieldMap, avoid, reference,
+            grow: bool, limit: int) -> list[Suggested]:
+    """The store's candidates and the online ones of this kind in one ranking; `show` makes
+    a store candidate's record, `_finish` an online one's."""
+    online = {s.id: shown for s, shown in extra if shown.kind == kind and not only_in(s.fields, avoid)}
+    items = items + [s for s, _ in extra if s.id in online]
+    return [_finish(fmap, online[s.id], s) if s.id in online else show(s)
+            for s in rank(items, limit, fmap, reference, grow)]
+
+
+def _finish(fmap: FieldMap, shown: Suggested, s: Scored) -> Suggested:
     """An online candidate with the score it got in the common ranking."""
     shown.score, shown.parts, shown.weighted = s.score, s.parts, s.weighted
     where = ", ".join(shown.field_names) or "no field given"
-    far = f", {s.parts['distance']:.2f} from {', '.join(s.far_from)}" if s.far_from else ""
+    far = (f", {s.parts['distance']:.2f} from {', '.join(fmap.name(f) for f in s.far_from)}"
+           if s.far_from else "")
     shown.reason = (f"found online ({shown.source}), {s.closeness:.2f} close to "
                     f"the topic; works in {where}{far}; not in the store yet, so no link is known.")
     return shown
