@@ -48,6 +48,16 @@ STARTER_TOPICS = [
     "theorem proving with language models", "dopamine and reward learning",
     "phylogenetic trees from genomes", "dark matter simulations", "labour markets and automation",
 ]
+COMPUTING = {"nlp", "systems"}
+# topics between two starter fields, chosen before looking at any result: (topic, side, side)
+BETWEEN = [
+    ("language models for galaxy surveys", {"nlp"}, {"astronomy"}),
+    ("machine learning for weather forecasting", COMPUTING, {"climate"}),
+    ("neural networks as models of the brain", COMPUTING, {"neuroscience"}),
+    ("forecasting epidemics from climate data", {"public_health"}, {"climate"}),
+    ("economic inequality and climate policy", {"economics"}, {"climate"}),
+    ("language models that prove theorems", {"nlp"}, {"mathematics"}),
+]
 RESEARCHERS = 20_000
 REFS = 5
 
@@ -91,6 +101,20 @@ def quality(tmp: Path) -> None:
         store.close()
 
 
+def starter_quality(store: Store, k: int = 4) -> None:
+    """For topics between two starter fields: are both sides among the first k researchers,
+    and what share of the first k works on either side (precision@k)."""
+    print(f"quality on the starter community (first {k} researchers):")
+    hits = []
+    for topic, one, other in BETWEEN:
+        top = [set(s.fields) for s in suggest(store, topic, limit=k).researchers]
+        both = any(f & one for f in top) and any(f & other for f in top)
+        right = sum(bool(f & (one | other)) for f in top) / max(1, len(top))
+        hits.append(both)
+        print(f"  {topic:44} both sides: {str(both):5}  precision@{k} {right:.2f}")
+    print(f"  both sides among the first {k}: {sum(hits)} of {len(hits)} topics")
+
+
 def starter(tmp: Path) -> None:
     store = Store(tmp / "starter.sqlite3")
     community.ensure_loaded(store)
@@ -101,6 +125,7 @@ def starter(tmp: Path) -> None:
     again = [timed(lambda t=t: suggest(store, t)) for t in STARTER_TOPICS for _ in range(3)]
     line("new topic (MiniLM embeds the query)", first)
     line("topic asked before", again)
+    starter_quality(store)
     store.close()
 
 

@@ -151,3 +151,12 @@ def test_field_distance_follows_the_graph_as_well_as_the_domains(planted):
     assert 0.5 <= fm.distance("astro", "nlp") < 1.0  # linked by the paper they wrote together
     assert fm.adjacent("astro", 1) == ["nlp"]
     assert fm.distance_between(["astro", "nlp"], ["nlp"]) == pytest.approx(fm.distance("astro", "nlp") / 2, abs=1e-3)
+
+
+def test_the_field_map_follows_new_links(planted):
+    """A paper filed under astronomy and criminology brings the two nearer; the map held
+    for the store is read again (a small store moves by more than the drift allowed)."""
+    assert field_map(planted).distance("astro", "crim") == 1.0
+    planted.corpus.upsert_papers([Paper(id="x1", title="Crime scene imaging with telescopes",
+                                        fields=["astro", "crim"])])
+    assert field_map(planted).distance("astro", "crim") < 1.0

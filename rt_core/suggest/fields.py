@@ -106,24 +106,34 @@ def read_field_map(db) -> FieldMap:
 
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
+DRIFT = 0.05  # papers added since the map was read, as a share, before it is read again
 
 
 def _version(db) -> tuple:
-    """Changes when papers change (the vectors' counter) or researchers' fields do."""
-    papers = db.get_meta("paper_vectors_version") or "0"
-    people = db.conn.execute("SELECT count(*) FROM researcher_fields").fetchone()[0]
-    fields = db.conn.execute("SELECT count(*) FROM fields").fetchone()[0]
-    return papers, people, fields
+    """What the map depends on: the fields, who works in which, and how many papers."""
+    count = db.conn.execute("SELECT (SELECT count(*) FROM fields), "
+                            "(SELECT count(*) FROM researcher_fields), "
+                            "(SELECT count(*) FROM papers)").fetchone()
+    return int(count[0]), int(count[1]), int(count[2])
+
+
+def _still_good(held: tuple, now: tuple) -> bool:
+    """Reading the map costs seconds at 100k papers (the citations between fields), and a
+    few new papers barely move how fields link: the map is read again when the fields
+    change, or when the papers (or researchers' fields) grew or shrank by DRIFT."""
+    if held[0] != now[0]:
+        return False
+    return all(abs(n - h) <= DRIFT * max(h, 1) for h, n in zip(held[1:], now[1:], strict=True))
 
 
 def field_map(store) -> FieldMap:
-    """The store's field map, read once per version of its papers and fields."""
-    version = _version(store.db)
+    """The store's field map, read again only when it may have moved (see `_still_good`)."""
+    now = _version(store.db)
     with _lock:
         held = _cache.get(store)
-        if held is not None and held[0] == version:
+        if held is not None and (held[0] == now or _still_good(held[0], now)):
             return held[1]
     fm = read_field_map(store.db)
     with _lock:
-        _cache[store] = (version, fm)
+        _cache[store] = (now, fm)
     return fm
