@@ -57,8 +57,8 @@ class Pool:
     works: dict[str, Work]  # every paper read (hits, the candidates' and the seed's papers)
     people: dict[str, Person]  # the hits' authors (and the seed's people)
     authors: dict[str, list[str]]  # paper id -> authors among `people`
-    refs: dict[str, set[str]]  # paper id -> papers it cites (for papers read)
-    cited_by: dict[str, set[str]]  # paper id -> papers read that cite it
+    refs: dict[str, tuple[str, ...]]  # paper id -> papers it cites (for papers read), sorted
+    cited_by: dict[str, tuple[str, ...]]  # paper id -> papers read that cite it, sorted
 
 
 def _chunked(db, sql: str, ids: list[str], extra: tuple = ()) -> list:
@@ -154,7 +154,9 @@ def build_pool(store, hits: dict[str, float], seed: Seed | None) -> Pool:
                                       "IN ({marks})", paper_ids):
         refs[citing].add(cited)
         cited_by[cited].add(citing)
-    pool = Pool(hits, {}, people, dict(authors), dict(refs), dict(cited_by))
+    # sorted once here, so every walk over them is in one order without sorting again
+    pool = Pool(hits, {}, people, dict(authors), {p: tuple(sorted(r)) for p, r in refs.items()},
+                {p: tuple(sorted(c)) for p, c in cited_by.items()})
     near = [q for pid in hit_ids for q in (*refs.get(pid, ()), *cited_by.get(pid, ()))]
     no_field = [p for r in people.values() if not r.fields for p in r.papers]
     ensure_works(db, pool, hit_ids + near + no_field)

@@ -12,7 +12,7 @@ from . import candidates as cand
 from . import reasons
 from .fields import FieldMap, field_map
 from .result import Suggested, Suggestions
-from .scoring import Scored, only_in, rank
+from .scoring import RELATIVE_FLOOR, Scored, only_in, rank
 
 DEFAULT_LIMIT = 8
 MAX_LIMIT = 50
@@ -65,18 +65,17 @@ def _researchers(store, pool, fmap: FieldMap, seed, avoid, reference, grow, limi
             closest.pop(rid, None)
     found: dict[str, list[br.Bridge]] = {}
     items: list[Scored] = []
+    sides: dict[frozenset, tuple[set[str], set[str]]] = {}  # by the candidate's fields
+    floor = RELATIVE_FLOOR * max((sim for sim, _ in closest.values()), default=0.0)
     for rid, (sim, _) in closest.items():
         person = pool.people.get(rid)
-        if person is None or only_in(person.fields, avoid):
-            continue
-        if seed:
-            side, side_papers = seed.people, seed.papers
-        else:
-            mine = set(person.fields)
-            side = {o for o in closest if o != rid and o in pool.people
-                    and not mine & set(pool.people[o].fields)}
-            side_papers = set()
-        found[rid] = br.researcher_bridges(pool, rid, side, side_papers)
+        if person is None or only_in(person.fields, avoid) or sim < floor:
+            continue  # off the topic (scoring.on_topic would drop it): no bridges to find
+        key = frozenset(person.fields)
+        if key not in sides:
+            sides[key] = _side(pool, closest, key, seed)
+        people, papers = sides[key]
+        found[rid] = br.researcher_bridges(pool, rid, people, papers)
         items.append(Scored(rid, person.fields, sim, br.bridge_strength(found[rid])))
 
     def show(s: Scored) -> Suggested:
@@ -89,6 +88,15 @@ def _researchers(store, pool, fmap: FieldMap, seed, avoid, reference, grow, limi
                          s.score, s.parts, s.weighted, why, links[:br.SHOWN], person.affiliation, sim)
 
     return _ranked(items, extra, "researcher", show, fmap, avoid, reference, grow, limit)
+
+
+def _side(pool, closest: dict, fields: frozenset, seed) -> tuple[set[str], set[str]]:
+    """The other side for a candidate in `fields`: the seed; without one, the topic's other
+    researchers who share none of those fields."""
+    if seed:
+        return set(seed.people), br.side_papers(pool, seed.people, seed.papers)
+    people = {o for o in closest if o in pool.people and not fields & set(pool.people[o].fields)}
+    return people, br.side_papers(pool, people)
 
 
 def _papers(pool, fmap: FieldMap, seed, avoid, reference, grow, limit, extra) -> list[Suggested]:

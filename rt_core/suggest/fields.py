@@ -48,6 +48,7 @@ class FieldMap:
     names: dict[str, str] = field(default_factory=dict)
     links: Counter = field(default_factory=Counter)  # frozenset({a, b}) -> links
     sizes: Counter = field(default_factory=Counter)  # field -> papers + researchers in it
+    _between: dict = field(default_factory=dict, repr=False)  # (these, those) -> distance
 
     def copy(self) -> FieldMap:
         """A map to add fields to (online ones) without touching the store's cached one."""
@@ -78,10 +79,13 @@ class FieldMap:
         """How far a set of fields is from another: each field's distance to the nearest of
         `those`, averaged. Someone in NLP and astronomy is 0.5 from an NLP seed, halfway: a
         bridge, not a stranger. 0 when either set is empty (nothing to be far from)."""
-        these, those = list(dict.fromkeys(these)), list(dict.fromkeys(those))
-        if not these or not those:
-            return 0.0
-        return round(sum(min(self.distance(a, b) for b in those) for a in these) / len(these), 4)
+        key = (tuple(dict.fromkeys(these)), tuple(dict.fromkeys(those)))
+        if key not in self._between:  # a ranking asks the same few pairs thousands of times
+            a_set, b_set = key
+            self._between[key] = round(sum(min(self.distance(a, b) for b in b_set)
+                                           for a in a_set) / len(a_set), 4) \
+                if a_set and b_set else 0.0
+        return self._between[key]
 
     def adjacent(self, f: str, k: int = 3) -> list[str]:
         """Up to k other known fields nearest to `f`, those the graph links first."""
