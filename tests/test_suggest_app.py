@@ -69,3 +69,31 @@ def test_names_and_reasons_are_text_not_markup():
     assert any(t.endswith(". **Ada** <i>Lux</i>") for t in texts(at))
     caption = next(c.value for c in at.caption if "catalogues" in c.value)
     assert "\\*\\*galaxy survey\\*\\*" in caption and "\\<b\\>" in caption
+
+
+def test_an_online_author_is_imported_when_added(monkeypatch, fake_server):
+    """Asked online (a loopback server in OpenAlex's and Semantic Scholar's shapes), an
+    OpenAlex author the store lacks is listed; Add imports them with their works."""
+    from tests.test_suggest_online import AUTHORS, EARTH, S2, TOPICS
+
+    olga = AUTHORS["results"][0]
+    work = {"id": "https://openalex.org/W4000000001", "title": "Galaxy catalogues read by machines",
+            "publication_year": 2024, "topics": [{"id": "https://openalex.org/T11444", "field": EARTH}],
+            "authorships": [{"author": {"id": olga["id"], "display_name": olga["display_name"]}}]}
+    fake_server.json("/topics", TOPICS)
+    fake_server.json("/authors", AUTHORS)
+    fake_server.json("/authors/A5000000001", olga)
+    fake_server.json("/works", {"meta": {"count": 1}, "results": [work]})
+    fake_server.json("/graph/v1/paper/search", S2)
+    monkeypatch.setenv("RT_OPENALEX_URL", fake_server.url)
+    monkeypatch.setenv("RT_S2_URL", fake_server.url + "/graph/v1")
+    at = new_app()
+    at.checkbox(key="sg_online").check()
+    at = ask(at, TOPIC)
+    found = next(p for p in at.session_state["sg_result"]["researchers"] if p["source"] == "openalex")
+    at.button(key=f"sg_add_researcher_{found['id']}").click().run()
+    assert not at.exception
+    assert "openalex:A5000000001" in at.session_state["hood_r"]
+    researcher = open_store().corpus.get_researcher("openalex:A5000000001")
+    assert researcher.name == "Olga Orbit" and len(researcher.publication_ids) == 1
+    assert fake_server.hits("/authors/A5000000001")
