@@ -18,6 +18,9 @@ from ..store.topics import MIN_SIMILARITY
 from .fields import FieldMap
 
 NEAREST = 300  # papers taken from the meaning ranking; their authors are the candidates
+POOL_PEOPLE = 80  # the closest authors (best paper first) kept as candidates: reading their
+#                   papers' citations is most of a suggestion's time at 100k papers (~3,000
+#                   papers for 200 authors), and a limit of 8 (at most 50) needs far fewer
 FILL = None  # embed every paper that lacks a vector (once; a store keeps them)
 CHUNK = 500
 
@@ -136,8 +139,8 @@ def build_pool(store, hits: dict[str, float], seed: Seed | None) -> Pool:
     for pid, rid in _chunked(db, "SELECT paper_id, researcher_id FROM authorship WHERE paper_id "
                                  "IN ({marks})", hit_ids):
         authors[pid].append(rid)
-    people_ids = list(dict.fromkeys([r for pid in hit_ids for r in authors.get(pid, [])]
-                                    + sorted(seed.people if seed else ())))
+    closest = list(dict.fromkeys(r for pid in hit_ids for r in authors.get(pid, [])))
+    people_ids = list(dict.fromkeys(closest[:POOL_PEOPLE] + sorted(seed.people if seed else ())))
     people = _people(db, people_ids)
     for rid, pid in _chunked(db, "SELECT researcher_id, paper_id FROM authorship WHERE "
                                  "researcher_id IN ({marks})", people_ids):
