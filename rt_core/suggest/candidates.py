@@ -21,7 +21,9 @@ NEAREST = 300  # papers taken from the meaning ranking; their authors are the ca
 POOL_PEOPLE = 80  # the closest authors (best paper first) kept as candidates: reading their
 #                   papers' citations is most of a suggestion's time at 100k papers (~3,000
 #                   papers for 200 authors), and a limit of 8 (at most 50) needs far fewer
-FILL = None  # embed every paper that lacks a vector (once; a store keeps them)
+FILL = 256  # papers embedded per suggestion at most when vectors are missing (as the page's
+#            search does): a store imported without vectors gains them a few seconds at a
+#            time instead of one suggestion taking an hour
 CHUNK = 500
 
 

@@ -7,6 +7,7 @@ Offline it reads only the store (the nearest papers by meaning and what links th
 from __future__ import annotations
 
 from .. import topic_search
+from ..errors import InputError
 from . import bridges as br
 from . import candidates as cand
 from . import reasons
@@ -23,8 +24,6 @@ def suggest(store, topic: str, seed: str | None = None, far_from: str | None = N
     """Researchers (then papers) who could meet on `topic`, best first, at most `limit` each.
     Raises InputError (NotFoundError for an unknown seed) with one clear message for an
     empty store, an empty or unmatched topic, an unknown seed or field, a bad limit."""
-    from ..errors import InputError  # noqa: PLC0415  (kept local: one name, used once)
-
     if not 1 <= int(limit) <= MAX_LIMIT:
         raise InputError(f"The limit must be from 1 to {MAX_LIMIT}; {limit} is not.",
                          f"Ask for {DEFAULT_LIMIT}, the default, or up to {MAX_LIMIT}.")
