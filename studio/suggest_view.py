@@ -110,9 +110,9 @@ def parts_figure(items: list[Suggested]) -> go.Figure:
         fig.add_bar(y=labels, x=[s.weighted.get(part, 0.0) for s in items], name=name,
                     orientation="h", marker_color=colour,
                     hovertemplate="%{y}: " + name + " %{x:.2f}<extra></extra>")
-    fig.update_layout(barmode="stack", height=60 + 26 * len(items), margin=dict(l=8, r=8, t=8, b=8),
-                      xaxis=dict(title="score", range=[0, 1]), yaxis=dict(autorange="reversed"),
-                      legend=dict(orientation="h", y=-0.25))
+    fig.update_layout(barmode="stack", height=80 + 26 * len(items), margin=dict(l=8, r=8, t=30, b=8),
+                      xaxis=dict(range=[0, 1]), yaxis=dict(autorange="reversed"),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
     return fig
 
 

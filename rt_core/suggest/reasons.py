@@ -15,16 +15,26 @@ def _names(fmap: FieldMap, fields: list[str]) -> str:
     return ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
+def _nearest(fmap: FieldMap, fields: list[str], reference: list[str]) -> list[str]:
+    """The reference fields nearest to any of `fields`."""
+    gaps = {r: min(fmap.distance(f, r) for f in fields) for r in reference}
+    best = min(gaps.values())
+    return [r for r in reference if gaps[r] == best]
+
+
 def field_clause(fmap: FieldMap, fields: list[str], far_from: list[str], distance: float) -> str:
     where = f"works in {_names(fmap, fields)}" if fields else "has no field recorded"
     if not far_from:
         return f"{where} (the first field of the list)"
-    ref = _names(fmap, far_from)
+    # far from all of them; else name only the listed fields it is nearest to
+    ref = _names(fmap, far_from if distance >= FAR or not fields else _nearest(fmap, fields, far_from))
     if distance >= FAR:
         return f"{where}, far from {ref} (distance {distance:.2f})"
     if distance > NEAR:
         return f"{where}, partly away from {ref} (distance {distance:.2f})"
-    return f"{where}, close to {ref} (distance {distance:.2f})"
+    if distance > 0:
+        return f"{where}, close to {ref} (distance {distance:.2f})"
+    return f"{where}, no distance from {ref}"
 
 
 def bridge_clause(bridges: list[Bridge]) -> str:
