@@ -112,7 +112,7 @@ def parts_figure(items: list[Suggested]) -> go.Figure:
                     hovertemplate="%{y}: " + name + " %{x:.2f}<extra></extra>")
     fig.update_layout(barmode="stack", height=80 + 26 * len(items), margin=dict(l=8, r=8, t=30, b=8),
                       xaxis=dict(range=[0, 1]), yaxis=dict(autorange="reversed"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, traceorder="normal"))
     return fig
 
 
