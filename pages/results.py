@@ -12,6 +12,7 @@ from rt_core.graph import add_proposal, build_graph
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import follows_instructions
 from rt_core.run.evidence.evaluate import compare_reviews, evaluate_against, judge_run
+from rt_core.run.people.reviewers import reason_for
 from rt_core.types import Proposal, Run, Similarity
 from studio import (
     candidates_view,
@@ -191,6 +192,8 @@ else:
         who = names.get(r.reviewer_id, r.reviewer_id)
         score = r.score if r.score is not None else "missing"
         with st.expander(f"Review by {render.md_escape(who)} · score {score}"):
+            if reason_for(run, r.reviewer_id):
+                st.caption("Why this reviewer: " + render.md_escape(reason_for(run, r.reviewer_id)))
             st.markdown("**Strengths**")
             render.show_text(r.strengths or "(missing)")
             st.markdown("**Weaknesses**")
