@@ -9,7 +9,7 @@ import pytest
 from rt_core.models.scripted import demo_responder
 from rt_core.run.people import adjacent, reviewers
 from rt_core.types import Paper, Proposal, Researcher
-from tests.test_reviewers import WordEmbedder, sim_for
+from tests.test_reviewers import sim_for
 
 FIELDS = ["nlp", "astronomy", "statistics", "criminology"]
 PROPOSAL = Proposal(q1="How can language agents read the spectra of stars?",

@@ -206,7 +206,7 @@ class ReviewerChoice:
 
     def _reason(self, seat: Seat, similarity: float, links: list[adjacent.Link]) -> str:
         names = {f["id"]: f["name"] for f in self.store.corpus.list_fields()}
-        name = lambda f: names.get(f, f)  # noqa: E731
+        name = lambda f: names.get(f, f)
         close = f"their closest paper matches the proposal at {similarity:.2f}"
         if seat.why == COVERS:
             return (f"Covers {', '.join(name(f) for f in seat.fields)}, drawn on by the proposal; "
@@ -247,7 +247,7 @@ def choose_seats(ranked: list[str], fields_of: dict[str, set[str]], fields: list
     the proposal's fields; then the rest by rank. Returned in rank order."""
     seats: list[Seat] = []
     left = [f for f in dict.fromkeys(fields)]
-    taken = lambda r: any(s.rid == r for s in seats)  # noqa: E731
+    taken = lambda r: any(s.rid == r for s in seats)
     while left and len(seats) < k:
         gain = {r: [f for f in left if f in fields_of.get(r, ())] for r in ranked if not taken(r)}
         best = max(gain, key=lambda r: len(gain[r]), default=None)  # max keeps the first (best rank)
