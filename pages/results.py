@@ -19,6 +19,7 @@ from studio import (
     chance,
     charts,
     credit_view,
+    idea_map_view,
     identity,
     novelty_view,
     provenance_view,
@@ -230,6 +231,7 @@ if run.reviews and (job is None or job.done):
 
 rounds_view.show(run, names)  # revision rounds: score trajectory and per-question diffs
 rounds_view.revise_control(run, store, read_only)  # more rounds for a finished run
+idea_map_view.section(run, store)  # every candidate and version by meaning (studio/idea_map_view.py)
 
 # -- similarity -------------------------------------------------------------------------------
 JUDGE_LABELS = {"topic": "Topic", "method": "Method", "factual": "Facts", "claim": "Claims",
