@@ -26,6 +26,7 @@ from . import charts, novelty_view, render, resources, state
 
 HISTORY_RUNS = 30  # the newest listed runs the History map reads at most
 PRIOR_COLOUR = "#6E6E6E"
+PRIOR_LABELS = 12  # prior papers get a short title beside them up to this many
 UNKNOWN_COLOUR = "#9A9A9A"
 SLIDE = {"format": "png", "width": 1600, "height": 900, "scale": 1}
 HAS_KALEIDO = importlib.util.find_spec("kaleido") is not None
@@ -70,11 +71,12 @@ def show(store, runs: list[Run], key: str, current: Run | None = None) -> None:
         return
     names = resources.field_names(store)
     fig = figure(m, names, many_runs=len(runs) > 1)
-    st.caption(_legend_words(m))
-    event = st.plotly_chart(fig, key=f"ideamap_{key}", on_select="rerun", selection_mode="points",
-                            config=charts.PLOT_CONFIG | {"toImageButtonOptions": SLIDE | {
-                                "filename": f"idea-map-{key}"}})
-    _export(fig, key)
+    with st.container(key=f"ideamap_box_{key}"):
+        st.caption(_legend_words(m))
+        event = st.plotly_chart(fig, key=f"ideamap_{key}", on_select="rerun", selection_mode="points",
+                                config=charts.PLOT_CONFIG | {"toImageButtonOptions": SLIDE | {
+                                    "filename": f"idea-map-{key}"}})
+        _export(fig, key)
     _open(m, event, key, current, store)
 
 
@@ -109,21 +111,25 @@ def marker_size(novelty: float | None) -> float:
     return 16.0 if novelty is None else 12.0 + 24.0 * max(0.0, min(1.0, novelty))
 
 
-def mix_colour(mix: dict[str, float], names: dict[str, str]) -> str:
-    """The field colours blended by share (one field: its own colour)."""
-    if not mix:
-        return UNKNOWN_COLOUR
-    rgb = [0.0, 0.0, 0.0]
-    total = sum(mix.values())
-    for f, share in mix.items():
-        hex_ = charts.field_colour(f, names).lstrip("#")
-        for i in range(3):
-            rgb[i] += int(hex_[2 * i:2 * i + 2], 16) * share / total
-    return "#" + "".join(f"{round(c):02X}" for c in rgb)
+def mix_colours(mix: dict[str, float], names: dict[str, str]) -> tuple[str, str]:
+    """The mix as two colours: the fill is its main field's, the ring its second field's
+    (white for one field). Blending hues would not do: blue and orange make a grey that
+    reads as no field at all."""
+    fields = mix_order(mix)
+    if not fields:
+        return UNKNOWN_COLOUR, "#FFFFFF"
+    ring = charts.field_colour(fields[1], names) if len(fields) > 1 else "#FFFFFF"
+    return charts.field_colour(fields[0], names), ring
+
+
+def mix_order(mix: dict[str, float]) -> list[str]:
+    """The named fields of a mix, the largest share first."""
+    named = set(ideamap.mix_fields(mix))
+    return sorted(named, key=lambda f: (-mix.get(f, 0.0), f))
 
 
 def mix_name(mix: dict[str, float], names: dict[str, str]) -> str:
-    fields = ideamap.mix_fields(mix)
+    fields = mix_order(mix)
     return " + ".join(names.get(f, f) for f in fields) if fields else "fields unknown"
 
 
@@ -162,24 +168,49 @@ def figure(m: ideamap.IdeaMap, names: dict[str, str], many_runs: bool = False, h
             x=[p.x for p in pts], y=[p.y for p in pts], name=render.plot_escape(name),
             mode="markers+text" if label_ideas else "markers",
             text=[render.plot_escape(p.label.split(" (")[0]) for p in pts], textposition="top center",
-            marker={"size": [marker_size(p.novelty) for p in pts], "opacity": 0.9,
-                    "color": [mix_colour(p.fields, names) for p in pts],
-                    "line": {"width": 1.5, "color": "#FFFFFF"}},
+            marker={"size": [marker_size(p.novelty) for p in pts], "opacity": 0.95,
+                    "color": mix_colours(pts[0].fields, names)[0],
+                    "line": {"width": 3, "color": mix_colours(pts[0].fields, names)[1]}},
             customdata=[p.id for p in pts], hovertext=[_idea_hover(p, many_runs) for p in pts],
             hoverinfo="text"))
     if m.priors:
         pr = m.priors
         fig.add_trace(go.Scatter(
-            x=[p.x for p in pr], y=[p.y for p in pr], name="nearest prior work", mode="markers",
+            x=[p.x for p in pr], y=[p.y for p in pr], name="nearest prior work",
+            mode="markers+text" if len(pr) <= PRIOR_LABELS else "markers",
+            text=[render.plot_escape(render.short(p.label, 26)) for p in pr],
+            textposition=_label_sides(pr),
+            textfont={"size": 10, "color": PRIOR_COLOUR},
             marker={"size": 11, "symbol": "diamond", "color": PRIOR_COLOUR, "opacity": 0.75,
                     "line": {"width": 1, "color": "#FFFFFF"}},
             customdata=[p.id for p in pr], hovertext=[_prior_hover(p) for p in pr], hoverinfo="text"))
     axis = {"showticklabels": False, "zeroline": False, "showgrid": True, "gridcolor": "#EEEEEE"}
+    fig.update_xaxes(range=_padded([p.x for p in m.points], 0.18))  # room for the labels
+    fig.update_yaxes(range=_padded([p.y for p in m.points], 0.12))
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend=charts.LEGEND,
                       hovermode="closest", plot_bgcolor="rgba(0,0,0,0)", clickmode="event+select",
-                      xaxis=axis | {"title": {"text": "meaning, first axis", "font": {"size": 11}}},
-                      yaxis=axis | {"title": {"text": "meaning, second axis", "font": {"size": 11}}})
+                      xaxis=axis, yaxis=axis)  # the axes have no units: only distances mean anything
     return fig
+
+
+def _padded(values: list[float], share: float) -> list[float]:
+    low, high = min(values), max(values)
+    pad = (high - low) * share or 1.0
+    return [low - pad, high + pad]
+
+
+def _label_sides(points: list[ideamap.Point]) -> list[str]:
+    """Each paper's title below its diamond, or above when a neighbour already put its
+    own below (and below again when both sides are taken nearby), left to right."""
+    xs, ys = [p.x for p in points], [p.y for p in points]
+    near_x = (max(xs) - min(xs)) * 0.25 or 1.0  # a 26-character title is about a quarter of the map wide
+    near_y = (max(ys) - min(ys)) * 0.10 or 1.0
+    sides = [""] * len(points)
+    for i in sorted(range(len(points)), key=xs.__getitem__):
+        taken = {sides[j] for j in range(len(points)) if sides[j] and abs(xs[j] - xs[i]) < near_x
+                 and abs(ys[j] - ys[i]) < near_y}
+        sides[i] = "top center" if "bottom center" in taken and "top center" not in taken else "bottom center"
+    return sides
 
 
 # -- export and opening ---------------------------------------------------------------------------

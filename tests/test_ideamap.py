@@ -79,10 +79,11 @@ def test_each_nearest_paper_is_one_point_and_novelty_sizes_the_idea(store):
 
 
 def test_hover_text_shows_model_html_as_text():
-    from studio.idea_map_view import hover_text, marker_size
+    from studio.idea_map_view import hover_text, marker_size, mix_name
 
     shown = hover_text("<img src=x onerror=alert(1)> & <b>bold</b> " + "word " * 40)
     assert "<img" not in shown and "<b>bold" not in shown
     assert "&lt;img src=x onerror=alert(1)&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in shown
     assert "<br>" in shown  # our own line breaks, after escaping
     assert marker_size(0.0) < marker_size(None) < marker_size(0.9)
+    assert mix_name({"nlp": 0.6, "astronomy": 0.3, "systems": 0.1}, {"nlp": "NLP"}) == "NLP + astronomy"

@@ -40,7 +40,10 @@ def mapped_run(run_id: str, store) -> Run:
     run = brainstorm_run(run_id)
     run.candidates = [c for c in run.candidates if not c.merged_into]
     run.tournament.merged = 0
+    leads = {"c2": (["r-ivezic-zeljko"], ["astronomy"]), "c3": (["r-chen-beidi"], ["nlp", "systems"])}
     for c in run.candidates:
+        if c.id in leads:  # three field mixes on the map, not one
+            c.lead.author_ids, c.lead.fields = leads[c.id]
         q1, q5, near = IDEAS[c.id]
         c.proposal = Proposal(q1, f"Why {c.id} matters.", f"Why {c.id} is hard.", f"Gap of {c.id}.", q5)
         papers = [NearPaper(title=store.corpus.get_paper(pid).title, similarity=sim, source="store",
