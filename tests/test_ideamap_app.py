@@ -16,6 +16,7 @@ from tests.apphelp import goto, infos, module_data_dir, new_app
 from tests.candidates_run import XSS, brainstorm_run
 
 data_dir = module_data_dir("ideamap-app-data")
+LOUD = "<b>LOUD</b>"  # a tag plotly would draw (it leaves a <script> as text by itself)
 REASON = "Covers Astronomy, drawn on by the proposal; their closest paper matches the proposal at 0.61."
 # Each candidate: its Q1, its method, and its nearest stored papers with their similarity.
 IDEAS = {
@@ -25,7 +26,7 @@ IDEAS = {
     "c2": ("How can a language model answer astronomers' questions from the Gaia catalogue's documentation?",
            "Retrieval over the Gaia data release papers, answers citing catalogue columns.",
            [("arxiv:2208.00211", 0.81), ("arxiv:2303.18223", 0.44)]),
-    "c3": (XSS + " How can sparse attention make classifying millions of stellar spectra cheap?",
+    "c3": (XSS + " " + LOUD + " How can sparse attention make classifying millions of stellar spectra cheap?",
            "Contextual sparsity and sampling at inference time for a spectra classifier.",
            [("arxiv:2410.16179", 0.66), ("arxiv:2205.14135", 0.52)]),
     "c4": ("Can a simulated research community propose new studies of the Milky Way disk?",
@@ -106,7 +107,8 @@ def test_four_candidates_and_their_nearest_papers_on_one_map(runs):
     assert len(priors["customdata"]) == 8  # two papers per candidate, none shared
     hovers = [h for t in traces for h in t.get("hovertext") or []]
     assert not any("<script>" in h for h in hovers)
-    assert any("&lt;script&gt;alert(1)&lt;/script&gt;" in h for h in hovers), "c3's Q1, shown as text"
+    assert any("&lt;script&gt;alert(1)&lt;/script&gt; &lt;b&gt;LOUD&lt;/b&gt;" in h for h in hovers), "as text"
+    assert not any("<b>LOUD" in h for h in hovers)
     assert any("Gaia Data Release 3" in h for h in hovers)
     sizes = {cd: t["marker"]["size"][t["customdata"].index(cd)] for cd, t in ideas}
     # c4's nearest paper is the least similar (0.38), c2's the most (0.81).
