@@ -17,14 +17,15 @@ PROPOSAL = Proposal(q1="How can language agents read the spectra of stars?",
 
 
 def plant(store, bridge: str) -> None:
-    """Authors Nora (NLP) and Ash (astronomy). Cleo co-wrote Nora's paper and matches the
-    proposal best; Ned and Nell are other NLP people, Aya another astronomer. Ned co-wrote a
+    """Authors Nora (NLP) and Ash (astronomy). Cleo co-wrote both of Nora's papers (a close
+    co-author) and matches the proposal best; Ned and Nell are other NLP people, Aya another astronomer. Ned co-wrote a
     paper with a researcher of `bridge` (statistics or criminology): that field is the one
     the graph ties to NLP. The other outside field has no tie at all."""
     other = "criminology" if bridge == "statistics" else "statistics"
     store.corpus.upsert_fields([{"id": f, "name": f.title(), "domain": f} for f in FIELDS])
     store.corpus.upsert_papers([
         Paper(id="p-nora", title="Language agents on the web", year=2021, fields=["nlp"]),
+        Paper(id="p-nora2", title="Language of web tasks", year=2019, fields=["nlp"]),
         Paper(id="p-ash", title="Spectra of galaxy stars", year=2021, fields=["astronomy"]),
         Paper(id="p-ned", title="Language agents and language", year=2020, fields=["nlp"]),
         Paper(id="p-nell", title="Web language", year=2020, fields=["nlp"]),
@@ -32,9 +33,9 @@ def plant(store, bridge: str) -> None:
         Paper(id="p-bridge", title="Counting crime families", year=2018, fields=[bridge]),
         Paper(id="p-far", title="Language agents read spectra of stars", year=2018, fields=[other])])
     store.corpus.upsert_researchers([
-        Researcher(id="r-nora", name="Nora", fields=["nlp"], publication_ids=["p-nora"]),
+        Researcher(id="r-nora", name="Nora", fields=["nlp"], publication_ids=["p-nora", "p-nora2"]),
         Researcher(id="r-ash", name="Ash", fields=["astronomy"], publication_ids=["p-ash"]),
-        Researcher(id="r-cleo", name="Cleo", fields=["nlp"], publication_ids=["p-nora"]),
+        Researcher(id="r-cleo", name="Cleo", fields=["nlp"], publication_ids=["p-nora", "p-nora2"]),
         Researcher(id="r-ned", name="Ned", fields=["nlp"], publication_ids=["p-ned", "p-bridge"]),
         Researcher(id="r-nell", name="Nell", fields=["nlp"], publication_ids=["p-nell"]),
         Researcher(id="r-aya", name="Aya", fields=["astronomy"], publication_ids=["p-aya"]),
@@ -76,7 +77,7 @@ def test_every_field_covered_plus_the_field_the_graph_ties_to_it(store, bridge):
     assert choice.reasons["r-aya"].startswith("Covers Astronomy, drawn on by the proposal")
     # The old rule, on the same candidates with Cleo back among them, picks differently.
     q = choice.query_vector(PROPOSAL)
-    everyone = {**vectors, "r-cleo": choice.embedder.encode(["Language agents on the web. "])}
+    everyone = {**vectors, "r-cleo": choice.embedder.encode(["Language agents on the web. ", "Language of web tasks. "])}
     ranked = sorted(everyone, key=lambda r: (-float((everyone[r] @ q).max()), r))
     assert old_rule(ranked, choice._fields_of(ranked), ["nlp", "astronomy"], 3) != sorted(
         chosen, key=ranked.index)
@@ -94,6 +95,17 @@ def test_fewer_seats_than_fields_still_cover_them_all():
     fields_of["c1"] = {"criminology"}
     seats = reviewers.choose_seats([*ranked, "c1"], fields_of, fields, 3, ["criminology"])
     assert [(s.rid, s.why) for s in seats] == [("n1", "covers"), ("ava", "covers"), ("c1", "adjacent")]
+
+
+def test_a_close_coauthor_has_written_two_papers_with_an_author(community):
+    # Sam shares one paper (p-spectra) with Ada: still an outside reader.
+    assert adjacent.close_coauthors(community.corpus, ["r-ada"]) == set()
+    community.corpus.upsert_papers([Paper(id="p-two", title="Spectra again", year=2022, fields=["astronomy"])])
+    community.corpus.upsert_researchers([
+        Researcher(id="r-ada", name="Ada Astro", fields=["astronomy"],
+                   publication_ids=["p-gaia", "p-spectra", "p-two"]),
+        Researcher(id="r-sam", name="Sam Stars", fields=["astronomy"], publication_ids=["p-spectra", "p-two"])])
+    assert adjacent.close_coauthors(community.corpus, ["r-ada"]) == {"r-sam"}
 
 
 def test_citations_tie_fields_too(store):

@@ -7,8 +7,8 @@ papers of one cite papers of the other. The graph is built from a bounded neighb
 (the authors and the chosen fields' candidates, their papers, the co-authors of those
 papers and the papers they cite), so a large store is never loaded whole.
 
-Authors' close co-authors are found here too: a reviewer who shares a paper with an author
-is not an outside reader, whatever their field.
+Authors' close co-authors are found here too: someone who has written papers with an author
+again and again is not an outside reader, whatever their field.
 """
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ from ...graph import build_graph, neighbours
 
 PAPERS_EACH = 20  # a researcher's newest papers that enter the neighbourhood graph
 CITED_MAX = 200  # cited papers added to the graph at most
+# A close co-author has written at least this many stored papers with one author: a working
+# relationship, not one shared paper (often one of a consortium's, or a single collaboration).
+CLOSE_SHARED = 2
 
 
 @dataclass
@@ -37,13 +40,16 @@ class Link:
         return self.coauthored + self.cited
 
 
-def close_coauthors(corpus, author_ids: Iterable[str]) -> set[str]:
-    """Everyone who shares a stored paper with one of the authors (the authors excluded)."""
+def close_coauthors(corpus, author_ids: Iterable[str], shared: int = CLOSE_SHARED) -> set[str]:
+    """Everyone who shares at least `shared` stored papers with one of the authors (the
+    authors excluded)."""
     authors = set(author_ids)
-    pids = [pid for r in corpus.get_researchers([a for a in authors if corpus.researcher_exists(a)])
-            for pid in r.publication_ids]
-    together = corpus.authors_of(pids)
-    return {rid for ids in together.values() for rid in ids} - authors
+    counts: dict[tuple[str, str], int] = {}
+    for a in corpus.get_researchers([a for a in authors if corpus.researcher_exists(a)]):
+        for ids in corpus.authors_of(a.publication_ids).values():
+            for rid in set(ids) - authors:
+                counts[a.id, rid] = counts.get((a.id, rid), 0) + 1
+    return {rid for (_, rid), n in counts.items() if n >= shared}
 
 
 def neighbourhood_graph(corpus, researcher_ids: Iterable[str]) -> nx.MultiDiGraph:

@@ -16,9 +16,10 @@ fills the remaining seats by similarity alone.
 Graph position (issue 27): every field the proposal draws on is covered first, even with
 fewer seats than fields (a reviewer who publishes in two of them covers both); then one
 seat goes to a field next to them in the community graph (adjacent.py: tied by co-authored
-papers or citations, never a fixed list), and the rest by similarity. Authors and anyone
-who shares a paper with an author never review. Each chosen reviewer keeps one sentence
-saying why (`reasons`), which the run stores beside its reviewers.
+papers or citations, never a fixed list), and the rest by similarity. Authors and their
+close co-authors (two or more papers with an author: adjacent.CLOSE_SHARED) never review.
+Each chosen reviewer keeps one sentence saying why (`reasons`), which the run stores
+beside its reviewers.
 """
 from __future__ import annotations
 
@@ -176,7 +177,7 @@ class ReviewerChoice:
         return [s.rid for s in seats]
 
     def excluded(self) -> list[str]:
-        """The authors, then everyone who shares a stored paper with one of them."""
+        """The authors, then their close co-authors (adjacent.close_coauthors)."""
         if self._excluded is None:
             authors = list(self.config.researcher_ids)
             self._excluded = authors + sorted(adjacent.close_coauthors(self.store.corpus, authors))
