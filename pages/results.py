@@ -12,7 +12,7 @@ from rt_core.graph import add_proposal, build_graph
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import follows_instructions
 from rt_core.run.evidence.evaluate import compare_reviews, evaluate_against, judge_run
-from rt_core.run.people.reviewers import reason_for
+from rt_core.run.people.reviewers import reason_for, uncovered_fields
 from rt_core.types import Proposal, Run, Similarity
 from studio import (
     candidates_view,
@@ -189,6 +189,9 @@ else:
                             [r.score for r in run.reviews],
                             run.meta_review.score if run.meta_review else None)
     st.plotly_chart(fig, key=f"scores_{run.id}")
+    if uncovered_fields(store, run):
+        st.caption(render.md_escape("No reviewer from " + ", ".join(uncovered_fields(store, run)) + ": every "
+                                    "researcher there is an author or a close co-author, or the seats ran out."))
     for r in run.reviews:
         who = names.get(r.reviewer_id, r.reviewer_id)
         score = r.score if r.score is not None else "missing"

@@ -8,7 +8,7 @@ import pytest
 
 from rt_core.models.scripted import demo_responder
 from rt_core.run.people import adjacent, reviewers
-from rt_core.types import Paper, Proposal, Researcher
+from rt_core.types import Paper, Proposal, Researcher, Review, Run, RunConfig
 from tests.test_reviewers import sim_for
 
 FIELDS = ["nlp", "astronomy", "statistics", "criminology"]
@@ -77,7 +77,8 @@ def test_every_field_covered_plus_the_field_the_graph_ties_to_it(store, bridge):
     assert choice.reasons["r-aya"].startswith("Covers Astronomy, drawn on by the proposal")
     # The old rule, on the same candidates with Cleo back among them, picks differently.
     q = choice.query_vector(PROPOSAL)
-    everyone = {**vectors, "r-cleo": choice.embedder.encode(["Language agents on the web. ", "Language of web tasks. "])}
+    cleo = choice.embedder.encode(["Language agents on the web. ", "Language of web tasks. "])
+    everyone = {**vectors, "r-cleo": cleo}
     ranked = sorted(everyone, key=lambda r: (-float((everyone[r] @ q).max()), r))
     assert old_rule(ranked, choice._fields_of(ranked), ["nlp", "astronomy"], 3) != sorted(
         chosen, key=ranked.index)
@@ -132,3 +133,15 @@ def test_the_run_stores_why_each_reviewer_was_chosen(store, scripted):
     named = sim_for(store, researcher_ids=["r-nora"], paper_ids=["p-nora"], reviewer_ids=["r-cleo"])
     assert named.state.reviewers.choose_reviewers(PROPOSAL) == ["r-cleo"]  # by hand: still allowed
     assert named.state.reviewers.reasons == {"r-cleo": reviewers.HAND_PICKED}
+
+
+def test_results_name_a_field_no_reviewer_covers(store):
+    plant(store, "statistics")
+    config = RunConfig(researcher_ids=["r-nora", "r-ash"], paper_ids=["p-nora", "p-ash"])
+    run = Run(id="u1", config=config, reviews=[Review("r-ned")], reviewer_reasons={"r-ned": "close"})
+    assert reviewers.uncovered_fields(store, run) == ["Astronomy"]
+    run.reviews.append(Review("r-aya"))
+    assert reviewers.uncovered_fields(store, run) == []
+    by_hand = Run(id="u2", config=RunConfig(researcher_ids=["r-nora"], paper_ids=["p-nora", "p-ash"],
+                                             reviewer_ids=["r-ned"]), reviews=[Review("r-ned")])
+    assert reviewers.uncovered_fields(store, by_hand) == []  # the user's choice, not flagged

@@ -280,3 +280,17 @@ def reason_for(run, reviewer_id: str) -> str:
     if reviewer_id in (run.reviewer_reasons or {}):
         return run.reviewer_reasons[reviewer_id]
     return HAND_PICKED if reviewer_id in run.config.reviewer_ids else ""
+
+
+def uncovered_fields(store, run) -> list[str]:
+    """The proposal's fields that no chosen reviewer publishes in (by name), when the choice
+    was the graph's: none of those fields had a researcher left who is neither an author nor
+    a close co-author (or the seats ran out). Hand-picked reviewers are the user's call."""
+    if not run.reviewer_reasons or run.config.reviewer_ids:
+        return []
+    corpus = store.corpus
+    wanted = (primary_fields(corpus.get_papers([p for p in run.config.paper_ids if corpus.paper_exists(p)]))
+              or corpus.researcher_fields(run.config.researcher_ids))
+    covered = set(corpus.researcher_fields([r.reviewer_id for r in run.reviews]))
+    names = {f["id"]: f["name"] for f in corpus.list_fields()}
+    return [names.get(f, f) for f in wanted if f not in covered]
