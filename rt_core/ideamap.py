@@ -46,6 +46,7 @@ class Point:
     url: str = ""  # a paper's address
     year: int | None = None
     near_to: list[str] = field(default_factory=list)  # prior: the ideas it was found for
+    answers: dict[str, str] = field(default_factory=dict)  # an idea's five answers, to open it
     x: float = 0.0
     y: float = 0.0
 
@@ -113,7 +114,7 @@ def mix_fields(mix: dict[str, float]) -> list[str]:
 def _idea(run: Run, key: str, label: str, proposal: Proposal, mix: dict, novelty: Novelty | None,
           candidate_id: str = "") -> Point:
     return Point(f"{run.id}/{key}", IDEA, run.id, label, proposal.q1, idea_text(proposal), mix,
-                 novelty_distance(novelty), candidate_id)
+                 novelty_distance(novelty), candidate_id, answers=proposal.answers())
 
 
 def steered_versions(store, run: Run) -> list[tuple[str, Proposal]]:
@@ -212,14 +213,3 @@ def build(store, runs: list[Run], embedder) -> IdeaMap:
         p.x, p.y = round(float(x), 4), round(float(y), 4)
     return IdeaMap(points, round(explained, 3))
 
-
-def proposal_of(run: Run, point: Point) -> Proposal | None:
-    """The five answers behind an idea of this run (None for a paper or another run's idea)."""
-    if point.kind != IDEA or point.run_id != run.id:
-        return None
-    if point.candidate_id:
-        return next((c.proposal for c in run.candidates if c.id == point.candidate_id), None)
-    if point.label == "proposal":
-        return run.proposal
-    number = point.label.removeprefix("round ")
-    return next((r.proposal for r in run.rounds if str(r.number) == number), None)

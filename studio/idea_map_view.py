@@ -264,13 +264,10 @@ def _opened(p: ideamap.Point, current: Run | None, store) -> None:
             return
         far = "not checked" if p.novelty is None else f"{p.novelty:.2f}"
         st.markdown(render.md_escape(f"{p.label} · run {p.run_id} · novelty distance {far}"))
-        proposal = ideamap.proposal_of(current, p) if current is not None else None
-        if proposal is None:
-            render.show_text(p.q1)
-            if st.button("Open this run in Results", key=f"ideamap_go_{p.id}"):
-                st.session_state["results_run"] = p.run_id
-                st.switch_page(state.PAGES["results"], query_params={state.RUN_PARAM: p.run_id})
-            return
         for q in QUESTIONS:
             st.markdown(f"**Q{q.number}. {q.title}**")
-            render.show_text(getattr(proposal, q.key) or "(missing)")
+            render.show_text(p.answers.get(q.key) or "(missing)")
+        elsewhere = current is None or current.id != p.run_id  # History's map: another run's idea
+        if elsewhere and st.button("Open this run in Results", key=f"ideamap_go_{p.id}"):
+            st.session_state["results_run"] = p.run_id
+            st.switch_page(state.PAGES["results"], query_params={state.RUN_PARAM: p.run_id})

@@ -146,6 +146,10 @@ def test_history_maps_every_listed_run_on_request(runs):
     traces = map_spec(at, "ideamap_history")["data"]
     ids = {cd for t in traces for cd in t.get("customdata") or []}
     assert {f"{runs['four'].id}/c1", f"{runs['one'].id}/proposal"} <= ids
+    at.selectbox(key="ideamap_pick_history").set_value(f"{runs['one'].id}/proposal").run()
+    assert "We watch them." in [t.value for t in at.text]
+    at.button(key=f"ideamap_go_{runs['one'].id}/proposal").click().run()
+    assert any(t.value == "Results" for t in at.title)  # opened where its reviews and scores are
 
 
 def _md(text: str) -> str:
