@@ -29,6 +29,7 @@ from studio import (
     rounds_view,
     score_headline,
     state,
+    steer_view,
 )
 from studio.frame import ensure_frame
 
@@ -229,6 +230,7 @@ if run.reviews and (job is None or job.done):
 
 rounds_view.show(run, names)  # revision rounds: score trajectory and per-question diffs
 rounds_view.revise_control(run, store, read_only)  # more rounds for a finished run
+steer_view.show(run, store, bool(state.may(Action.STEER, run_id, linked=run_id in viewed)), names)
 idea_map_view.section(run, store)  # every candidate and version by meaning (studio/idea_map_view.py)
 
 # -- similarity -------------------------------------------------------------------------------

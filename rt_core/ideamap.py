@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .novelty.nearest import facet_text
+from .run.steer import table as steer_table
+from .run.steer import tree as steer_tree
 from .sources.ids import normalise_title
 from .store.paper_vectors import paper_text
 from .text import clip
@@ -117,16 +119,18 @@ def _idea(run: Run, key: str, label: str, proposal: Proposal, mix: dict, novelty
                  novelty_distance(novelty), candidate_id, answers=proposal.answers())
 
 
-def steered_versions(store, run: Run) -> list[tuple[str, Proposal]]:
-    """HOOK for steered versions (issue 27 point 3, branch `steer`): (label, proposal) of each
-    version a person or the community made by steering this run. Empty until that branch's
-    `versions_of(store, run_id)` is on main; then it is called here."""
-    return []
+def steered_versions(store, run: Run) -> list[tuple[str, str, Proposal]]:
+    """(id, label, proposal) of each version made by steering this run, parents before
+    children (rt_core/run/steer: `versions_of`, read here from the run at hand with
+    `tree_of` so the run is not loaded twice). The tree's roots, the run's proposal and
+    its candidates, are on the map already."""
+    return [(v.id, f"{v.id} ({'you' if v.author == steer_tree.YOU else 'community'})", v.proposal)
+            for v in steer_table.tree_of(store, run).ordered() if v.parent]
 
 
 def ideas_of_run(store, run: Run) -> list[Point]:
     """Every candidate (merged near-duplicates too), else the run's proposal, then each
-    revision round and steered version after the first proposal."""
+    revision round after the first proposal and each version a steer made."""
     corpus, cfg = store.corpus, run.config
     run_mix = field_mix(corpus, cfg.researcher_ids, cfg.paper_ids)
     out = [_candidate(corpus, run, c) for c in run.candidates if c.proposal.q1 or c.proposal.q5]
@@ -134,8 +138,8 @@ def ideas_of_run(store, run: Run) -> list[Point]:
         out.append(_idea(run, "proposal", "proposal", run.proposal, run_mix, run.novelty))
     for r in run.rounds[1:]:
         out.append(_idea(run, f"round {r.number}", f"round {r.number}", r.proposal, run_mix, None))
-    for label, proposal in steered_versions(store, run):
-        out.append(_idea(run, f"version {label}", f"version {label}", proposal, run_mix, None))
+    for vid, label, proposal in steered_versions(store, run):
+        out.append(_idea(run, f"version {vid}", f"version {label}", proposal, run_mix, None))
     return out
 
 

@@ -87,3 +87,19 @@ def test_hover_text_shows_model_html_as_text():
     assert "<br>" in shown  # our own line breaks, after escaping
     assert marker_size(0.0) < marker_size(None) < marker_size(0.9)
     assert mix_name({"nlp": 0.6, "astronomy": 0.3, "systems": 0.1}, {"nlp": "NLP"}) == "NLP + astronomy"
+
+
+def test_steered_versions_join_the_map_and_open_with_their_answers(store):
+    from rt_core.run.steer import table
+    from rt_core.run.steer.tree import EDIT, YOU, Version
+
+    run = _run([], Proposal(q1="How do stars form in spectra?", q5="We read spectra."))
+    store.runs.save(run)
+    edited = Proposal(q1="How do web agents read crime families?", q5="We ask agents.")
+    table.save(store, Version("s1", run.id, parent="v0", author=YOU, kind=EDIT, changed=["q1"],
+                              proposal=edited, created_at="2026-11-26T12:00:00"))
+    m = ideamap.build(store, [run], WordEmbedder())
+    assert [(p.id, p.label) for p in m.ideas] == [("m1/proposal", "proposal"),
+                                                   ("m1/version s1", "version s1 (you)")]
+    assert m.ideas[1].answers["q1"] == edited.q1
+    assert (m.ideas[0].x, m.ideas[0].y) != (m.ideas[1].x, m.ideas[1].y)
