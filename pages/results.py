@@ -8,7 +8,7 @@ from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS, QUESTIONS
 from rt_core.graph import add_proposal, build_graph
 from rt_core.models.client import ModelSettings
-from rt_core.models.registry import prompt_style
+from rt_core.models.registry import follows_instructions
 from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run, Similarity
 from studio import (
@@ -249,7 +249,7 @@ def _judge_section() -> None:
         if j.get("evaluator"):
             st.caption(render.md_escape(f"Judge: {j['evaluator']}"))
         return
-    local = prompt_style(ss["model"].strip()) == "stem"  # a base model cannot judge
+    local = not follows_instructions(ss["model"].strip())  # a base model cannot judge
     st.caption("Ask the model chosen on the Run page to score how consistent the proposal is with "
                "the reference (topic, method, facts, claims, application), and the novelty and "
                "feasibility of each." + (" The embedded demo model cannot do this: pick a hosted "

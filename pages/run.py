@@ -74,7 +74,7 @@ with st.container(border=True):
                       help="For Ollama or any OpenAI-compatible server. The server's own API keys "
                            "are never sent to a base URL typed here: type a key for it.")
         st.slider("Temperature", 0.0, 1.5, step=0.1, key="temperature", persist_state=ACROSS_PAGES)
-    if in_process and registry.prompt_style(model) == "stem":
+    if in_process and not registry.follows_instructions(model):
         st.info(f"**{render.md_escape(LOCAL_MODEL)}** is a tiny offline demo model (Gemma 3 270M, a base "
                 "model) that runs on this computer without a key. Expect rough ideas; a real "
                 "provider such as OpenAI, Anthropic or a local Ollama server is one setting away: "

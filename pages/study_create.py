@@ -8,7 +8,7 @@ import streamlit as st
 
 from rt_core.errors import RTError
 from rt_core.models.client import ModelSettings
-from rt_core.models.registry import prompt_style
+from rt_core.models.registry import follows_instructions
 from rt_core.study import models as study_models
 from rt_core.study.create import create_from_runs
 from rt_core.study.design import (
@@ -19,9 +19,10 @@ from rt_core.study.design import (
     StudySettings,
     build_items,
     build_units,
+    has_real_answers,
     parse_criteria,
 )
-from studio import render, request, resources, state, study
+from studio import fields, render, request, resources, state, study
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -50,13 +51,24 @@ mode = c2.radio("Mode", MODES, index=MODES.index("pairwise"), key="sc_mode", hor
                      "target side by side, pick the stronger per criterion (ties allowed).")
 picked = st.multiselect("Runs to rate (each run's proposal is one item)", ids, default=ids[:12],
                         format_func=lambda i: labels.get(i, i), key="sc_runs")
+try:
+    chosen = [store.runs.load(r) for r in picked]
+except RTError as exc:  # a run deleted since the list was drawn
+    render.show_error(exc)
+    chosen = []
 c1, c2 = st.columns(2)
 arm_by = c1.selectbox("Group runs into arms by", ARM_BY, key="sc_arm_by",
                       help="Pairs are only made between different arms on the same target (reference "
                            "paper or neighbourhood).")
-real_arm = c2.checkbox("Add the real paper's five answers as a hidden arm", value=True, key="sc_real",
-                       help="From the bundled replay targets or a run's restated reference: asks whether "
-                            "raters can tell (or prefer) the real paper.")
+REAL_HELP = ("From the bundled replay targets or a run's restated reference: asks whether raters can tell "
+             "(or prefer) the real paper.")
+if has_real_answers(chosen):
+    real_arm = c2.checkbox("Add the real paper's five answers as a hidden arm", value=True, key="sc_real",
+                           help=REAL_HELP)
+else:  # a separate key, so the organiser's choice comes back once a run with a reference is picked
+    real_arm = c2.checkbox("Add the real paper's five answers as a hidden arm", value=False, key="sc_real_none",
+                           disabled=True, help=REAL_HELP)
+    c2.caption("Not available: none of the chosen runs has a reference paper whose five answers are known.")
 
 with st.expander("Rubric", expanded=False):
     names = [c.name for c in DEFAULT_CRITERIA]
@@ -68,22 +80,23 @@ with st.expander("Rubric", expanded=False):
                          key="sc_extra", placeholder="clarity | Is it easy to follow? | confusing | crystal clear")
 
 c1, c2, c3, c4 = st.columns(4)
-minutes = c1.number_input("Minutes per rater", 1, 240, 10, key="sc_minutes",
-                          help="Each rater gets as many items as fit: the minutes over the median time an item "
-                               "takes in this study (before any is measured: 45 s per proposal plus 10 s per "
-                               "criterion).")
-per_unit = c2.number_input("Raters per item (at least)", 1, 50, 2, key="sc_per_unit",
-                           help="Every item (or pair) is brought up to this many raters first; more raters "
-                                "are never turned away, they spread over the least-covered items.")
-cap = c3.number_input("Most items per rater", 1, 200, 20, key="sc_cap",
-                      help="A per-rater cap, so no one person dominates the results.")
+minutes = fields.bounded_number(
+    "Minutes per rater", "sc_minutes", 1, 240, 10, where=c1,
+    help="Each rater gets as many items as fit: the minutes over the median time an item takes in this study "
+         "(before any is measured: 45 s per proposal plus 10 s per criterion).")
+per_unit = fields.bounded_number(
+    "Raters per item (at least)", "sc_per_unit", 1, 50, 2, where=c2,
+    help="Every item (or pair) is brought up to this many raters first; more raters are never turned away, "
+         "they spread over the least-covered items.")
+cap = fields.bounded_number("Most items per rater", "sc_cap", 1, 200, 20, where=c3,
+                            help="A per-rater cap, so no one person dominates the results.")
 allowed = c4.text_area("Allowed rater ids (optional, one per line)", key="sc_allowed", height=68)
 c1, c2, c3 = st.columns(3)
 repeat_check = c1.checkbox("Attention check: repeat one item", key="sc_repeat",
                            help="Shows one item again at the end (sides swapped); answers should match.")
 gold_check = c2.checkbox("Attention check: gold pair", key="sc_gold", disabled=mode != "pairwise",
                          help="A pair with a known answer: a real proposal against a deliberately vague one.")
-chat_model = prompt_style(ss["model"].strip()) == "chat"
+chat_model = follows_instructions(ss["model"].strip())
 restyle = c3.checkbox("Restyle every proposal with the model", key="sc_restyle", disabled=not chat_model,
                       help="Puts every arm in one voice (as Si et al. do) with the model chosen on the Run "
                            "page; the originals are kept. Not available for the embedded base model.")
@@ -99,11 +112,13 @@ def _settings() -> StudySettings:
                          arm_by=arm_by)
 
 
-# A live preview: what the study will contain, before anything is stored.
+# A live preview: what the study will contain, before anything is stored. The numbers must all
+# be usable (each field says what is wrong beside it) before there are settings to create with.
+numbers_ok = fields.all_valid(minutes, per_unit, cap)
 try:
-    settings = _settings()
-    items = build_items([store.runs.load(r) for r in picked], arm_by, real_arm=real_arm) if picked else []
-    items, units = build_units(items, mode, settings.gold_check) if items else ([], [])
+    settings = _settings() if numbers_ok else None
+    items = build_items(chosen, arm_by, real_arm=real_arm) if chosen else []
+    items, units = build_units(items, mode, gold_check and mode == "pairwise") if items else ([], [])
 except RTError as exc:
     render.show_error(exc)
     settings, items, units = None, [], []
@@ -114,6 +129,8 @@ if items:
     st.dataframe(pd.DataFrame({"arm": list(arms), "items": list(arms.values())}), hide_index=True,
                  key="sc_preview")
 
+if not numbers_ok:
+    st.caption("Create study waits until every number above is in range.")
 if st.button("Create study", type="primary", key="sc_create", disabled=settings is None or not units):
     try:
         with st.status("Creating the study...", expanded=False) as box:

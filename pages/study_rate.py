@@ -80,11 +80,12 @@ def _keys(pos: int, criteria: list[str]) -> None:
                                     lambda choice: _choose(pos, criteria, choice))
 
 
-def _submit(study_id: str, pos: int, criteria: list[str], rationale: str, confidence: int) -> None:
+def _submit(study_id: str, pos: int, criteria: list[str], rationale: str, confidence: int | None) -> None:
     answers = {name: _answers(pos).get(name) for name in criteria}
-    missing = [name for name, v in answers.items() if v is None]
+    missing = [name for name, v in answers.items() if v is None] + ["confidence"] * (confidence is None)
     if missing:
-        st.error(render.md_escape("Please answer every criterion first: " + ", ".join(missing)), icon="✋")
+        st.error(render.md_escape("Please answer every criterion and your confidence first; still missing: "
+                                  + ", ".join(missing)), icon="✋")
         return
     try:
         saved = store.studies.submit(study_id, ss["rate_rater"], pos, answers, rationale=rationale,
@@ -148,7 +149,8 @@ def rate() -> None:
         if not pairwise:
             st.caption(help_text)
     rationale = st.text_area("Rationale (a sentence or two)", key=f"rate_why_{task.position}", max_chars=2000)
-    confidence = st.radio("Confidence in your judgement", [1, 2, 3, 4, 5], index=2, horizontal=True,
+    # Starts unselected: a preselected middle value would anchor every rater on it.
+    confidence = st.radio("Confidence in your judgement (required)", [1, 2, 3, 4, 5], index=None, horizontal=True,
                           key=f"rate_conf_{task.position}", help="1 = a guess, 5 = certain")
     if st.button("Submit and go on", type="primary", key=f"rate_submit_{task.position}", shortcut="Ctrl+Enter"):
         _submit(study_row["id"], task.position, criteria, rationale, confidence)

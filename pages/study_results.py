@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rt_core.models.client import ModelSettings
-from rt_core.models.registry import prompt_style
+from rt_core.models.registry import follows_instructions
 from rt_core.study import models as study_models
 from rt_core.study import results
 from rt_core.study.stats import ALL
@@ -95,10 +95,10 @@ if pairwise:
     if bt.empty:
         st.info("Not enough votes between two arms yet.")
     else:
-        st.caption("Strength on the log-odds scale (0 = an average arm), with 95% bootstrap intervals "
-                   "(500 resamples of the votes; choix).")
+        st.caption("Log-strength (0 = an average arm; +1 wins about 73% against it), with 95% bootstrap "
+                   "intervals (500 resamples of the votes; choix), and the ranks each arm takes in 95% of them.")
         study.interval_chart(bt, "strength", "ci_low", "ci_high", "arm", "All criteria pooled", key="sr_bt")
-        st.dataframe(bt, hide_index=True, key="sr_bt_table")
+        st.dataframe(results.ranking_table(bt), hide_index=True, key="sr_bt_table")
         per = [d.assign(criterion=c) for c, d in summ["bt_by_criterion"].items() if not d.empty]
         if per:
             study.criterion_panels(pd.concat(per), "strength", "ci_low", "ci_high", "arm",
@@ -145,7 +145,7 @@ st.header("Judge calibration")
 st.caption("The LLM judge (the model chosen on the Run page) rates the same "
            + ("pairs, each in both orders so its position bias shows," if pairwise else "items")
            + " with the same rubric; its answers are compared with the humans'.")
-chat = prompt_style(ss["model"].strip()) == "chat"
+chat = follows_instructions(ss["model"].strip())
 if not chat:
     st.caption("The embedded base model cannot judge: choose a hosted, Ollama or the scripted model on the Run page.")
 if st.button("Run the LLM judge", key="sr_judge", disabled=not chat):
@@ -185,13 +185,17 @@ for model, j in summ["judge"].items():
 
 st.header("Export")
 frame = results.export_frame(store, study_id)
-e1, e2 = st.columns(2)
+e1, e2, e3 = st.columns(3)
 e1.download_button("Answers (CSV)", results.to_csv(frame), file_name=f"study-{row['code']}.csv",
                    mime="text/csv", key="sr_csv")
 e2.download_button("Study, items, answers and judge (JSON)", results.to_json(store, study_id),
                    file_name=f"study-{row['code']}.json", mime="application/json", key="sr_json")
-st.caption("One row per answer and criterion, with rater ids, the shown position and sides, the arms behind "
-           "them, and timestamps. Cells that a spreadsheet would run as a formula start with an apostrophe.")
+if pairwise and not summ["bt"].empty:
+    e3.download_button("Ranking (CSV)", results.to_csv(results.ranking_export(summ["bt"], row)),
+                       file_name=f"study-{row['code']}-ranking.csv", mime="text/csv", key="sr_rank_csv")
+st.caption("One row per answer and criterion, naming the study, each shown item (id, run and research "
+           "question), the arms behind them, rater ids and timestamps. Cells that a spreadsheet would run "
+           "as a formula start with an apostrophe.")
 with st.expander("Rationales (rater text, shown as plain text)"):
     notes = frame.drop_duplicates(["rater_id", "shown_position"])
     for r in notes.itertuples():

@@ -143,6 +143,18 @@ def _lead_doc(c: Candidate, names: Names) -> dict:
             "papers": [{"id": i, "title": names.paper(i)} for i in lead.paper_ids]}
 
 
+def tournament_notes(run: Run) -> list[str]:
+    """The ranking's notes in words: the stored ones, and how many judgements gave no
+    decision (counted from the judgements; a run stored when that was a note has it once)."""
+    t = run.tournament
+    if t is None:
+        return []
+    undecided = sum(not j.winner for j in t.judgements)
+    said = (f"{undecided} of {len(t.judgements)} judgements gave no decision (asked twice); "
+            "they count for neither side.")
+    return list(dict.fromkeys([*t.notes, *([said] if undecided else [])]))
+
+
 def ranking_json(run: Run, names: Names | None = None) -> str:
     """The ranking with each candidate's whole record (proposal, reviews, novelty, signals),
     the judgements with their reasons and the win matrix."""
@@ -151,7 +163,7 @@ def ranking_json(run: Run, names: Names | None = None) -> str:
     doc = {"run_id": run.id, "model": run.config.model, "method": t.method if t else None,
            "ranked_by": method_words(run), "judge_model": t.judge_model if t else "",
            "position_bias": t.position_bias if t else None, "merged": merged_count(run),
-           "merge_threshold": t.merge_threshold if t else None, "notes": list(t.notes) if t else [],
+           "merge_threshold": t.merge_threshold if t else None, "notes": tournament_notes(run),
            "ranking": [], "merged_candidates": [], "wins": t.wins if t else {},
            "judgements": [j.to_dict() for j in t.judgements] if t else []}
     for r in ranked(run):
@@ -201,7 +213,7 @@ def ranking_markdown(run: Run, names: Names | None = None) -> str:
     if merged_count(run):
         lines.append(f"- {merged_count(run)} near-duplicates merged at similarity >= "
                      f"{t.merge_threshold if t else 0:.2f}")
-    lines += [f"- note: {n}" for n in (t.notes if t else [])]
+    lines += [f"- note: {n}" for n in tournament_notes(run)]
     lines.append("")
     for r in ranked(run):
         lines += _md_candidate(run, r, names)

@@ -12,6 +12,7 @@ from typing import Any
 
 from .config import LOCAL_EMBEDDER, LOCAL_MODEL
 from .fiveq import QUESTION_KEYS, QUESTIONS
+from .stops import Stop, StopReason
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,17 @@ class Review(_Record):
     weaknesses: str = ""
     score: int | None = None
     missing: list[str] = field(default_factory=list)
+    # The sections ("strengths", "weaknesses") the automatic checks of the proposal filled
+    # because the base model wrote nothing usable there (run/stem_checks.py).
+    checked: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Review:
+        d = dict(data)
+        if "checked" not in d:  # stored before the field: the label such a section began with
+            d["checked"] = [k for k in ("strengths", "weaknesses")
+                            if str(d.get(k) or "").startswith("- Automatic check:")]
+        return super().from_dict(d)  # type: ignore[return-value]
 
 
 @dataclass
@@ -199,11 +211,15 @@ class Novelty(_Record):
     online: bool = False  # False: the store was the whole literature (the app says so)
     threshold: float = 0.0  # the similarity from which a paper is "close prior work"
     notes: list[str] = field(default_factory=list)  # e.g. a source that was rate-limited
+    warning: str = ""  # the one note to show where it is seen: every online source failed
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Novelty:
         data = dict(data)
         data["facets"] = [FacetNovelty.from_dict(f) for f in data.get("facets") or []]
+        if "warning" not in data:  # stored before the field: the note that began so
+            data["warning"] = next((n for n in data.get("notes") or []
+                                    if n.startswith("every online source failed")), "")
         return super().from_dict(data)  # type: ignore[return-value]
 
 
@@ -293,7 +309,10 @@ class Round(_Record):
     reviews: list[Review] = field(default_factory=list)
     meta_review: MetaReview | None = None
     changes: list[Change] = field(default_factory=list)  # against the round before
-    stopped: str = ""  # why no round came after this one, in words
+    stopped: Stop | None = None  # why no round came after this one (None: one may)
+
+    def stopped_for(self, reason: StopReason) -> bool:
+        return self.stopped is not None and self.stopped.reason is reason
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Round:
@@ -302,6 +321,7 @@ class Round(_Record):
         d["reviews"] = [Review.from_dict(r) for r in d.get("reviews") or []]
         d["meta_review"] = MetaReview.from_dict(d["meta_review"]) if d.get("meta_review") else None
         d["changes"] = [Change.from_dict(c) for c in d.get("changes") or []]
+        d["stopped"] = Stop.from_stored(d.get("stopped"))
         return super().from_dict(d)  # type: ignore[return-value]
 
 

@@ -71,7 +71,7 @@ def _summary(run: Run, rows: list[ec.Ranked]) -> None:
                 "in the order they were written.", icon=":material/pause_circle:")
     elif t.method == "signals":
         st.info(SIGNAL_WORDS, icon=":material/straighten:")
-    for note in t.notes if t else []:
+    for note in ec.tournament_notes(run):
         st.caption(render.md_escape(note))
 
 

@@ -12,7 +12,7 @@ from urllib.parse import quote, urlsplit
 
 import streamlit as st
 
-from rt_core.novelty import ALL_FAILED, is_close
+from rt_core.novelty import is_close
 from rt_core.novelty.explain import FACET_NAMES
 from rt_core.types import FacetNovelty, Novelty
 
@@ -69,9 +69,8 @@ def show(novelty: Novelty | None, key: str) -> None:
         else:
             st.caption(render.md_escape("Offline: the papers in this store are the literature; "
                                         f"nothing online was searched. {close_from}"))
-        for note in novelty.notes:
-            if note.startswith(ALL_FAILED):  # said once, where it is seen
-                st.warning(render.md_escape(note), icon="🌐")
+        if novelty.warning:  # said once, where it is seen
+            st.warning(render.md_escape(novelty.warning), icon="🌐")
         for f in novelty.facets:
             _facet(f)
         if novelty.notes:

@@ -23,9 +23,10 @@ from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY
 from rt_core.run import budget, revise, revise_more
 from rt_core.run.diff import diff_lines, proposal_diff
+from rt_core.run.rounds_report import stop_words
 from rt_core.types import Round, Run
 
-from . import render, state
+from . import fields, render, state
 from . import request as studio_request
 from .charts import LEGEND, PLOT_CONFIG
 from .render import plot_escape
@@ -78,6 +79,12 @@ def _round(before: Round, rnd: Round) -> None:
         st.code(diff_lines(d), language=None, wrap_lines=True)
 
 
+def reviewed_rounds(job) -> int:
+    """A revision job's rounds whose meta-review is in: read from the run's rounds (a typed
+    field, Round.meta_review), never from an agent's name (a reviewer may be called anything)."""
+    return sum(1 for r in job.simulation.run.rounds[1:] if r.meta_review is not None)
+
+
 def _shown_round(run: Run) -> int:
     """Which round the run's proposal is (rt_core.run.revise keeps the best-scored one)."""
     answers = run.proposal.answers() if run.proposal else {}
@@ -97,7 +104,7 @@ def show(run: Run, names: dict[str, str]) -> None:
     st.plotly_chart(trajectory_figure(run.rounds, names), key=f"rounds_{run.id}", config=PLOT_CONFIG)
     stops = [r for r in run.rounds if r.stopped]
     if stops:
-        st.info(render.md_escape(stops[-1].stopped), icon=":material/stop_circle:")
+        st.info(render.md_escape(stop_words(stops[-1])), icon=":material/stop_circle:")
     for before, rnd in zip(run.rounds, run.rounds[1:], strict=False):
         _round(before, rnd)
 
@@ -111,7 +118,7 @@ def _progress(run_id: str) -> None:
         return
     events = [e for e in job.snapshot() if e.stage == revise.GROUP and e.status != "started"]
     rounds = job.simulation.config.revision_rounds
-    done = sum(1 for e in events if e.agent.startswith("meta-reviewer"))
+    done = reviewed_rounds(job)
     st.progress(min(1.0, done / max(1, rounds)), text=f"{done} of {rounds} revision round"
                 f"{'s' * (rounds > 1)} reviewed (earlier rounds come from the cache)")
     for e in events[-3:]:
@@ -149,8 +156,9 @@ def revise_control(run: Run, store, read_only: bool) -> None:
     st.caption(f"The authors answer the reviews and the same reviewers review again. This run "
                f"has {revise_more.rounds_done(run)} revision round"
                f"{'s' * (revise_more.rounds_done(run) != 1)}; up to {left} more can be asked for.")
-    extra = st.number_input("More revision rounds", min_value=1, max_value=left, value=1, step=1,
-                            key=f"revise_more_n_{run.id}")
+    extra = fields.bounded_number("More revision rounds", f"revise_more_n_{run.id}", 1, left, 1)
+    if extra is None:  # the field says why; no estimate or button for a number that cannot run
+        return
     try:
         plan = revise_more.plan(run, int(extra), store)
     except RTError as exc:

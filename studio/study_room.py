@@ -10,7 +10,7 @@ from rt_core.errors import RTError
 from rt_core.study.candidates import ARM_BY as CANDIDATE_ARMS
 from rt_core.study.create import CANDIDATES_HINT, add_runs
 
-from . import render, study
+from . import fields, render, study
 
 
 def gate(store) -> list[str]:
@@ -72,11 +72,12 @@ def panel(store, row: dict, runs: list[dict]) -> None:
     c3.metric("Answers per unit", f"{min(coverage.values(), default=0)}-{max(coverage.values(), default=0)}")
     with st.expander("Change the study while it runs"):
         a1, a2, a3 = st.columns(3)
-        floor_new = a1.number_input("Raters per item (at least)", 1, 50, floor, key=f"sr_floor_{sid}")
-        minutes = a2.number_input("Minutes per rater", 1, 240, int(settings.minutes_per_rater),
-                                  key=f"sr_minutes_{sid}")
-        cap = a3.number_input("Most items per rater", 1, 200, settings.max_units_per_rater, key=f"sr_cap_{sid}")
-        if st.button("Apply", key=f"sr_adjust_{sid}"):
+        floor_new = fields.bounded_number("Raters per item (at least)", f"sr_floor_{sid}", 1, 50, floor, where=a1)
+        minutes = fields.bounded_number("Minutes per rater", f"sr_minutes_{sid}", 1, 240,
+                                        int(settings.minutes_per_rater), where=a2)
+        cap = fields.bounded_number("Most items per rater", f"sr_cap_{sid}", 1, 200, settings.max_units_per_rater,
+                                    where=a3)
+        if st.button("Apply", key=f"sr_adjust_{sid}", disabled=not fields.all_valid(floor_new, minutes, cap)):
             render.act("Saving...", lambda: store.studies.adjust(
                 sid, raters_per_unit=int(floor_new), minutes_per_rater=float(minutes), max_units_per_rater=int(cap)))
         if settings.arm_by == CANDIDATE_ARMS:  # add_runs refuses these: say so instead of offering it

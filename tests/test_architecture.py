@@ -90,13 +90,25 @@ def test_rt_core_has_no_import_cycle_counting_function_level_imports():
     assert cycles == [], f"import cycles: {cycles[:5]}"
 
 
+# The study package's records, live queue and organiser token: kept by the store, so below it,
+# though they live with the rest of the study code. The package itself (an empty __init__) runs too.
+STUDY_RECORDS = ("rt_core.study", "rt_core.study.types", "rt_core.study.queue", "rt_core.study.access")
+
+
+def _is_domain(module: str) -> bool:
+    return any(module == d or module.startswith(d + ".") for d in ("rt_core.run", "rt_core.study"))
+
+
 def test_the_store_imports_no_domain_code():
-    """store/ keeps records; what they mean (run/, study/) sits above it, never below."""
+    """store/ keeps records; what they mean (run/, study/) sits above it, never below. The
+    study records it keeps are the exception, and they in turn import nothing above them."""
     g = _import_graph()
-    domain = ("rt_core.run", "rt_core.study")
     arrows = sorted((src, dst) for src, dst in g.edges if src.startswith("rt_core.store.")
-                    and any(dst == d or dst.startswith(d + ".") for d in domain))
+                    and _is_domain(dst) and dst not in STUDY_RECORDS)
     assert arrows == []
+    climbs = sorted((src, dst) for src, dst in g.edges if src in STUDY_RECORDS
+                    and (dst.startswith("rt_core.store") or (_is_domain(dst) and dst not in STUDY_RECORDS)))
+    assert climbs == []
 
 
 def test_rt_core_never_imports_streamlit():
@@ -121,3 +133,34 @@ def test_importing_the_core_does_not_import_litellm():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+# Where a prompt style may be named: the registry declares the styles and what each can do,
+# and run/style.py maps each to its stage functions. Everywhere else asks those.
+_STYLE_NAMES = {"chat", "stem"}
+_STYLE_HOMES = {ROOT / "rt_core" / "models" / "registry.py", ROOT / "rt_core" / "run" / "style.py"}
+
+
+def _names_a_style(node: ast.AST) -> bool:
+    """A literal style name, alone or in a tuple, list or set ("x in ('chat', 'stem')")."""
+    if isinstance(node, ast.Constant):
+        return node.value in _STYLE_NAMES
+    return isinstance(node, ast.Tuple | ast.List | ast.Set) and any(map(_names_a_style, node.elts))
+
+
+def literal_style_comparisons(source: str) -> list[int]:
+    """The lines of each comparison with a literal prompt-style name in `source`."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Compare) and any(map(_names_a_style, [node.left, *node.comparators]))]
+
+
+def test_no_literal_prompt_style_comparison_outside_the_registry_and_the_style_objects():
+    """Code asks what a style can do (registry.style_traits, ctx.traits), never its name."""
+    paths = [p for d in ("rt_core", "studio", "pages") for p in (ROOT / d).rglob("*.py")
+             if p not in _STYLE_HOMES] + [ROOT / "app.py"]
+    found = {str(p.relative_to(ROOT)): lines for p in paths
+             if (lines := literal_style_comparisons(p.read_text("utf-8")))}
+    assert found == {}
+    # The check sees such a comparison in every form it is written in.
+    planted = "a = s.style == 'chat'\nb = 'stem' != s\nc = s in ('chat', 'x')\nd = s.style == CHAT\n"
+    assert literal_style_comparisons(planted) == [1, 2, 3]

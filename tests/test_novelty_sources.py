@@ -170,6 +170,7 @@ def test_every_source_failing_gives_one_clear_note_and_store_verdicts(fake_serve
     assert not novelty.online and novelty.sources == ["store"]
     failed = [n for n in novelty.notes if n.startswith("every online source failed")]
     assert len(failed) == 1
+    assert novelty.warning == failed[0]  # the one note shown as a warning, by its field
     assert all(name in failed[0] for name in ("Semantic Scholar", "OpenAlex", "arXiv"))
     assert all(f.verdict for f in novelty.facets) and all(f.searched == 6 for f in novelty.facets)
 

@@ -12,6 +12,7 @@ from rt_core.run.budget import estimate
 from rt_core.run.diff import changed_questions, proposal_diff, word_diff
 from rt_core.run.plan import plan_for, progress_groups
 from rt_core.run.quotes import find_weakness
+from rt_core.run.rounds_report import stop_words
 from rt_core.run.simulation import Simulation
 from rt_core.run.validation import check_rounds
 from rt_core.types import Change, Proposal, Review, RunConfig, RunRequest
@@ -40,13 +41,13 @@ def test_the_trajectory_rises_and_stops_when_it_stops_rising(community, scripted
     for rnd in run.rounds:  # the same reviewers every round, so the scores compare
         assert [rv.reviewer_id for rv in rnd.reviews] == REVIEWERS
     assert not run.rounds[0].stopped and not run.rounds[1].stopped
-    assert "did not improve" in run.rounds[2].stopped
+    assert "did not improve" in stop_words(run.rounds[2])
     assert revise_calls(scripted.history) == 2  # round 3's stages did nothing
     # Round 2 only tied round 1: the run shows the best-scored round, the earlier on a tie
     # (a revision that does not help never replaces what it revised); round 0 stays as it was.
     assert run.proposal.answers() == run.rounds[1].proposal.answers() != run.rounds[2].proposal.answers()
     assert run.meta_review.score == 5.0 and run.reviews == run.rounds[1].reviews
-    assert "keeps round 1" in run.rounds[2].stopped
+    assert "keeps round 1" in stop_words(run.rounds[2])
     assert "IMPROVED" not in " ".join(run.rounds[0].proposal.answers().values())
     assert run.proposal.drafts  # the authors' drafts stay with the run's proposal
 
@@ -55,7 +56,7 @@ def test_a_rising_trajectory_runs_every_round_asked_for(community, scripted):
     scripted.responder = improving(ceiling=10)
     run = Simulation(request(revision_rounds=2), community).run_sync()
     assert [r.meta_review.score for r in run.rounds] == [4.0, 5.0, 6.0]
-    assert "last of the 2" in run.rounds[2].stopped
+    assert "last of the 2" in stop_words(run.rounds[2])
 
 
 def test_each_change_names_exactly_the_changed_question_and_a_real_weakness(community, scripted):
@@ -182,15 +183,16 @@ def test_a_quote_must_be_found_in_the_reviews():
 
 def test_a_base_model_rewrites_only_flagged_questions():
     from rt_core.run.grounding import Grounding
-    from rt_core.run.revise_stem import flags
+    from rt_core.run.revise_stem import Flag, flags
+    from rt_core.run.stem_checks import CheckKind
 
     p = Proposal(q1="How can a", q2="This matters because b", q3="It is hard because c",
                  q4="Earlier work has not solved it because d", q5="We will think.")
     reviews = [Review("r", weaknesses="- Q3 does not say why the noise is hard to model.")]
     found = flags(p, reviews, Grounding([]))
     assert set(found) == {"q3", "q5"}
-    assert found["q5"][0][0] == "data_metric" and found["q5"][0][2] == "check"
-    assert found["q3"] == [("other", "Q3 does not say why the noise is hard to model.", "review")]
+    assert found["q5"][0].check is CheckKind.Q5_DATA_METRIC and found["q5"][0].source == "check"
+    assert found["q3"] == [Flag(None, "Q3 does not say why the noise is hard to model.", "review")]
 
 
 def test_revised_runs_round_trip_through_the_store(community, scripted):

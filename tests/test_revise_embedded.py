@@ -10,6 +10,7 @@ from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.run.diff import changed_questions
 from rt_core.run.quotes import points
 from rt_core.run.revise_stem import flags
+from rt_core.run.rounds_report import stop_words
 from rt_core.run.simulation import Simulation
 from rt_core.run.stem_checks import proposal_checks
 from rt_core.types import RunConfig, RunRequest
@@ -29,7 +30,7 @@ def test_one_revision_round_on_the_embedded_model(store):
     flagged = flags(first.proposal, first.reviews, sim.ctx.grounding)
     assert flagged, "a 270M proposal that passes every check and every review is not expected"
     if len(run.rounds) == 1:  # nothing usable came back for any flagged question
-        assert "changed nothing" in first.stopped
+        assert "changed nothing" in stop_words(first)
         return
     second = run.rounds[1]
     rewritten = [c.question for c in second.changes]
@@ -38,7 +39,7 @@ def test_one_revision_round_on_the_embedded_model(store):
     failed_checks = proposal_checks(first.proposal, sim.ctx.grounding)[1]
     said = points(first.reviews)
     for c in second.changes:
-        assert c.answers in [f[1] for f in flagged[c.question]]
+        assert c.answers in [f.words for f in flagged[c.question]]
         assert c.answers in failed_checks + said + ["Two answers largely repeat each other."] or \
             c.answers.startswith("Parts missing")
     # The rewrites leave no more automatic-check failures than round 0 had.

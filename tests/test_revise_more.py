@@ -9,6 +9,7 @@ import pytest
 
 from rt_core.errors import InputError
 from rt_core.run import revise_more
+from rt_core.run.rounds_report import stop_words
 from rt_core.run.simulation import Simulation
 from rt_core.types import Credit, RunRequest
 from tests.revisehelp import improving
@@ -40,7 +41,7 @@ def test_a_finished_run_gets_one_round_with_only_that_rounds_calls(community, sc
     stored = community.runs.load(base.id)
     assert stored.config.revision_rounds == 1 and len(stored.rounds) == 2
     assert stored.created_at == base.created_at
-    assert "last of the 1" in stored.rounds[1].stopped
+    assert "last of the 1" in stop_words(stored.rounds[1])
 
 
 def test_asking_again_comes_from_the_cache(community, scripted):
@@ -62,19 +63,19 @@ def test_a_round_that_was_the_last_asked_for_reopens(community, scripted):
     run = revise_more.revise_finished(community, base.id, 1)
     assert len(scripted.history) - before == ROUND_CALLS
     assert [r.meta_review.score for r in run.rounds] == [4.0, 5.0, 6.0]
-    assert not run.rounds[1].stopped and "last of the 2" in run.rounds[2].stopped
+    assert not run.rounds[1].stopped and "last of the 2" in stop_words(run.rounds[2])
 
 
 def test_a_round_stopped_by_its_score_gets_the_round_asked_for_and_says_so(community, scripted):
     scripted.responder = improving(ceiling=5)
     base = finished(community, revision_rounds=2)
-    assert "did not improve" in base.rounds[2].stopped
+    assert "did not improve" in stop_words(base.rounds[2])
     before = len(scripted.history)
     run = revise_more.revise_finished(community, base.id, 1)
     assert len(scripted.history) - before == ROUND_CALLS
     assert [r.number for r in run.rounds] == [0, 1, 2, 3]
-    assert "a further round was asked for after this stop" in run.rounds[2].stopped
-    assert "did not improve" in run.rounds[3].stopped  # the rule holds for the new round
+    assert "a further round was asked for after this stop" in stop_words(run.rounds[2])
+    assert "did not improve" in stop_words(run.rounds[3])  # the rule holds for the new round
     assert run.config.revision_reopened == [2]
     assert run.proposal.answers() == run.rounds[1].proposal.answers()  # still the best-scored
     with pytest.raises(InputError, match="already has 3 revision rounds"):
@@ -118,7 +119,7 @@ def test_a_run_whose_revision_changed_nothing_is_refused_before_any_call(communi
     base = finished(community)
     run = revise_more.revise_finished(community, base.id, 1)
     assert run.status == "done", run.errors
-    assert [r.number for r in run.rounds] == [0] and "changed nothing" in run.rounds[0].stopped
+    assert [r.number for r in run.rounds] == [0] and "changed nothing" in stop_words(run.rounds[0])
     before = len(scripted.history)
     with pytest.raises(InputError, match="changed nothing, and asking again"):
         revise_more.revise_finished(community, base.id, 1)

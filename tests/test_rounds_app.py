@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.apphelp import goto, module_data_dir, new_app
+from rt_core.run.rounds_report import stop_words
+from tests.apphelp import errors, goto, module_data_dir, new_app
 from tests.revisehelp import REAL, revised_run
 
 data_dir = module_data_dir("rounds-app")
@@ -58,7 +59,7 @@ def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module
     assert bars[-1] == "Revising: rounds after review"
     at.button(key=f"open_results_{job.run_id}").click().run()
     assert "Revision rounds" in [h.value for h in at.header]
-    stopped = [r.stopped for r in job.run.rounds if r.stopped]
+    stopped = [stop_words(r) for r in job.run.rounds if r.stopped]
     assert stopped and any(stopped[-1][:30] in i.value for i in at.info)
 
 
@@ -83,7 +84,12 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo):
     goto(at, "results")
     assert "Revision rounds" not in [h.value for h in at.header]
     field = at.number_input(key=f"revise_more_n_{run.id}")
-    assert (field.min, field.max, field.value) == (1, 3, 1)
+    assert field.value == 1
+    field.set_value(4).run()  # the bound is checked by the page, which says so beside the field
+    assert "More revision rounds must be from 1 to 3; 4 is out of range." in errors(at)
+    assert not [b for b in at.button if b.key == f"revise_more_go_{run.id}"]
+    at.number_input(key=f"revise_more_n_{run.id}").set_value(1).run()
+    assert not at.error
     assert any("Revising: round 1," in shown(c.value) for c in at.caption)  # the estimate comes first
     old = module_demo.responder
     module_demo.responder = improving(10, spread=True)
@@ -111,9 +117,10 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo):
     mean = next(t for t in charts[0]["data"] if t["name"] == "mean")
     assert mean["x"] == [0, 1] and mean["y"] == [r.meta_review.score for r in job.run.rounds]
     assert len(at.code) == 1 and "{+IMPROVED:" in at.code[0].value  # round 1's diff, as text
-    assert at.number_input(key=f"revise_more_n_{run.id}").max == 2  # one round used of three
     assert store.runs.load(run.id).config.revision_rounds == 1
     assert any(t.startswith("meta-reviewer (round 1): done") for t in texts(at))  # how it ended
+    at.number_input(key=f"revise_more_n_{run.id}").set_value(3).run()  # one round used of three
+    assert "More revision rounds must be from 1 to 2; 3 is out of range." in errors(at)
 
 
 def test_a_run_without_reviews_offers_no_revision(module_demo):

@@ -85,6 +85,7 @@ def answer_current(at: AppTest, choice: str, rationale: str) -> None:
     for _ in study_criteria():
         at.button(key=f"rate_btn_{choice}_{current_position(at)}").click().run()
     at.text_area(key=f"rate_why_{current_position(at)}").input(rationale)
+    at.radio(key=f"rate_conf_{current_position(at)}").set_value(4)  # required, never preselected
     at.button(key=f"rate_submit_{current_position(at)}").click().run()
     ok(at)
 
@@ -150,9 +151,9 @@ def test_two_raters_interleaved_then_results_with_judge_and_csv(study, judge_mod
     assert "organiser" not in res.query_params  # the secret left the address bar
     labels = {m.label: m.value for m in res.metric}
     assert labels["Raters"] == "2" and "Krippendorff's alpha (all)" in labels and "Fleiss' kappa" in labels
-    bt = next(d.value for d in res.dataframe if "strength" in d.value.columns)
+    bt = next(d.value for d in res.dataframe if "log-strength" in d.value.columns)
     assert set(bt["arm"]) == {"mode: global", "mode: self", "real paper"}
-    assert (bt["ci_low"] <= bt["ci_high"]).all()
+    assert bt["95% interval"].str.fullmatch(r"[+-]\d+\.\d\d to [+-]\d+\.\d\d").all(), bt["95% interval"]
     assert any("real paper" in h.value for h in res.header)
     # Rater text is shown as text, never as HTML.
     assert XSS in [t.value for t in res.text]
@@ -191,6 +192,7 @@ def test_closing_the_study_stops_answers(study):
     for radio in at.radio:
         if radio.key.startswith("rate_") and radio.key.endswith(tuple(c.name for c in study_criteria())):
             radio.set_value("tie")
+    at.radio(key=f"rate_conf_{pos}").set_value(3)
     at.button(key=f"rate_submit_{pos}").click().run()
     assert not at.exception
     assert any("closed and accepts no more answers" in w.value for w in at.warning)
@@ -213,6 +215,7 @@ def test_absolute_study_rate_stop_resume_and_means():
     pos = current_position(at)
     for c in study_criteria():
         at.radio(key=f"rate_{made['id']}_dana_{pos}_{c.name}").set_value(7)
+    at.radio(key=f"rate_conf_{pos}").set_value(5)
     at.button(key=f"rate_submit_{pos}").click().run()
     ok(at)
     again = join(made["code"], "dana")  # a new browser session: the tab was closed

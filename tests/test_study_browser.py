@@ -121,6 +121,13 @@ def fill_with_clicks(page, label: str, n: int) -> None:
         expect(page.get_by_role("radio", name=label, checked=True)).to_have_count(i + 1, timeout=15_000)
 
 
+def confide(page, level: str = "4") -> None:
+    """Choose a confidence level: it starts unselected and a submit without one is refused."""
+    group = page.get_by_test_id("stRadio").filter(has_text="Confidence in your judgement")
+    group.get_by_text(level, exact=True).click()
+    expect(group.get_by_role("radio", name=level, checked=True)).to_have_count(1, timeout=15_000)
+
+
 def create_study(org, server: str) -> tuple[str, str]:
     """The organiser's part on the create page, defaults kept: (rater link, organiser link)."""
     org.goto(f"{server}/study_create")
@@ -177,6 +184,7 @@ def test_a_live_room_four_raters_by_the_rater_link(server, browser):
             press_fast(page, item, FAST[0])
             expect_choices(page, FAST[1])
             page.get_by_role("textbox", name="Rationale (a sentence or two)").fill(f"{rid} {item}")
+            confide(page)
             page.get_by_role("button", name="Submit and go on").click()
             done = page.get_by_text("All done")
             expect(done.or_(page.get_by_text(f"Item {item + 1} of"))).to_be_visible(timeout=30_000)
@@ -236,6 +244,8 @@ def test_two_browsers_rate_at_once_and_results_show_everything(server, browser):
         ann.get_by_role("textbox", name="Rationale (a sentence or two)").fill(FORMULA if i == 0 else f"ann {i}")
         fill_with_clicks(bob, "Tie", n_crit)
         bob.get_by_role("textbox", name="Rationale (a sentence or two)").fill(f"bob {i}")
+        confide(ann)
+        confide(bob, "2")
         # Both submit together; each must move on with its own answer saved.
         ann.get_by_role("button", name="Submit and go on").click()
         bob.get_by_role("button", name="Submit and go on").click()

@@ -7,6 +7,7 @@ import pytest
 from scipy.stats import kendalltau
 
 from rt_core.errors import ConfigError
+from rt_core.export_candidates import tournament_notes
 from rt_core.run import budget, judging, ranking, tournament
 from rt_core.run.simulation import Simulation
 from rt_core.run.validation import check_candidates
@@ -72,7 +73,9 @@ def test_a_reply_without_a_decision_is_asked_once_more_then_counts_for_no_one(co
     assert t.judgements and all(j.winner == "" for j in t.judgements)
     assert len(judge_calls(scripted)) == 2 * len(t.judgements)  # each asked twice, no more
     assert t.position_bias is None and len(set(t.scores.values())) == 1
-    assert any("no decision" in n for n in t.notes)
+    assert not any("no decision" in n for n in t.notes)  # counted where it is shown, not stored
+    assert f"{len(t.judgements)} of {len(t.judgements)} judgements gave no decision (asked twice); " \
+           "they count for neither side." in tournament_notes(run)
 
 
 def test_a_decision_given_when_asked_again_counts(community, scripted):

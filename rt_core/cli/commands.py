@@ -21,6 +21,7 @@ from ..run.context import StageContext
 from ..run.evaluate import judge, proposal_similarity, review_similarity
 from ..run.parse import parse_five_questions, parse_review
 from ..run.replay import Replay, import_target
+from ..run.rounds_report import stop_words
 from ..run.simulation import Simulation
 from ..sources import SemanticScholar
 from ..store import open_store
@@ -116,7 +117,7 @@ def cmd_revise(args) -> int:
     for rnd in sim.run.rounds:
         mean = rnd.meta_review.score if rnd.meta_review and rnd.meta_review.score is not None else None
         print(f"round {rnd.number}: mean score {'-' if mean is None else f'{mean:.2f}'}"
-              + (f" ({rnd.stopped})" if rnd.stopped else ""), file=sys.stderr)
+              + (f" ({stop_words(rnd)})" if rnd.stopped else ""), file=sys.stderr)
     return done
 
 

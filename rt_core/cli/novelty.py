@@ -68,7 +68,7 @@ def cmd_novelty(args) -> int:
     ctx = None
     if args.model:
         ctx = StageContext(LLMClient(settings.judge_settings(args), store=store))
-        if ctx.style != "chat":
+        if not ctx.traits.follows_instructions:
             print(f"note: {args.model} is a base model; it cannot explain, so verdicts only",
                   file=sys.stderr)
             ctx = None

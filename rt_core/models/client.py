@@ -218,9 +218,9 @@ class LLMClient:
             if result.finish_reason == "content_filter" and not result.text.strip():
                 raise ProviderError(f"model '{s.model}' refused to answer (content filter)",
                                     "Rephrase the inputs, or try another model.")
-            # A base model writing to a stem (style 'stem') stops at its token budget by
-            # design; for an instruction model the same finish means a reply cut short.
-            cut_off = result.finish_reason == "length" and s.style == "chat"
+            # A base model writing to a stem stops at its token budget by design; for an
+            # instruction model the same finish means a reply cut short.
+            cut_off = result.finish_reason == "length" and not s.traits.ends_at_token_budget
             if cut_off:
                 self._note(f"A reply of model '{s.model}' was cut off at its limit of {max_tokens:,} "
                            "tokens; it was used as it was and not cached.")

@@ -115,6 +115,30 @@ def prompt_style(model: str, override: str = "auto") -> str:
     return override if override in (CHAT, STEM) else capabilities(model).prompt_style
 
 
+@dataclass(frozen=True)
+class StyleTraits:
+    """What a prompt style can do, declared once beside the style: code asks these
+    questions (`style_traits(model).follows_instructions`), never the style's name."""
+    name: str
+    follows_instructions: bool  # answers a free request: judge, explain, restate, rate, restyle
+    ends_at_token_budget: bool  # its parts end at their token budget by design, so a reply
+    # stopped by its limit is no reply cut short (a base model completing a sentence stem)
+
+
+STYLES = {CHAT: StyleTraits(CHAT, follows_instructions=True, ends_at_token_budget=False),
+          STEM: StyleTraits(STEM, follows_instructions=False, ends_at_token_budget=True)}
+
+
+def style_traits(model: str, override: str = "auto") -> StyleTraits:
+    """What the model's prompt style (`prompt_style`) can do."""
+    return STYLES[prompt_style(model, override)]
+
+
+def follows_instructions(model: str, override: str = "auto") -> bool:
+    """Whether the model can be asked a free request (judge, explain, restate, rate)."""
+    return style_traits(model, override).follows_instructions
+
+
 def in_process(model: str) -> bool:
     return capabilities(model).in_process
 

@@ -55,3 +55,8 @@ class ModelSettings:
     def style(self) -> str:
         """'stem' for base models, 'chat' for instruction models (the registry decides)."""
         return registry.prompt_style(self.model, self.prompt_style)
+
+    @property
+    def traits(self) -> registry.StyleTraits:
+        """What this model's prompt style can do (ask these, never the style's name)."""
+        return registry.style_traits(self.model, self.prompt_style)

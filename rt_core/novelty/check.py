@@ -86,7 +86,16 @@ async def assess_async(proposal: Proposal, store, embedder,
     novelty.sources += [s for s in NAMES if s in answered]
     novelty.online = bool(answered)
     novelty.notes += _scope_notes(literature, answered, embedder.name)
+    novelty.warning = _all_failed_note(literature)
     return novelty
+
+
+def _all_failed_note(literature: OnlineLiterature | None) -> str:
+    """The note that no online source answered, with their errors ('' when one did)."""
+    if literature is None or not literature.all_failed():
+        return ""
+    errors = "; ".join(f"{b.name}: {b.last_error}" for b in literature.breakers.values())
+    return f"{ALL_FAILED}, so the store is the literature ({errors})"
 
 
 def _scope_notes(literature: OnlineLiterature | None, answered: list[str], embedder: str) -> list[str]:
@@ -94,8 +103,7 @@ def _scope_notes(literature: OnlineLiterature | None, answered: list[str], embed
     if literature is None:
         notes.append("offline: the store is the literature (no online source was asked)")
     elif literature.all_failed():
-        errors = "; ".join(f"{b.name}: {b.last_error}" for b in literature.breakers.values())
-        notes.append(f"{ALL_FAILED}, so the store is the literature ({errors})")
+        notes.append(_all_failed_note(literature))
     elif not answered:
         notes.append("no online source found a paper, so the store is the literature")
     if embedder != LOCAL_EMBEDDER:

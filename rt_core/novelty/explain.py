@@ -48,7 +48,7 @@ async def explain(ctx: StageContext, facet: str, answer: str,
                   papers: list[NearPaper]) -> tuple[str, str]:
     """(explanation, note): the explanation cites only retrieved papers, else it is ''
     and the note says why. No papers: nothing to explain against, no call."""
-    if not papers or ctx.style != "chat":
+    if not papers or not ctx.traits.follows_instructions:
         return "", ""
     allowed = labels(papers)
     ps = prompts.load("novelty")

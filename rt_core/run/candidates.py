@@ -207,16 +207,17 @@ async def review_candidates(sim) -> None:
     papers = sim.reader.writing_papers() if sim.mode.reads_papers else []
     personas = {r: (sim.run.profiles[r].text if r in sim.run.profiles else None)
                 for r in sim.reviewer_ids}
-    by_id = {c.id: c for c in sim.run.candidates}
-    jobs = []
+    jobs, reviewed = [], {}  # reviewed: each job's agent name -> the candidate it reviews
     for c in live(sim):
         done = {r.reviewer_id for r in c.reviews}
-        jobs += [(f"{c.id}:{rid}", (lambda c=c, rid=rid: sim.style.review(
-            sim.ctx, rid, personas[rid], c.proposal, papers)))
-            for rid in sim.reviewer_ids if rid not in done]
+        for rid in sim.reviewer_ids:
+            if rid not in done:
+                reviewed[f"{c.id}:{rid}"] = c
+                jobs.append((f"{c.id}:{rid}", (lambda c=c, rid=rid: sim.style.review(
+                    sim.ctx, rid, personas[rid], c.proposal, papers))))
 
     def keep(agent: str, rev) -> None:
-        by_id[agent.split(":", 1)[0]].reviews.append(rev)
+        reviewed[agent].reviews.append(rev)
 
     await gather(sim.recorder, "review", jobs, keep, lambda r: f"score {r.score}", serial=sim.serial)
     rank = {rid: i for i, rid in enumerate(sim.reviewer_ids)}

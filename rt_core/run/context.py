@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CancelledRun
+from ..models import registry
 from ..models.client import LLMClient
 from ..types import Paper, ProgressEvent
 from . import prompts
@@ -37,6 +38,11 @@ class StageContext:
     @property
     def style(self) -> str:
         return self.client.settings.style
+
+    @property
+    def traits(self) -> registry.StyleTraits:
+        """What the style can do: stages ask this, never compare the style's name."""
+        return self.client.settings.traits
 
     @property
     def temperature(self) -> float:

@@ -124,7 +124,7 @@ async def reference_answers(store, paper: Paper, pasted: str = "",
     if stored is not None:
         return Reference(paper, stored.answers, f"restated by {stored.model}")
     if restater is not None:
-        if restater.settings.style != "chat":
+        if not restater.settings.traits.follows_instructions:
             raise InputError(f"'{restater.settings.model}' is a small base model, not fit to "
                              "restate a paper", "Choose an instruction model (e.g. gpt-4o) as "
                              "the evaluator, or paste the paper's five answers.")
@@ -156,7 +156,7 @@ def bullet_recall(embedder: Embedder, generated: list[str], reference: list[str]
 
 async def to_bullets(ctx: StageContext | None, text: str) -> list[str]:
     """Rewrite review text as separate points (with the model when one is given)."""
-    if ctx is not None and ctx.style == "chat" and text.strip():
+    if ctx is not None and ctx.traits.follows_instructions and text.strip():
         reply = await ctx.client.complete(ctx.prompts["bullets"].messages(text=text), max_tokens=800)
         reply = reply.text
         points = parse.split_bullets(reply)
@@ -186,7 +186,7 @@ JUDGE_KEYS = ("topic", "method", "factual", "claim", "application_context", "ove
 async def judge(ctx: StageContext, reference: Proposal, generated: Proposal) -> dict:
     """LLM-judge scores (1-10) in one JSON reply; keys it left out come back as None.
     Needs an instruction-following model: the tiny base model cannot answer in JSON."""
-    if ctx.style != "chat":
+    if not ctx.traits.follows_instructions:
         raise InputError("the LLM judge needs an instruction-following model",
                          "Choose a hosted or Ollama model (e.g. gpt-4o-mini) for the judge.")
     msgs = ctx.prompts["judge"].messages(reference=format_proposal(reference),

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError, RTError
 from ..models import registry
-from ..types import MetaReview, Proposal, Round, RunConfig
+from ..types import MetaReview, Proposal, Round, RunConfig, Stop, StopReason
 from . import costs, prompts, revise_chat, revise_stem
 from .agents import gather
 
@@ -34,14 +34,12 @@ GROUP = "revise"
 GROUP_TITLE = "Revising: rounds after review"
 STAGE_KINDS = ("revise", "review", "meta_review")
 NO_REVIEWS = "this run has no reviews, so it cannot be revised"
-CHANGED_NOTHING = "changed nothing"  # in a stop's words; `changed_nothing` reads it back
 
 
 def changed_nothing(rnd: Round) -> bool:
     """Whether the revision after this round rewrote no answer (so asking again would bring
-    the same reply back from the cache). The stored record keeps only the stop's words, so
-    the words and this test live side by side here."""
-    return CHANGED_NOTHING in rnd.stopped and rnd.stopped.startswith("Round ")
+    the same reply back from the cache)."""
+    return rnd.stopped_for(StopReason.CHANGED_NOTHING)
 
 
 def stage_names(rounds: int) -> list[str]:
@@ -106,7 +104,7 @@ async def revise_step(sim: Simulation, r: int) -> None:
         sim.recorder.fail(GROUP, f"authors (round {r})", exc)
         raise
     if not changes:
-        before.stopped = f"Round {r} {CHANGED_NOTHING}: no answer was rewritten, so there was nothing new to review."
+        before.stopped = Stop(StopReason.CHANGED_NOTHING)
         sim.recorder.emit(GROUP, f"authors (round {r})", 1, 1, "done", "no change")
         return
     sim.run.rounds.append(Round(r, revised, changes=changes))
@@ -157,19 +155,15 @@ async def meta_review_step(sim: Simulation, r: int) -> None:
     new, old = _mean(rnd.meta_review), _mean(before.meta_review)
     reopened = r in sim.config.revision_reopened and r < sim.config.revision_rounds
     if new is None or old is None:
-        rnd.stopped = "No mean score to compare with the round before, so no further round."
+        rnd.stopped = Stop(StopReason.NO_SCORE, old, new)
     elif new <= old:
-        rnd.stopped = (f"The mean score did not improve ({old:.2f} before, {new:.2f} now), "
-                       f"so the revision stopped here; the run keeps round {shown.number}, "
-                       "the best-scored.")
+        rnd.stopped = Stop(StopReason.NOT_IMPROVED, old, new, kept=shown.number)
     elif r == sim.config.revision_rounds:
-        rnd.stopped = f"The last of the {r} revision round{'s' * (r > 1)} asked for."
+        rnd.stopped = Stop(StopReason.LAST_ROUND, old, new)
     if reopened and rnd.stopped:
         # A user asked for more rounds of the finished run after this stop
-        # (run/revise_more.py): the reason stays readable, and the next round goes on (_open).
-        why = ("There was no mean score to compare with the round before" if new is None or old is None
-               else f"The mean score did not improve ({old:.2f} before, {new:.2f} now)")
-        rnd.stopped = f"{why}; a further round was asked for after this stop, so the revision went on."
+        # (run/revise_more.py): the reason stays, and the next round goes on (_open).
+        rnd.stopped.reopened = True
     sim.recorder.emit(GROUP, f"meta-reviewer (round {r})", 1, 1, "done",
                       f"round {r}: mean score {new}")
 

@@ -13,9 +13,9 @@ Why a round stopped decides what reopens:
   it is no longer the last;
 - "the mean score did not improve" (or there was no mean to compare): the user asked
   explicitly for another round, so they get one. The round is listed in
-  RunConfig.revision_reopened, its `stopped` text then says a further round was asked
-  for after the stop, and the rule applies again to the new rounds (a new round that
-  does not improve stops the revision as usual). The run still shows its best-scored
+  RunConfig.revision_reopened, its stop is marked `reopened` (its words then say a
+  further round was asked for after the stop), and the rule applies again to the new
+  rounds (a new round that does not improve stops the revision as usual). The run still shows its best-scored
   round, so a revision that makes things worse never replaces a better proposal;
 - "changed nothing": refused, because the same request would come back from the cache
   unchanged.

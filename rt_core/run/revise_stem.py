@@ -13,6 +13,7 @@ an automatic check rather than a reviewer's point.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .. import fiveq
 from ..text import words
@@ -21,7 +22,7 @@ from . import prompts
 from .context import StageContext
 from .grounding import Grounding
 from .quotes import points
-from .stem_checks import AUTO_CHECK, proposal_checks
+from .stem_checks import CheckKind, failed_checks
 from .stem_line import fluent_line, next_point
 from .stem_material import concept_pairs, concepts_block, fields_phrase, grounding_of, offset_of
 from .stem_names import drop_invented, material_text
@@ -29,8 +30,19 @@ from .stem_write import INVENTED_PENALTY, pick, score_candidate
 
 STEMS_PER_ANSWER = 2  # sampled continuations per rewritten answer (one call each)
 _NAMES_Q = re.compile(r"\bQ([1-5])\b")
-_NO_CONCEPT = re.compile(r"^Q1 names no concept from (.+)\.$")
-Flag = tuple[str, str, str]  # (what it asks for: "concept:<field>", "data_metric" or "other"; the flag's words; source)
+# The stem variants (prompts/revise.yaml) seeded with what a failed check found missing.
+_SEEDED = {CheckKind.Q1_CONCEPT: "stem_concept", CheckKind.Q5_DATA_METRIC: "stem_data_metric"}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """What flagged an answer: the automatic check that failed (None: a reviewer's point),
+    the field that check concerns (Q1's), the flag's words, and where they come from
+    (Change.source: "check" or "review")."""
+    check: CheckKind | None
+    words: str
+    source: str
+    field: str = ""
 
 
 def _repeating(proposal: Proposal) -> list[str]:
@@ -51,28 +63,26 @@ def flags(proposal: Proposal, reviews: list[Review], g: Grounding) -> dict[str, 
     """Per question key, what flagged it: failed automatic checks and review points that
     name the question. Questions nothing flagged are absent."""
     found: dict[str, list[Flag]] = {}
-    by_name = {g.name(f): f for f in g.fields}
-    for failure in proposal_checks(proposal, g)[1]:
-        m = _NO_CONCEPT.match(failure)
-        if m:
-            found.setdefault("q1", []).append((f"concept:{by_name.get(m.group(1), '')}", failure, "check"))
-        elif failure.startswith("Q5 does not name"):
-            found.setdefault("q5", []).append(("data_metric", failure, "check"))
+    for failure in failed_checks(proposal, g):
+        if failure.kind in _SEEDED:
+            key = "q1" if failure.kind is CheckKind.Q1_CONCEPT else "q5"
+            found.setdefault(key, []).append(Flag(failure.kind, failure.words, "check", failure.field))
     for k in _repeating(proposal):
-        found.setdefault(k, []).append(("other", "Two answers largely repeat each other.", "check"))
+        found.setdefault(k, []).append(Flag(CheckKind.NO_REPEATS, "Two answers largely repeat each other.", "check"))
     for k in proposal.missing:
-        found.setdefault(k, []).append(("other", f"Parts missing: {k}.", "check"))
+        found.setdefault(k, []).append(Flag(CheckKind.ALL_PARTS, f"Parts missing: {k}.", "check"))
+    checks = set(points([r for r in reviews if "weaknesses" in r.checked]))
     for point in points(reviews):
-        source = "check" if point.startswith(AUTO_CHECK) else "review"
+        source = "check" if point in checks else "review"
         for n in dict.fromkeys(_NAMES_Q.findall(point)):
-            found.setdefault(f"q{n}", []).append(("other", point, source))
+            found.setdefault(f"q{n}", []).append(Flag(None, point, source))
     return {k: found[k] for k in fiveq.QUESTION_KEYS if k in found}
 
 
-def _pairs_for(need: str, g: Grounding, offset: int) -> list[tuple[str, str]]:
+def _pairs_for(flag: Flag, g: Grounding, offset: int) -> list[tuple[str, str]]:
     """Concept pairs for the stems: for a field Q1 left out, that field's concepts first."""
     pairs = concept_pairs(g, offset)
-    field = need.partition(":")[2]
+    field = flag.field
     mine = g.concepts.get(field) or []
     if not mine:
         return pairs
@@ -80,13 +90,12 @@ def _pairs_for(need: str, g: Grounding, offset: int) -> list[tuple[str, str]]:
     return [(mine[(offset + i) % len(mine)], others[(offset + i) % len(others)]) for i in range(4)]
 
 
-def stems_for(q: fiveq.Question, need: str, g: Grounding, offset: int) -> list[str]:
+def stems_for(q: fiveq.Question, flag: Flag, g: Grounding, offset: int) -> list[str]:
     """STEMS_PER_ANSWER stems: the question's lead and a variant seeded with what was missing."""
-    pairs = _pairs_for(need, g, offset)
+    pairs = _pairs_for(flag, g, offset)
     if not pairs:
         return [q.stem_lead] * STEMS_PER_ANSWER
-    name = {"concept": "stem_concept", "data_metric": "stem_data_metric"}.get(need.partition(":")[0],
-                                                                              "stem_other")
+    name = _SEEDED.get(flag.check, "stem_other")
     out = []
     for i in range(STEMS_PER_ANSWER):
         a, b = pairs[i % len(pairs)]
@@ -133,24 +142,24 @@ async def revise(ctx: StageContext, proposal: Proposal, reviews: list[Review],
                  meta: MetaReview | None, prior_titles: list[str]) -> tuple[Proposal, list[Change]]:
     g = grounding_of(ctx, [])
     flagged = flags(proposal, reviews, g)
-    header = _header(g, [f[1] for fs in flagged.values() for f in fs][:4], prior_titles)
+    header = _header(g, [f.words for fs in flagged.values() for f in fs][:4], prior_titles)
     current = Proposal(**proposal.answers(), missing=list(proposal.missing))
     changes: list[Change] = []
     for key, reasons in flagged.items():
         q = fiveq.BY_KEY[key]
-        need = reasons[0][0]
+        first = reasons[0]
         others = [getattr(current, k) for k in fiveq.QUESTION_KEYS if k != key]
         doc = _document(header, current, key)
         got = await best_line(ctx, doc + q.stem.partition(": ")[0] + ": ",
-                              stems_for(q, need, g, offset_of(key + str(len(reviews)))),
+                              stems_for(q, first, g, offset_of(key + str(len(reviews)))),
                               lambda t, others=others: score_candidate(t, g, others, header),
                               next_point(q), material_text(doc, g.papers))
         if not got or " ".join(got.split()) == " ".join(getattr(current, key).split()):
             continue
         trial = Proposal(**(current.answers() | {key: got}),
                          missing=[m for m in current.missing if m != key])
-        if len(proposal_checks(trial, g)[1]) > len(proposal_checks(current, g)[1]):
+        if len(failed_checks(trial, g)) > len(failed_checks(current, g)):
             continue  # the rewrite would fail more checks than the answer it replaces
         current = trial
-        changes.append(Change(key, reasons[0][1], reasons[0][2]))
+        changes.append(Change(key, first.words, first.source))
     return current, changes

@@ -133,6 +133,7 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
     material = material_text(doc, list(g.papers) + list(papers))
     good, bad = proposal_checks(proposal, g)
     parts: dict[str, str] = {}
+    checked: list[str] = []
     for key, fallback in (("strengths", good), ("weaknesses", bad)):
         label, _, lead = stems[key].partition(": ")
         found = None
@@ -149,6 +150,7 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
             checks = fallback or (["No check found a problem."] if key == "weaknesses"
                                   else ["The proposal answers all five questions."])
             parts[key] = "\n".join(f"- {AUTO_CHECK} {c}" for c in checks)
+            checked.append(key)
             doc += f"\n{label}: " + " ".join(checks)
     score = None
     for attempt in range(ctx.max_reasks + 1):
@@ -158,7 +160,7 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
         if score is not None:
             break
     missing = [] if score is not None else ["score"]
-    return Review(reviewer_id, parts["strengths"], parts["weaknesses"], score, missing)
+    return Review(reviewer_id, parts["strengths"], parts["weaknesses"], score, missing, checked)
 
 
 async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: set[str],

@@ -8,6 +8,8 @@ check passes for a reviewer's opinion.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from enum import StrEnum
 
 from ..text import words
 from ..types import Proposal
@@ -34,31 +36,60 @@ def section_empty(text: str) -> bool:
     return len(t.split()) < 3 or t.rstrip().endswith(":")
 
 
-def proposal_checks(proposal: Proposal, g: Grounding) -> tuple[list[str], list[str]]:
-    """Concrete checks of a proposal, as (passed, failed) sentences."""
-    good, bad = [], []
+class CheckKind(StrEnum):
+    """Which automatic check of a proposal: what a failure is carried as, never its words."""
+    Q1_CONCEPT = "q1_concept"  # Q1 names a concept of a chosen field (one check per field)
+    Q5_DATA_METRIC = "q5_data_metric"  # Q5 names the data and a measure of success
+    NO_REPEATS = "no_repeats"  # no two answers largely repeat each other
+    ALL_PARTS = "all_parts"  # every part of the proposal is there
+
+
+@dataclass(frozen=True)
+class Check:
+    """One automatic check's outcome: which check, whether it passed, for which field (Q1),
+    and its words (what a review filled by the checks says)."""
+    kind: CheckKind
+    passed: bool
+    words: str
+    field: str = ""
+
+
+def run_checks(proposal: Proposal, g: Grounding) -> list[Check]:
+    """Every automatic check of a proposal, passed or failed."""
+    out = []
     q1 = words(proposal.q1)
     for f, fw in g.specific_words().items():
         hit = sorted(q1 & fw)
         if not fw:
             continue
         if hit:
-            good.append(f"Q1 names a concept from {g.name(f)} ({', '.join(hit[:3])}).")
+            out.append(Check(CheckKind.Q1_CONCEPT, True,
+                             f"Q1 names a concept from {g.name(f)} ({', '.join(hit[:3])}).", f))
         else:
-            bad.append(f"Q1 names no concept from {g.name(f)}.")
+            out.append(Check(CheckKind.Q1_CONCEPT, False, f"Q1 names no concept from {g.name(f)}.", f))
     q5 = proposal.q5 or ""
     has_data, has_metric = bool(_DATA.search(q5)), bool(_METRIC.search(q5))
     if has_data and has_metric:
-        good.append("Q5 names the data and a measure of success.")
+        out.append(Check(CheckKind.Q5_DATA_METRIC, True, "Q5 names the data and a measure of success."))
     else:
         lacking = " and ".join(x for x, ok in (("the data", has_data), ("a metric", has_metric))
                                if not ok)
-        bad.append(f"Q5 does not name {lacking}.")
+        out.append(Check(CheckKind.Q5_DATA_METRIC, False, f"Q5 does not name {lacking}."))
     if _two_answers_repeat(proposal):
-        bad.append("Two answers largely repeat each other.")
+        out.append(Check(CheckKind.NO_REPEATS, False, "Two answers largely repeat each other."))
     if proposal.missing:
-        bad.append(f"Parts missing: {', '.join(proposal.missing)}.")
-    return good, bad
+        out.append(Check(CheckKind.ALL_PARTS, False, f"Parts missing: {', '.join(proposal.missing)}."))
+    return out
+
+
+def failed_checks(proposal: Proposal, g: Grounding) -> list[Check]:
+    return [c for c in run_checks(proposal, g) if not c.passed]
+
+
+def proposal_checks(proposal: Proposal, g: Grounding) -> tuple[list[str], list[str]]:
+    """The checks in words, as (passed, failed) sentences: what a review filled by them says."""
+    checks = run_checks(proposal, g)
+    return [c.words for c in checks if c.passed], [c.words for c in checks if not c.passed]
 
 
 def _two_answers_repeat(proposal: Proposal) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from ..models import registry
 from ..types import MetaReview, Paper, Profile, Proposal, Review
 from . import chat, stem
 from .context import StageContext
@@ -51,6 +52,10 @@ class PromptStyle(Protocol):
 STAGE_FUNCTIONS = ("read_profile", "write_draft", "aggregate", "review", "meta_review")
 
 
+# The stage functions of each prompt style the registry declares (models/registry.py).
+STYLE_MODULES: dict[str, PromptStyle] = {registry.CHAT: chat, registry.STEM: stem}
+
+
 def stages_for(style: str) -> PromptStyle:
     """The stage functions for a prompt style: `run.chat` or `run.stem`."""
-    return stem if style == "stem" else chat
+    return STYLE_MODULES.get(style, chat)

@@ -172,11 +172,8 @@ def fit(t: Tournament, ids: list[str]) -> None:
                    for i, c in enumerate(ids)}
     t.wins = ranking.win_matrix(t.judgements, ids)
     t.position_bias = ranking.position_bias(t.judgements)
-    undecided = sum(not j.winner for j in t.judgements)
-    t.notes = [n for n in t.notes if "gave no decision" not in n]
-    if undecided:
-        t.notes.append(f"{undecided} of {len(t.judgements)} judgements gave no decision "
-                       "(asked twice); they count for neither side.")
+    # How many judgements gave no decision is read from the judgements where it is shown
+    # (export_candidates.tournament_notes), never kept as a note to be found again.
 
 
 def _signals(sim, c) -> dict[str, float]:

@@ -2,8 +2,8 @@
 
 Every write that several raters can race on runs in one BEGIN IMMEDIATE transaction, and the
 schema (migration m007) makes a doubled or misattributed answer impossible rather than unlikely.
-Items are handed out one at a time (`next_task`, rules in study_queue.py); the organiser's
-token is kept only as a hash (m009, study_access.py).
+Items are handed out one at a time (`next_task`, rules in study/queue.py); the organiser's
+token is kept only as a hash (m009, study/access.py).
 """
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .. import study_access as access
-from .. import study_queue as assign
 from ..errors import InputError, NotFoundError
-from ..study_types import (
+from ..study import access
+from ..study import queue as assign
+from ..study.types import (
     CODE_ALPHABET,
     StudyClosedError,
     StudyItem,

@@ -1,6 +1,6 @@
 """What a study is made of: its rubric, settings, items (proposals) and units (what a rater judges).
 
-The records themselves live in rt_core/study_types.py, below the store that keeps them;
+The records themselves live in study/types.py, which the store that keeps them may import;
 they are importable from here too. Pure functions, no store: `build_items` turns stored runs into blinded items grouped
 into arms (plus the real paper's five answers as a hidden arm), `build_units` makes one unit per
 item (absolute mode) or one per pair of arms on the same target (pairwise mode), plus an optional
@@ -17,17 +17,17 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..fiveq import QUESTION_KEYS
-from ..study_types import CODE_ALPHABET as CODE_ALPHABET
-from ..study_types import DEFAULT_CRITERIA as DEFAULT_CRITERIA
-from ..study_types import MODES as MODES
-from ..study_types import SESSION_CRITERIA as SESSION_CRITERIA
-from ..study_types import Criterion, StudyItem, Unit
-from ..study_types import StudyClosedError as StudyClosedError
-from ..study_types import StudySettings as StudySettings
-from ..study_types import Task as Task
-from ..study_types import check_rater_id as check_rater_id
-from ..study_types import neutral as neutral
 from ..types import Run
+from .types import CODE_ALPHABET as CODE_ALPHABET
+from .types import DEFAULT_CRITERIA as DEFAULT_CRITERIA
+from .types import MODES as MODES
+from .types import SESSION_CRITERIA as SESSION_CRITERIA
+from .types import Criterion, StudyItem, Unit
+from .types import StudyClosedError as StudyClosedError
+from .types import StudySettings as StudySettings
+from .types import Task as Task
+from .types import check_rater_id as check_rater_id
+from .types import neutral as neutral
 
 REAL_ARM = "real paper"  # the hidden arm; stats.picked_real_rate's default
 GOLD_ARM = "gold decoy"  # the deliberately weak side of a gold pair
@@ -85,6 +85,14 @@ def real_answers(run: Run, targets: Mapping[str, Mapping[str, str]]) -> dict[str
     if ref is not None and any(getattr(ref, k).strip() for k in QUESTION_KEYS):
         return ref.answers()
     return None
+
+
+def has_real_answers(runs: Iterable[Run], targets: Mapping[str, Mapping[str, str]] | None = None) -> bool:
+    """Whether the hidden real-paper arm would hold anything: some run's reference has the
+    real paper's five answers. Without one, offering the arm would promise an item that
+    `build_items` cannot make."""
+    targets = replay_targets() if targets is None else targets
+    return any(real_answers(run, targets) for run in runs)
 
 
 def _item_id(*parts: str) -> str:

@@ -31,7 +31,7 @@ def _rubric(criteria: tuple[Criterion, ...]) -> str:
 
 
 def can_use(settings: ModelSettings) -> bool:
-    return settings.style == "chat"
+    return settings.traits.follows_instructions
 
 
 def _check(settings: ModelSettings) -> None:

@@ -12,8 +12,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..text import clip
 from . import judging, stats
 from .design import REAL_ARM
+from .types import StudyItem
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
@@ -115,26 +117,95 @@ def judge_summary(store, study_id: str, rows, ratings, votes, criteria, mode) ->
     return out
 
 
+# -- the ranking, readable ----------------------------------------------------------------------
+def _signed(x: Any) -> str:
+    return "–" if x is None or pd.isna(x) else f"{x:+.2f}"
+
+
+def _share(p: Any) -> str:
+    """A probability as a percentage a person reads at a glance; the extremes are bounded
+    rather than written out to thirty decimals."""
+    if p is None or pd.isna(p):
+        return "–"
+    if p < 0.001:
+        return "<0.1%"
+    if p > 0.999:
+        return ">99.9%"
+    return f"{p:.1%}"
+
+
+def _places(low: Any, high: Any) -> str:
+    if pd.isna(low) or pd.isna(high):
+        return "–"
+    return f"{low:.0f}" if low == high else f"{low:.0f}-{high:.0f}"
+
+
+def ranking_table(bt: pd.DataFrame) -> pd.DataFrame:
+    """The Bradley-Terry ranking as the page prints it: each arm's place with the places the
+    bootstrap allows, its log-strength with a 95% interval, and its chance against an average
+    arm as a bounded percentage."""
+    return pd.DataFrame({
+        "rank": bt["rank"].astype(int),
+        "plausible ranks (95%)": [_places(lo, hi) for lo, hi in zip(bt["rank_low"], bt["rank_high"], strict=True)],
+        "arm": bt["arm"],
+        "log-strength": [_signed(x) for x in bt["strength"]],
+        "95% interval": [f"{_signed(lo)} to {_signed(hi)}" for lo, hi in zip(bt["ci_low"], bt["ci_high"], strict=True)],
+        "beats an average arm": [_share(p) for p in bt["p_beat_average"]],
+        "votes": bt["n_votes"].astype(int),
+    })
+
+
+RANKING_DECIMALS = {"strength": 3, "ci_low": 3, "ci_high": 3, "p_beat_average": 4}
+
+
+def ranking_export(bt: pd.DataFrame, study: dict) -> pd.DataFrame:
+    """The ranking for a spreadsheet: numbers kept as numbers, rounded to what the votes can
+    support, with the study named on every row."""
+    out = bt.round(RANKING_DECIMALS).rename(columns={"strength": "log_strength"})
+    out.insert(0, "study_code", study["code"])
+    out.insert(0, "study_name", study["name"])
+    return out
+
+
 # -- exports ---------------------------------------------------------------------------------
+EXPORT_COLUMNS = ["study_name", "study_code", "study_id", "rater_id", "shown_position", "unit_id", "repeat", "gold",
+                  "shown_left", "run_left", "title_left", "arm_left",
+                  "shown_right", "run_right", "title_right", "arm_right",
+                  "criterion", "score", "choice", "picked_arm",
+                  "rationale", "confidence", "seconds", "minutes", "shown_at", "submitted_at"]
+TITLE_CHARS = 120
+
+
+def item_title(item: StudyItem | None) -> str | None:
+    """What a reader of an export recognises an item by: its research question (the first of
+    the five answers, as written before any restyling), clipped to a spreadsheet cell."""
+    if item is None:
+        return None
+    return clip(item.answers.get("q1", ""), TITLE_CHARS) or "(no research question)"
+
+
 def export_frame(store, study_id: str) -> pd.DataFrame:
-    cols = ["study_code", "rater_id", "shown_position", "unit_id", "repeat", "gold", "shown_left",
-            "arm_left", "shown_right", "arm_right", "criterion", "score", "choice", "picked_arm",
-            "rationale", "confidence", "seconds", "minutes", "shown_at", "submitted_at"]
+    """One row per answer and criterion. Each shown side is named three ways: the item id
+    (stable), the run it came from (empty for the real paper and the gold decoy) and its
+    title, so a spreadsheet on its own says which study, run and proposal a row is about."""
     study = store.studies.get(study_id)
-    rows = store.studies.answer_rows(study_id)
+    items = store.studies.items(study_id)
     out = []
-    for r in rows:
+    for r in store.studies.answer_rows(study_id):
         picked = None
         if r["choice"] == "tie":
             picked = "tie"
         elif r["choice"]:
             picked = r["arm_left"] if r["choice"] == "left" else r["arm_right"]
+        left, right = items.get(r["shown_left"]), items.get(r["shown_right"] or "")
         minutes = r["minutes"]  # measured by the store: from first shown to submitted
-        out.append({**r, "study_code": study["code"], "repeat": bool(r["repeat"]),
-                    "gold": bool(r["gold_item"]), "picked_arm": picked,
+        out.append({**r, "study_name": study["name"], "study_code": study["code"], "study_id": study["id"],
+                    "run_left": left.run_id or None if left else None, "title_left": item_title(left),
+                    "run_right": right.run_id or None if right else None, "title_right": item_title(right),
+                    "repeat": bool(r["repeat"]), "gold": bool(r["gold_item"]), "picked_arm": picked,
                     "seconds": None if minutes is None else round(minutes * 60, 1),
                     "minutes": None if minutes is None else round(minutes, 3)})
-    return pd.DataFrame(out, columns=cols)
+    return pd.DataFrame(out, columns=EXPORT_COLUMNS)
 
 
 def neutralise(value: Any) -> Any:
@@ -157,8 +228,8 @@ def to_json(store, study_id: str) -> str:
     items = store.studies.items(study_id)
     doc = {"study": {k: v for k, v in study.items() if k != "settings"},
            "settings": study["settings"].to_dict(),
-           "items": [{"item_id": i.item_id, "arm": i.arm, "target": i.target, "source": i.source,
-                      "run_id": i.run_id, "answers": i.answers, "restyled": i.styled}
+           "items": [{"item_id": i.item_id, "title": item_title(i), "arm": i.arm, "target": i.target,
+                      "source": i.source, "run_id": i.run_id, "answers": i.answers, "restyled": i.styled}
                      for i in items.values()],
            "answers": json.loads(export_frame(store, study_id).to_json(orient="records")),
            "judge": store.studies.judge_rows(study_id)}

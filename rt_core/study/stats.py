@@ -268,7 +268,7 @@ def bradley_terry(votes: VotesIn, n_boot: int = 1000, seed: int = 0, criterion: 
     if criterion is not None:
         df = df[df["criterion"] == criterion]
     arms = sorted(set(df["arm_left"]) | set(df["arm_right"]))
-    cols = ["rank", "arm", "strength", "ci_low", "ci_high", "p_beat_average", "n_votes"]
+    cols = ["rank", "rank_low", "rank_high", "arm", "strength", "ci_low", "ci_high", "p_beat_average", "n_votes"]
     if len(arms) < 2:
         return pd.DataFrame(columns=cols)
     per_vote = _comparisons(df, {a: i for i, a in enumerate(arms)})
@@ -279,12 +279,22 @@ def bradley_terry(votes: VotesIn, n_boot: int = 1000, seed: int = 0, criterion: 
     tail = (1 - confidence) / 2 * 100
     low, high = (np.percentile(boots, [tail, 100 - tail], axis=0) if n_boot
                  else np.full((2, len(arms)), math.nan))
+    rank_low, rank_high = _rank_interval(boots, tail) if n_boot else np.full((2, len(arms)), math.nan)
     n_votes = [int(((df["arm_left"] == a) | (df["arm_right"] == a)).sum()) for a in arms]
     out = pd.DataFrame({"arm": arms, "strength": strength, "ci_low": low, "ci_high": high,
+                        "rank_low": rank_low, "rank_high": rank_high,
                         "p_beat_average": expit(strength), "n_votes": n_votes})
     out = out.sort_values(["strength", "arm"], ascending=[False, True], ignore_index=True)
     out.insert(0, "rank", range(1, len(out) + 1))
     return out[cols]
+
+
+def _rank_interval(boots: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:
+    """Best and worst plausible place of each arm (1 = strongest): percentiles of its rank
+    over the bootstrap refits, which a reader takes in more easily than a log-odds interval."""
+    ranks = (-boots).argsort(axis=1).argsort(axis=1) + 1
+    low, high = np.percentile(ranks, [tail, 100 - tail], axis=0)
+    return np.floor(low), np.ceil(high)
 
 
 def win_matrix(votes: VotesIn, criterion: str | None = None,

@@ -26,14 +26,14 @@ from rt_core.models.scripted import demo_responder
 from rt_core.store import Store
 from rt_core.study import results, stats
 from rt_core.study.create import create_from_runs
-from rt_core.study_types import StudySettings
+from rt_core.study.types import StudySettings
 from tests.nginxproc import Nginx
 from tests.openai_server import OpenAIServer
 from tests.pgserver import PgServer, pg_bin
 from tests.reliability.apphelp import ROOT
 from tests.test_browser import CHROMIUM, LAUNCH_ARGS, expect, start_server, stop_server, sync_api
 from tests.test_study import seed_runs
-from tests.test_study_browser import join, press_fast
+from tests.test_study_browser import confide, join, press_fast
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow, pytest.mark.browser,
               pytest.mark.skipif(pg_bin() is None, reason="PostgreSQL is not installed")]
@@ -104,6 +104,7 @@ def rate_one(page, rater: int, item: int, log: list) -> bool:
     choice = decide(rater, item)
     press_fast(page, item, [PICK[choice]] * 3)
     page.get_by_role("textbox", name="Rationale (a sentence or two)").fill(f"{RATERS[rater]} {item}")
+    confide(page)
     page.get_by_role("button", name="Submit and go on").click()
     done = page.get_by_text("All done")
     expect(done.or_(page.get_by_text(f"Item {item + 1} of"))).to_be_visible(timeout=60_000)

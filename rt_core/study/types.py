@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import InputError
-from .fiveq import QUESTION_KEYS
+from ..errors import InputError
+from ..fiveq import QUESTION_KEYS
 
 MODES = ("absolute", "pairwise")
 RATER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{1,39}$")
@@ -63,7 +63,7 @@ class StudySettings:
     criteria: tuple[Criterion, ...] = SESSION_CRITERIA
     raters_per_unit: int = 2  # the overlap every unit is brought up to first (a floor, not a ceiling)
     max_units_per_rater: int = 20  # a cap per rater, so no one rater dominates
-    minutes_per_rater: float = 10.0  # session length: sizes each rater's queue (study_queue.py)
+    minutes_per_rater: float = 10.0  # session length: sizes each rater's queue (study/queue.py)
     repeat_check: bool = False  # show one unit again (sides swapped) at the end
     gold_check: bool = False  # pairwise: a pair with a known answer
     allowed_raters: tuple[str, ...] = ()  # empty: any well-formed rater id
