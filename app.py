@@ -7,7 +7,7 @@ a model is called (or when RT_SCRIPTED=demo registers the demo model).
 import streamlit as st
 
 from rt_core.models.scripted import maybe_install_from_env
-from studio import rater_session, render, resources, router_view, state
+from studio import identity, rater_session, render, resources, router_view, state
 
 st.set_page_config(page_title="ResearchTown Studio", page_icon="🏘️", layout="wide")
 maybe_install_from_env()
@@ -22,6 +22,8 @@ if joining:  # ...and on nothing else: no sidebar, no other page, nothing that n
     st.stop()
 if st.session_state.pop("_forget_rater", False):
     rater_session.remember(False)
+identity.settle()  # operator link, owner cookie: who this browser is (rt_core.access decides the rest)
+state.adopt_linked_run()  # a refreshed page of a live run this browser may control
 
 
 def page(key: str, **kw) -> st.Page:
@@ -45,6 +47,7 @@ nav = st.navigation({
 })
 # The app's name on every page (the browser tab alone was not enough).
 st.markdown("#### 🏘️ ResearchTown Studio")
+identity.show_notices()  # a wrong operator link, an old owner link: said once, at the top
 try:
     nav.run()
 finally:  # after the page, so the summary reflects what the page just changed

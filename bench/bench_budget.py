@@ -6,7 +6,7 @@ Two runs on the starter community's NLP + Astronomy neighbourhood, M = 3 authors
 k = 3 reviewers: an instruction-model (chat) run, and a base-model (stem) run with the
 server's model declared a stem model in the registry, as the embedded model is. The
 server answers with the scripted demo model's replies. For each run the bench prints the
-estimate (rt_core.run.budget.estimate: calls, tokens, dollars) and the actual figures
+estimate (rt_core.run.pipeline.budget.estimate: calls, tokens, dollars) and the actual figures
 two ways: as the server reported them (it counts words, which the run's usage and cost
 record), and re-counted with litellm's tokenizer (tiktoken cl100k) over the very
 requests and replies the server saw, which is what a hosted provider would bill.
@@ -32,8 +32,8 @@ from rt_core import community  # noqa: E402
 from rt_core.models import registry  # noqa: E402
 from rt_core.models.embed import Embedder  # noqa: E402
 from rt_core.models.scripted import demo_responder  # noqa: E402
-from rt_core.run import budget  # noqa: E402
-from rt_core.run.simulation import Simulation  # noqa: E402
+from rt_core.run.pipeline import budget  # noqa: E402
+from rt_core.run.pipeline.simulation import Simulation  # noqa: E402
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import RunConfig, RunRequest  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402

@@ -33,9 +33,9 @@ from rt_core import community  # noqa: E402
 from rt_core.models import registry  # noqa: E402
 from rt_core.models.embed import Embedder  # noqa: E402
 from rt_core.models.scripted import demo_responder  # noqa: E402
-from rt_core.run import credit  # noqa: E402
-from rt_core.run.simulation import Simulation  # noqa: E402
-from rt_core.run.warmup import warm_up  # noqa: E402
+from rt_core.run.credit import variants as credit  # noqa: E402
+from rt_core.run.pipeline.simulation import Simulation  # noqa: E402
+from rt_core.run.pipeline.warmup import warm_up  # noqa: E402
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import RunConfig, RunRequest  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402

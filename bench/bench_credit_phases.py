@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_credit
 
-from rt_core.run import credit
+from rt_core.run.credit import variants as credit
 from tests import loopback, openai_server
 
 spans: list[tuple[str, float, float]] = []  # (phase, start, end), perf_counter seconds

@@ -6,7 +6,7 @@ a latency L (tests/openai_server.py: the demo responder, whose judge prefers one
 rule, and one distinct topic per led candidate, tests/ideas.py). n candidates, M authors, k reviewers, the local
 MiniLM embedder, concurrency high enough for the widest round (n x k reviews).
 
-Dependent model rounds of the plan (run/plan.py): read authors, drafts, the n led merges
+Dependent model rounds of the plan (run/pipeline/plan.py): read authors, drafts, the n led merges
 (3 rounds), then the reviewing (read reviewers, reviews, meta-reviews: 3 rounds) and the
 tournament's R(n) = ceil(log2 n) + 1 Swiss rounds side by side, since the judge needs no
 review. So the plan's own critical path is (3 + max(3, R(n))) x L; the issue's reference
@@ -14,7 +14,7 @@ review. So the plan's own critical path is (3 + max(3, R(n))) x L; the issue's r
 
 Calls of a cold run, for n_live candidates left after merging:
     2M (profiles, drafts) + n (led merges) + k (reviewer profiles) + n_live k (reviews)
-    + n_live (meta-reviews) + 2 P(n_live) (judge, P from run/tournament.py) [+ re-asks]
+    + n_live (meta-reviews) + 2 P(n_live) (judge, P from run/candidates/tournament.py) [+ re-asks]
 
 --embedded: n = 4 candidates of the NLP + Astronomy preset on the bundled Gemma 3 270M
 against one proposal of the same settings, each on a fresh store (slow: run it once).
@@ -39,9 +39,9 @@ os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
 from rt_core import community  # noqa: E402
 from rt_core.models.embed import Embedder  # noqa: E402
 from rt_core.models.scripted import demo_responder  # noqa: E402
-from rt_core.run.judging import planned_pairs, rounds  # noqa: E402
-from rt_core.run.simulation import Simulation  # noqa: E402
-from rt_core.run.warmup import warm_up  # noqa: E402
+from rt_core.run.candidates.judging import planned_pairs, rounds  # noqa: E402
+from rt_core.run.pipeline.simulation import Simulation  # noqa: E402
+from rt_core.run.pipeline.warmup import warm_up  # noqa: E402
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import RunConfig, RunRequest  # noqa: E402
 from tests.ideas import proposal  # noqa: E402

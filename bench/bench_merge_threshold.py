@@ -1,5 +1,5 @@
 """Where to put the near-duplicate threshold: the candidates' similarity (mean cosine,
-question by question, bundled MiniLM; run/candidates.py) measured on a few pairs.
+question by question, bundled MiniLM; run/candidates/stages.py) measured on a few pairs.
 
 - reworded: the same five answers said in other words (written for this bench);
 - demo frame: the demo model's candidates, one sentence frame with two other concepts;
@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
 
 from rt_core.models.embed import Embedder  # noqa: E402
-from rt_core.run.candidates import MERGE_THRESHOLD, answer_vectors, similarity  # noqa: E402
-from rt_core.run.parse import parse_five_questions  # noqa: E402
+from rt_core.run.candidates.stages import MERGE_THRESHOLD, answer_vectors, similarity  # noqa: E402
+from rt_core.run.styles.parse import parse_five_questions  # noqa: E402
 from rt_core.types import Candidate, Proposal  # noqa: E402
 from tests.ideas import proposal  # noqa: E402
 

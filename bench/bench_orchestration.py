@@ -9,7 +9,7 @@ stages. Also counts calls of a cold run and of a warm re-run (which must be 0).
 
 Every run counts, the first of the process too: a run is timed from the request (Start
 pressed) to the finished run saved. The bench starts like the app: the Run page warms
-the model client when it is drawn (rt_core.run.warmup), before anyone can press Start;
+the model client when it is drawn (rt_core.run.pipeline.warmup), before anyone can press Start;
 `--cold-process` skips that, as a one-shot CLI process does, so its first run also waits
 for the imports.
 
@@ -32,8 +32,8 @@ os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
 from rt_core import community  # noqa: E402
 from rt_core.models.embed import Embedder  # noqa: E402
 from rt_core.models.scripted import demo_responder  # noqa: E402
-from rt_core.run.simulation import Simulation  # noqa: E402
-from rt_core.run.warmup import warm_up  # noqa: E402
+from rt_core.run.pipeline.simulation import Simulation  # noqa: E402
+from rt_core.run.pipeline.warmup import warm_up  # noqa: E402
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import RunConfig, RunRequest  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402

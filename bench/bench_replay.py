@@ -24,7 +24,7 @@ os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
 from rt_core import community  # noqa: E402
 from rt_core.models.client import run_async  # noqa: E402
 from rt_core.models.scripted import demo_responder  # noqa: E402
-from rt_core.run import bench  # noqa: E402
+from rt_core.run.replay import batch as bench  # noqa: E402
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import RunConfig, RunRequest  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402

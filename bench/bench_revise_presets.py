@@ -1,5 +1,5 @@
 """Revision rounds on the embedded base model over the starter presets: how many automatic-
-check failures (rt_core/run/stem_checks.py: Q1 names no concept of a chosen field, Q5 names
+check failures (rt_core/run/styles/stem_checks.py: Q1 names no concept of a chosen field, Q5 names
 no data or no metric, two answers repeat, a part is missing) the rounds remove.
 
 Each preset runs once on a fresh store with R revision rounds (default 1); the checks are
@@ -27,8 +27,8 @@ os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
 
 from rt_core import community  # noqa: E402
 from rt_core.models.local import BUNDLED_NAME, engine  # noqa: E402
-from rt_core.run.simulation import Simulation  # noqa: E402
-from rt_core.run.stem_checks import proposal_checks  # noqa: E402
+from rt_core.run.pipeline.simulation import Simulation  # noqa: E402
+from rt_core.run.styles.stem_checks import proposal_checks  # noqa: E402
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import RunConfig, RunRequest  # noqa: E402
 
@@ -56,7 +56,7 @@ def main() -> None:
         sim = Simulation(RunRequest(cfg), store)
         run = sim.run_sync()
         wall = time.perf_counter() - t
-        g = sim.ctx.grounding
+        g = sim.state.ctx.grounding
         first = run.rounds[0].proposal if run.rounds else run.proposal
         before = proposal_checks(first, g)[1] if first else []
         after = proposal_checks(run.proposal, g)[1] if run.proposal else []

@@ -1,13 +1,16 @@
-"""History: every stored run; reopen, compare two side by side, delete."""
+"""History: the stored runs this browser may see (rt_core.access); reopen, compare two side by
+side, delete."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from rt_core import export
+from rt_core import access_store, export
+from rt_core.access import Action
 from rt_core.errors import RTError
+from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
-from studio import render, resources, state
+from studio import identity, render, resources, state
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -16,20 +19,25 @@ ss = st.session_state
 
 store.runs.reap_orphans()  # runs whose process died (another app server, a killed CLI)
 st.title("History")
-st.caption("All runs in the store, from every session. Reopening a run reads it from the store: "
-           "no model is called.")
+viewer = identity.viewer()
+if viewer.privileged:
+    st.caption("All runs in the store, from every session. Reopening a run reads it from the store: "
+               "no model is called.")
+else:
+    st.caption("The runs this browser started (this server is shared: other people's runs are not "
+               "listed). Reopening a run reads it from the store: no model is called.")
 
 f1, f2 = st.columns([3, 1])
 text = f1.text_input("Filter by title or model", key="hist_text")
 status = f2.selectbox("Status", ["", "done", "running", "interrupted", "failed", "cancelled"], key="hist_status",
                       format_func=lambda s: s or "any")
-rows = store.runs.list(text=text, status=status)
+rows = access_store.history(store, viewer, store.runs.list(text=text, status=status))
 if not rows:
     if text or status:
         st.info("No run matches the filter. Clear it to see all runs.", icon="🔎")
     else:
-        st.info("No runs stored yet. Start one on the Run page; every run is saved here "
-                "automatically.", icon="🗂️")
+        st.info(("No runs stored yet." if viewer.privileged else "This browser has started no run yet.") +
+                " Start one on the Run page; every run is saved here automatically.", icon="🗂️")
         st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
     st.stop()
 
@@ -48,7 +56,8 @@ st.dataframe(df, hide_index=True, key="hist_table",
 ids = [r["id"] for r in rows]
 labels = {r["id"]: render.run_label(r) for r in rows}
 # Built when clicked (it reads every listed run): the runs above, people and papers by name.
-st.download_button("Download these runs (CSV)", lambda ids=tuple(ids): export.stored_runs_csv(store, ids),
+exportable = tuple(access_store.permitted(store, viewer, Action.EXPORT, ids))
+st.download_button("Download these runs (CSV)", lambda ids=exportable: export.stored_runs_csv(store, ids),
                    file_name="researchtown-runs.csv", mime="text/csv", key="hist_csv",
                    on_click="ignore", icon="⬇️",
                    help="One row per run: authors by name, papers by title, mean score, "
@@ -63,7 +72,7 @@ if c1.button("Open in Results", key="hist_open", type="primary"):
     ss["results_run"] = pick
     st.switch_page(state.PAGES["results"], query_params={state.RUN_PARAM: pick})
 pick_status = next((r["status"] for r in rows if r["id"] == pick), "")
-if pick_status in state.RESUMABLE and c3.button(
+if pick_status in state.RESUMABLE and state.may(Action.RESUME, pick) and c3.button(
         "Resume", key="hist_resume", help="Run it again with the same settings under the same id: "
         "every model call that had finished comes from the cache, free."):
     try:
@@ -72,10 +81,13 @@ if pick_status in state.RESUMABLE and c3.button(
         render.show_error(exc)
     else:
         st.switch_page(state.PAGES["run"], query_params={state.RUN_PARAM: pick})
-if c2.button("Delete…", key="hist_delete"):
+if state.may(Action.DELETE, pick) and c2.button("Delete…", key="hist_delete"):
     ss["_confirm_delete"] = pick
 target = ss.get("_confirm_delete")
-if target and target in labels:
+if target and target in labels and not (allowed := state.may(Action.DELETE, target)):
+    st.error(render.md_escape(allowed.reason))
+    ss.pop("_confirm_delete", None)
+elif target and target in labels:
     job = state.job_for(target)
     if job is not None and not job.done:
         st.error("This run is still going; cancel it on the Run page before deleting it.")

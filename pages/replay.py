@@ -9,7 +9,8 @@ import streamlit as st
 from rt_core import community
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS
-from rt_core.run import replay, warmup
+from rt_core.run.pipeline import warmup
+from rt_core.run.replay import paper as replay
 from rt_core.types import MODES
 from studio import charts, render, request, resources, state
 from studio.frame import ensure_frame
@@ -17,7 +18,7 @@ from studio.frame import ensure_frame
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
 ss = st.session_state
-warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
+warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.pipeline.warmup)
 ss.setdefault("replay_jobs", {})
 
 st.title("Replay a paper")

@@ -3,19 +3,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core import export
+from rt_core import access_store, export
+from rt_core.access import Action
 from rt_core.errors import RTError
+from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTIONS
 from rt_core.graph import add_proposal, build_graph
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import follows_instructions
-from rt_core.run.evaluate import compare_reviews, evaluate_against, judge_run
+from rt_core.run.evidence.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.types import Proposal, Run, Similarity
 from studio import (
     candidates_view,
     chance,
     charts,
     credit_view,
+    identity,
     novelty_view,
     provenance_view,
     render,
@@ -34,23 +37,24 @@ st.title("Results")
 
 # -- which run --------------------------------------------------------------------------
 # Only runs this browser asked for: its own, ones opened from History, and the one its
-# address names (`?run=ID`, a refresh or a shared link). A fresh visitor never lands on
-# whichever run happened to be last, which may be somebody else's.
-rows = {r["id"]: r for r in store.runs.list(limit=500)}
+# address names (`?run=ID`, a refresh or a shared link), each as far as rt_core.access lets
+# this browser see it. A fresh visitor never lands on whichever run happened to be last.
+viewer = identity.viewer()
+rows = {r["id"]: r for r in access_store.history(store, viewer, store.runs.list(limit=500))}
 opened = ss.setdefault("opened_runs", [])
 explicit = ss.pop("results_run", None)  # History's "Open in Results", the Run page's button
 if explicit and explicit not in opened:
     opened.append(explicit)
 linked = state.new_linked_run()
-known = lambda i: i in rows or state.job_for(i) is not None
-viewed = ss.setdefault("viewed_runs", [])  # reached by a link: shown read-only
-if linked and known(linked) and linked not in viewed:
+viewed = ss.setdefault("viewed_runs", [])  # reached by a link: read-only unless it is this browser's
+seen = state.may(Action.VIEW, linked, linked=True) if linked else None
+if seen and linked not in viewed:
     viewed.append(linked)
 wanted = explicit or linked or ss.get("_results_last")
-options = list(dict.fromkeys([*reversed(ss["session_runs"]), *reversed(opened), *reversed(viewed)]))
-if linked and not known(linked):
-    st.warning(f"There is no run {render.md_escape(linked)} here: it may have been deleted, "
-               "or the link was cut short.", icon="🔗")
+options = [i for i in dict.fromkeys([*reversed(ss["session_runs"]), *reversed(opened), *reversed(viewed)])
+           if state.may(Action.VIEW, i, linked=i in viewed)]  # deleted, or now in an open study
+if linked and not seen:
+    st.warning(render.md_escape(seen.reason), icon="🔗")  # the same words for a hidden run as for none
 if not options:
     st.info("No run open yet. Start one on the Run page, or open any stored run from "
             "History; its proposal, reviews and scores appear here.", icon="📄")
@@ -86,7 +90,10 @@ except RTError as exc:
     render.show_error(exc)
     st.stop()
 job = state.job_for(run_id)
-read_only = not state.owns(run_id)  # reached through a shared link: look, do not change
+# Each control asks rt_core.access for its own action; a link's view only looks.
+allowed = {a: bool(state.may(a, run_id, linked=run_id in viewed)) for a in
+           (Action.REVISE, Action.COMPARE, Action.CREDIT, Action.CREATE_STUDY)}
+read_only = not allowed[Action.REVISE]
 if read_only:
     st.caption("A shared view of this run: read-only. Link: " +
                render.md_escape(state.share_run_url(run_id)))
@@ -113,7 +120,7 @@ h4.metric("Model calls", run.usage.calls, help=f"cache hits {run.usage.cache_hit
 st.caption(render.md_escape(f"Run {run.id} · {run.created_at} · model {run.config.model} · mode "
                         f"{run.config.mode} · {len(run.config.researcher_ids)} researchers, "
                         f"{len(run.config.paper_ids)} papers"))
-if run.status in state.RESUMABLE and (job is None or job.done) and not read_only:
+if run.status in state.RESUMABLE and (job is None or job.done) and state.may(Action.RESUME, run.id):
     st.warning(f"This run is {run.status}: what finished is shown. Resuming re-runs it with the "
                "same settings; finished model calls come from the cache.", icon="⏯️")
     if st.button("Resume this run", key=f"results_resume_{run.id}"):
@@ -152,7 +159,7 @@ def show_proposal(p: Proposal, prefix: str) -> None:
 
 # -- candidates (a brainstorm's ranking; studio/candidates_view.py) ----------------------------
 if run.candidates or run.config.candidates > 1:
-    candidates_view.show(run, store, read_only)
+    candidates_view.show(run, store, not allowed[Action.CREATE_STUDY] or read_only)
 
 # -- proposal -------------------------------------------------------------------------------
 st.header("Proposal")
@@ -207,7 +214,8 @@ if run.reviews and (job is None or job.done):
                    "and 'Score:' parts. For each of its points, the closest point of the "
                    "generated reviews counts (a recall); Delta S is the score difference.")
         real = st.text_area("Real review", key=f"real_review_{run.id}", height=160)
-        if st.button("Compare reviews", key=f"review_sim_go_{run.id}", disabled=not real.strip() or read_only):
+        if st.button("Compare reviews", key=f"review_sim_go_{run.id}",
+                     disabled=not real.strip() or not allowed[Action.COMPARE]):
             render.act("Embedding both reviews' points...", lambda: compare_reviews(run, real, store))
         rs = run.review_similarity
         if rs:
@@ -254,7 +262,7 @@ def _judge_section() -> None:
                "the reference (topic, method, facts, claims, application), and the novelty and "
                "feasibility of each." + (" The embedded demo model cannot do this: pick a hosted "
                                          "or Ollama model on the Run page." if local else ""))
-    if st.button("Ask the LLM judge", key=f"judge_go_{run.id}", disabled=local or read_only or
+    if st.button("Ask the LLM judge", key=f"judge_go_{run.id}", disabled=local or not allowed[Action.COMPARE] or
                  (job is not None and not job.done)):
         settings = ModelSettings.for_request(request.build_request())
         render.act("The judge is reading both proposals...", lambda: judge_run(run, settings, store))
@@ -321,7 +329,7 @@ for n, cmp in enumerate(comparisons, 1):
                      expanded=n == len(comparisons)):
         show_similarity(cmp.similarity, cmp.paper_id, f"{run.id}_{cmp.id}",
                         lambda cmp=cmp: chance.for_comparison(store, run, cmp), "This comparison's")
-if run.proposal is not None and (job is None or job.done) and not read_only:
+if run.proposal is not None and (job is None or job.done) and allowed[Action.COMPARE]:
     ptitles = resources.paper_choices(store)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     with c1:
@@ -359,9 +367,11 @@ st.caption("The star is the generated paper; dashed lines lead to its reviewers,
 st.plotly_chart(charts.graph_figure(g, resources.field_names(store), highlight=provenance_view.highlighted(run)),
                 key=f"graph_{run.id}", config=charts.PLOT_CONFIG)
 provenance_view.note_absent(run, g.nodes, store)
-credit_view.show(run, store, read_only)
+credit_view.show(run, store, not allowed[Action.CREDIT])
 
 # -- downloads ----------------------------------------------------------------------------
+if not state.may(Action.EXPORT, run.id, linked=run_id in viewed):
+    st.stop()
 st.header("Export")
 labels_for_export = export.Names.for_runs(store, [run])
 d1, d2, d3, _ = st.columns([1, 1, 1, 1])

@@ -4,13 +4,14 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core import keys
+from rt_core.access import Action
 from rt_core.config import LOCAL_MODEL
 from rt_core.errors import ConfigError
 from rt_core.models import registry
-from rt_core.run import jobs, warmup
+from rt_core.run.pipeline import jobs, warmup
 from rt_core.types import MODES
 from studio import budget as budget_view
-from studio import loop_settings, progress, render, request, resources, router_view, state
+from studio import identity, loop_settings, progress, render, request, resources, router_view, state
 from studio.frame import ensure_frame
 from studio.persist import ACROSS_PAGES
 
@@ -21,6 +22,9 @@ warmup.warm_up()  # the model client imports while the user sets up (rt_core.run
 
 st.title("Run")
 watched = state.linked_run()
+if watched and watched not in ss["jobs"] and not (seen := state.may(Action.VIEW, watched, linked=True)):
+    st.warning(render.md_escape(seen.reason), icon="🔗")  # the same words for a hidden run as for none
+    watched = ""
 if watched and watched not in ss["jobs"] and state.job_for(watched) is not None:
     # A shared link to a run going in this app: its live progress alone, read-only (the
     # settings below would read as that run's; they are this visitor's own).
@@ -173,7 +177,7 @@ with st.container(border=True):
 # -- start ----------------------------------------------------------------------------
 def _start() -> None:
     try:
-        job = jobs.start(request.build_request(), store)
+        job = jobs.start(request.build_request(), store, owner_hash=identity.owner_hash())
     except Exception as exc:  # RTError as message + hint; anything else still shown
         ss["_start_error"] = exc
         ss.pop("current_run", None)  # the last run's panel would read as this attempt's outcome
@@ -216,7 +220,7 @@ if current and current in ss["jobs"]:
     state.show_run_in_address(current)
     ss.setdefault(f"_final_{current}", job.done)
     st.fragment(progress.show, run_every=None if job.done else 1.0)(store, current)
-elif linked:
+elif linked and state.may(Action.VIEW, linked, linked=True):
     st.caption("That run is not going in this app any more; its stored state is on the Results page.")
     st.page_link(state.PAGES["results"], label="Open it in Results", icon="📄",
                  query_params={state.RUN_PARAM: linked})

@@ -6,6 +6,7 @@ import collections
 import pandas as pd
 import streamlit as st
 
+from rt_core import access, access_store
 from rt_core.errors import RTError
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import follows_instructions
@@ -22,7 +23,7 @@ from rt_core.study.design import (
     has_real_answers,
     parse_criteria,
 )
-from studio import fields, render, request, resources, state, study
+from studio import fields, identity, render, request, resources, state, study
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -34,7 +35,11 @@ st.caption("A blind human evaluation: raters see proposals in one neutral format
            "mode or run behind them. Pick runs, group them into arms, choose a rubric, share the link.")
 render.show_flashes()
 
-runs = store.runs.list(status="done", limit=500)
+viewer = identity.viewer()
+if not (allowed := access.may(viewer, access.Action.CREATE_STUDY)):
+    st.info(render.md_escape(allowed.reason), icon="🔐")
+    st.stop()
+runs = access_store.history(store, viewer, store.runs.list(status="done", limit=500))
 if not runs:
     st.info("No finished runs yet. A study rates stored proposals: run a few simulations first "
             "(for example the same reference paper in two modes), then come back.", icon="🧪")

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rt_core import access_store
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import follows_instructions
 from rt_core.study import models as study_models
 from rt_core.study import results
 from rt_core.study.stats import ALL
-from studio import render, request, resources, study, study_room
+from studio import identity, render, request, resources, study, study_room
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -19,7 +20,9 @@ store = resources.get_store()
 ss = st.session_state
 
 st.title("Study results")
-ids = study_room.gate(store)
+# The operator of a shared server organises every study on it (rt_core.access); others show a token.
+ids = [s["id"] for s in store.studies.list()] if identity.viewer().operator else []
+ids = ids or study_room.gate(store)
 render.show_flashes()
 studies = [s for s in store.studies.list() if s["id"] in ids]
 names = {s["id"]: f"{s['name']} · {s['code']} · {s['mode']} · {s['status']}" for s in studies}
@@ -40,7 +43,8 @@ elif c2.button("Reopen study", key="sr_reopen"):
     st.rerun()
 c3.metric("Status", row["status"])
 
-study_room.panel(store, row, store.runs.list(status="done", limit=500))
+study_room.panel(store, row, access_store.history(store, identity.viewer(),  # runs this browser may list
+                                                 store.runs.list(status="done", limit=500)))
 progress = store.studies.progress(study_id)
 if not progress:
     st.info("No rater has joined yet. Share the rater link above (or the code " + row["code"] + ").", icon="🔗")

@@ -1,7 +1,7 @@
 """The Run page's budget block: the cap fields and the estimate of the run before Start.
 
 The cap travels in the RunConfig that `studio.request.build_request` builds (so a resumed
-run keeps it); the estimate is `rt_core.run.budget.estimate` of that same config, so what
+run keeps it); the estimate is `rt_core.run.pipeline.budget.estimate` of that same config, so what
 the page promises is what the run checks.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core.errors import RTError
-from rt_core.run import budget
+from rt_core.run.pipeline import budget
 
 from . import render, request
 

@@ -3,7 +3,7 @@ compared (the judge's win matrix, position bias and reasons, or the measured sig
 the run's base model cannot judge), what each leads with on the community graph, a human
 study to check the ranking, and the ranking's downloads.
 
-The order and the words for what ranked them come from rt_core.export_candidates, so the
+The order and the words for what ranked them come from rt_core.export.candidates, so the
 page and the downloads never disagree. Every title, answer, reason and paper title came
 from a model or a paper source: shown with render.show_text or escaped, never as HTML.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core import export_candidates as ec
 from rt_core.errors import RTError
-from rt_core.export import Names
+from rt_core.export import candidates as ec
+from rt_core.export.run import Names
 from rt_core.fiveq import QUESTIONS
 from rt_core.graph import PROPOSAL_NODE, add_proposal, build_graph
 from rt_core.study.candidates import candidate_items, create_from_candidates

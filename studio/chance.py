@@ -14,8 +14,8 @@ import streamlit as st
 
 from rt_core.errors import RTError
 from rt_core.models.embed import Embedder
-from rt_core.run.evaluate import Reference
-from rt_core.run.replay import ChanceBand, chance_band
+from rt_core.run.evidence.evaluate import Reference
+from rt_core.run.replay.paper import ChanceBand, chance_band
 from rt_core.store.comparisons import Comparison
 from rt_core.types import Proposal, Run, Similarity
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core.errors import RTError
-from rt_core.run import credit
+from rt_core.run.credit import variants as credit
 from rt_core.types import Run
 
 from . import charts, render

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core.run import plan
+from rt_core.run.pipeline import plan
 
 from . import render, request, state
 
@@ -39,7 +39,7 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     events = job.snapshot()
     run = job.run
     done = job.done
-    # One bar per group of the run's own plan (rt_core.run.plan), the plan the runner executes.
+    # One bar per group of the run's own plan (rt_core.run.pipeline.plan), the plan the runner executes.
     bar_titles = dict(plan.progress_groups(run.config))
     groups = list(bar_titles)
     by_stage: dict[str, dict[str, object]] = {}
@@ -126,7 +126,7 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     if done and run.status != "running":
         request.count_demo_tokens(run)
     if not done:
-        if job.simulation.ctx.cancel.is_set():
+        if job.simulation.cancel.is_set():
             st.info("Cancelling after the current model calls; finished work is kept.")
         elif st.button("Cancel", key=f"cancel_{run_id}"):
             job.cancel()

@@ -27,7 +27,7 @@ def _names(_store, run_id: str, people: tuple[str, ...], papers: tuple[str, ...]
 
 
 def names_for(store, run: Run) -> dict[str, str]:
-    from rt_core.export_sources import sources_named  # noqa: PLC0415  (keeps page import light)
+    from rt_core.export.sources import sources_named  # noqa: PLC0415  (keeps page import light)
 
     people, papers = sources_named(run)
     return _names(store, run.id, tuple(sorted(people)), tuple(sorted(papers)))

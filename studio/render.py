@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from rt_core.errors import RTError
-from rt_core.run.plan import GROUPS
+from rt_core.run.pipeline.plan import GROUPS
 from rt_core.types import Paper, Researcher, StageError
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")

@@ -1,6 +1,6 @@
 """The Results page's revision rounds: how the scores moved, what changed, and why.
 
-A run with revision rounds keeps every round (rt_core/run/revise.py). This view shows
+A run with revision rounds keeps every round (rt_core/run/revision/rounds.py). This view shows
 the score trajectory per reviewer (the same reviewers score every round, so their
 lines compare), why the rounds stopped, and for each round the answers the authors
 rewrote: which weakness each one answers (a reviewer's own words, an automatic check,
@@ -8,8 +8,8 @@ or none named) and a word-level diff. Model text is shown as text: the diff goes
 through st.code, never HTML.
 
 Below them, a finished run with reviews and fewer than the most rounds can be revised
-afterwards (rt_core/run/revise_more.py): the estimate of the new calls first, then a
-button that resumes the run in a background job (rt_core/run/jobs.py, so a refresh
+afterwards (rt_core/run/revision/more.py): the estimate of the new calls first, then a
+button that resumes the run in a background job (rt_core/run/pipeline/jobs.py, so a refresh
 finds it again), its progress, and then this view with the new rounds. A read-only
 view (a shared link) never shows the button.
 """
@@ -21,9 +21,11 @@ import streamlit as st
 
 from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY
-from rt_core.run import budget, revise, revise_more
-from rt_core.run.diff import diff_lines, proposal_diff
-from rt_core.run.rounds_report import stop_words
+from rt_core.run.pipeline import budget
+from rt_core.run.revision import more as revise_more
+from rt_core.run.revision import rounds as revise
+from rt_core.run.revision.diff import diff_lines, proposal_diff
+from rt_core.run.revision.report import stop_words
 from rt_core.types import Round, Run
 
 from . import fields, render, state
@@ -86,7 +88,7 @@ def reviewed_rounds(job) -> int:
 
 
 def _shown_round(run: Run) -> int:
-    """Which round the run's proposal is (rt_core.run.revise keeps the best-scored one)."""
+    """Which round the run's proposal is (rt_core.run.revision.rounds keeps the best-scored one)."""
     answers = run.proposal.answers() if run.proposal else {}
     same = [r.number for r in run.rounds if r.proposal.answers() == answers]
     return same[-1] if same else run.rounds[-1].number

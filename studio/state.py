@@ -3,21 +3,25 @@
 Everything here lives in st.session_state only (never the shared store): the
 neighbourhood, the Run page's settings, a key the user typed, the jobs it controls.
 A refresh starts a new session, so what ties a browser to a run is its address
-(`?run=ID`, plus `owner=` for the browser that started it) and the process-wide
-jobs of `rt_core.run.jobs`, never this session alone.
+(`?run=ID`), the process-wide jobs of `rt_core.run.pipeline.jobs`, and the browser's owner cookie
+(studio.identity), never this session alone. Who may see or change a run is asked of
+rt_core.access through `may`, never decided here.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
+from rt_core import access_store
+from rt_core.access import Action, Decision
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.errors import NotFoundError
 from rt_core.types import MODES, Run, RunConfig
 
-from . import loop_settings, rater_session, request
+from . import identity, loop_settings, rater_session, request
 from .resources import get_store
 
 PAGES = {
@@ -87,12 +91,11 @@ def init_state() -> None:
     ss = st.session_state
     ss.setdefault("hood_r", [])  # researcher ids in the neighbourhood
     ss.setdefault("hood_p", [])  # paper ids in the neighbourhood
-    ss.setdefault("jobs", {})  # run id -> rt_core.run.jobs.Job
+    ss.setdefault("jobs", {})  # run id -> rt_core.run.pipeline.jobs.Job
     ss.setdefault("session_runs", [])  # run ids started in this session, oldest first
     for key, default in PERSISTENT.items():
         ss.setdefault(key, default)
     apply_query_params()
-    adopt_linked_run()
 
 
 def _hood_key(kind: str) -> str:
@@ -170,7 +173,7 @@ def apply_query_params() -> None:
 
 
 # -- runs and their addresses ---------------------------------------------------------------
-RUN_PARAM, OWNER_PARAM = "run", "owner"
+RUN_PARAM = "run"
 
 
 def linked_run() -> str:
@@ -191,19 +194,12 @@ def new_linked_run() -> str:
 
 def show_run_in_address(run_id: str) -> None:
     """Put the run in the address bar, so a refresh or a copied link comes back to it. The
-    browser that controls a live run also gets its owner token (a shared view never does:
-    `share_run_url` leaves it out)."""
-    job = st.session_state["jobs"].get(run_id)
+    address proves nothing about who started the run (the owner cookie does), so it is the
+    same link for everybody."""
     st.session_state["_addr_run"] = run_id
-    wanted = {RUN_PARAM: run_id}
-    if job is not None and not job.done:
-        wanted[OWNER_PARAM] = job.owner
     try:
-        qp = st.query_params
-        if {k: qp.get(k) for k in (RUN_PARAM, OWNER_PARAM)} != {RUN_PARAM: run_id,
-                                                               OWNER_PARAM: wanted.get(OWNER_PARAM)}:
-            qp.pop(OWNER_PARAM, None)
-            qp.update(wanted)
+        if st.query_params.get(RUN_PARAM) != run_id:
+            st.query_params[RUN_PARAM] = run_id
     except Exception:  # no browser context
         pass
 
@@ -211,15 +207,12 @@ def show_run_in_address(run_id: str) -> None:
 def clear_run_address() -> None:
     """The page no longer shows a run (a start that failed): the address says so too."""
     st.session_state.pop("_addr_run", None)
-    try:
-        for k in (RUN_PARAM, OWNER_PARAM):
-            st.query_params.pop(k, None)
-    except Exception:  # no browser context
-        pass
+    with contextlib.suppress(Exception):  # no browser context
+        st.query_params.pop(RUN_PARAM, None)
 
 
 def share_run_url(run_id: str, page: str = "results") -> str:
-    """A read-only link to one run (no owner token)."""
+    """A link to one run: read-only for anybody but its owner and the operator."""
     try:
         base = st.context.url or ""
     except Exception:  # no browser context (tests)
@@ -235,24 +228,29 @@ def share_run_url(run_id: str, page: str = "results") -> str:
 def _live(run_id: str):
     if not run_id:
         return None
-    from rt_core.run import jobs  # noqa: PLC0415  (slow: pages without runs skip it)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (slow: pages without runs skip it)
 
     return jobs.live(run_id)
 
 
+def may(action: Action, run_id: str, linked: bool = False) -> Decision:
+    """What rt_core.access says this browser may do with the run (`linked`: it came through
+    the run's own link); the live job's owner counts for a run not stored yet."""
+    job = st.session_state.get("jobs", {}).get(run_id) or _live(run_id)
+    return access_store.decide(get_store(), identity.viewer(), action, run_id, linked,
+                               live_owner=job.owner_hash if job is not None else None)
+
+
 def adopt_linked_run() -> None:
-    """After a refresh, the browser that started a live run (its address carries the run's
-    owner token) takes the run's controls back; any other visitor only watches it."""
+    """After a refresh, a browser that may control the live run its address names (the one
+    that started it, by its owner cookie, or the operator) takes the run's controls back;
+    any other visitor only watches it. app.py calls it once the browser is known."""
     ss = st.session_state
     run_id = linked_run()
     if not run_id or run_id in ss["jobs"]:
         return
-    try:
-        token = st.query_params.get(OWNER_PARAM) or ""
-    except Exception:
-        token = ""
     job = _live(run_id)
-    if job is None or not token or token != job.owner:
+    if job is None or not may(Action.CANCEL, run_id, linked=True):
         return
     ss["jobs"][run_id] = job
     if run_id not in ss["session_runs"]:
@@ -287,10 +285,9 @@ def job_for(run_id: str):
 
 
 def owns(run_id: str) -> bool:
-    """This session started, resumed or deliberately opened the run: it gets the controls
-    that change it. A run reached only through a shared link is read-only."""
-    ss = st.session_state
-    return run_id in ss["jobs"] or run_id in ss["session_runs"] or run_id in ss.get("opened_runs", [])
+    """This browser may change the run (rt_core.access): it started it, or it is the operator's,
+    or the server is personal. Kept by a refresh and a browser restart (the owner cookie)."""
+    return bool(may(Action.REVISE, run_id))
 
 
 def get_run(store, run_id: str) -> Run:
@@ -327,10 +324,10 @@ def _follow(run_id: str, job) -> None:
 
 def revise_run(store, run_id: str, extra: int, request_for, **caps) -> None:
     """Give a finished run more revision rounds in a background job of this session
-    (rt_core.run.jobs.start_revision); `request_for` makes the request with the keys of
+    (rt_core.run.pipeline.jobs.start_revision); `request_for` makes the request with the keys of
     the one precedence in studio.request for the run's own model and base URL; `caps`
     (max_tokens, max_cost) bound the new calls."""
-    from rt_core.run import jobs  # noqa: PLC0415  (pages that never revise skip the import)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (pages that never revise skip the import)
 
     _follow(run_id, jobs.start_revision(store, run_id, extra, request_for=request_for, **caps))
 
@@ -339,7 +336,8 @@ def resume_run(store, run_id: str) -> None:
     """Resume a stored run in this session (same request, same id; the cache makes every
     call that had succeeded free) and follow it on the Run page. The keys come from the
     one precedence in studio.request, for the run's own model and base URL."""
-    from rt_core.run import jobs  # noqa: PLC0415  (pages that never resume skip the import)
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (pages that never resume skip the import)
 
     run = store.runs.load(run_id)
-    _follow(run_id, jobs.start(request.resume_request(run.config), store, resume_id=run_id))
+    _follow(run_id, jobs.start(request.resume_request(run.config), store, resume_id=run_id,
+                               owner_hash=identity.owner_hash()))

@@ -1,6 +1,6 @@
 """Scripted replies for tests of several candidates and their tournament.
 
-Candidate i (its calls carry seeds from i * 1000 on, run/leads.py) gets a proposal about
+Candidate i (its calls carry seeds from i * 1000 on, run/candidates/leads.py) gets a proposal about
 topic i, whose words no other topic shares, so candidates are distinct ideas unless a
 test makes two of them the same. A judge reply is decided by `prefer(a, b)` on the
 candidate numbers shown as A and B (None: a reply without a decision).
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from rt_core import fiveq
 from rt_core.models.scripted import demo_responder
-from rt_core.run.leads import SEED_STEP
+from rt_core.run.candidates.leads import SEED_STEP
 
 TOPICS = [
     ("galaxy redshift surveys", "spectroscopic catalogues of distant galaxies", "telescope time"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rt_core.errors import ProviderError
 from rt_core.models.scripted import demo_responder
-from rt_core.run import parse
+from rt_core.run.styles import parse
 
 REAL = "The data plan is vague."
 MADE_UP = "The proposal ignores quantum gravity entirely."
@@ -52,7 +52,7 @@ def revised_run(store, rounds: int = 2, ceiling: int = 5, reviewers: tuple[int, 
     preset's researchers review (a slice), so two tests of one store share no calls."""
     from rt_core import community
     from rt_core.models.scripted import scripted_model
-    from rt_core.run.simulation import Simulation
+    from rt_core.run.pipeline.simulation import Simulation
     from rt_core.types import RunConfig, RunRequest
 
     community.ensure_loaded(store)

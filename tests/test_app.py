@@ -257,7 +257,7 @@ def test_run_shows_progress_and_finishes(finished):
     shown = "\n".join(texts(at))
     assert "✅" in shown  # each agent's status and partial output
     # One bar per group of the run's own plan, in the plan's order.
-    from rt_core.run.plan import GROUPS, progress_groups
+    from rt_core.run.pipeline.plan import GROUPS, progress_groups
 
     bars = [m.value.strip("*") for m in at.markdown if m.value.strip("*") in GROUPS.values()]
     assert bars == [title for _, title in progress_groups(job.run.config)]
@@ -346,7 +346,7 @@ def test_history_filter_compare_and_delete(finished, model):
 
 
 def test_similarity_after_the_fact(finished, model):
-    from rt_core.run import jobs
+    from rt_core.run.pipeline import jobs
     from rt_core.types import RunConfig, RunRequest
 
     _, first = finished
@@ -545,7 +545,7 @@ def test_a_real_provider_with_a_typed_key_runs_and_the_key_is_never_stored(opena
     s.close()
     for path in s.path.parent.glob(s.path.name + "*"):
         assert key.encode() not in path.read_bytes()
-    from rt_core.export import run_json, run_markdown
+    from rt_core.export.run import run_json, run_markdown
 
     assert key not in run_json(job.run) and key not in run_markdown(job.run)
 
@@ -612,7 +612,7 @@ def test_cancel_keeps_finished_work(model):
         at.run()
         assert at.button(key="run_start").disabled  # one run at a time per session
         at.button(key=f"cancel_{job.run_id}").click().run()
-        assert job.simulation.ctx.cancel.is_set()
+        assert job.simulation.cancel.is_set()
     finally:
         gate.set()
         model.responder = demo_responder

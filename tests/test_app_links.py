@@ -43,7 +43,8 @@ def test_a_fresh_visitor_gets_an_empty_state_not_someone_elses_run(someone_elses
     assert {"run", "history"} <= links, links
 
 
-def test_a_run_link_opens_that_run_read_only(someone_elses_failed_run):
+def test_a_run_link_opens_that_run_read_only(someone_elses_failed_run, monkeypatch):
+    monkeypatch.setenv("RT_SHARED", "1")  # on a personal server the one user controls every run
     at = new_app()
     at.query_params["run"] = someone_elses_failed_run.id
     goto(at, "results")
@@ -58,6 +59,7 @@ def test_a_run_link_opens_that_run_read_only(someone_elses_failed_run):
 
 
 def test_the_same_run_opened_from_history_has_its_controls(someone_elses_failed_run):
+    """A personal server (the default): whoever sits at it controls every stored run."""
     at = new_app()
     at.session_state["results_run"] = someone_elses_failed_run.id
     goto(at, "results")

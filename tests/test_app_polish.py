@@ -127,8 +127,8 @@ def test_a_candidates_study_says_it_takes_no_other_runs_instead_of_offering_them
 
 
 def test_a_run_stopped_by_its_budget_shows_the_apps_words_and_the_cli_keeps_its_own(community, demo):
-    from rt_core.run import budget
-    from rt_core.run.simulation import Simulation
+    from rt_core.run.pipeline import budget
+    from rt_core.run.pipeline.simulation import Simulation
     from rt_core.store import open_store
     from rt_core.types import RunRequest
     from tests.apphelp import goto, new_app, shown

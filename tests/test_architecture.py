@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "rt_core"
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -26,28 +26,14 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _type_checking_only(node: ast.AST) -> bool:
-    """`if TYPE_CHECKING:`: imports for annotations alone, which never run."""
-    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-
-
-def _walk_running_code(tree: ast.AST) -> list[ast.AST]:
-    """Every node that can run (functions included), leaving out `if TYPE_CHECKING:` blocks."""
-    out, todo = [], [tree]
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        todo += [c for c in ast.iter_child_nodes(node) if not _type_checking_only(c)]
-    return out
-
-
-def _imports(path: Path, top_level_only: bool) -> list[tuple[str, list[str]]]:
-    """(imported module, names) for each import in a file, those inside functions too
-    unless asked for top-level ones only. Imports under `if TYPE_CHECKING:` name a type for
-    an annotation and never run, so they tie no modules together and are left out."""
+def _imports(path: Path, top_level_only: bool, root: Path = ROOT) -> list[tuple[str, list[str]]]:
+    """(imported module, names) for each import in a file: those inside functions and
+    under `if TYPE_CHECKING:` too, unless asked for top-level ones only. A type-only or a
+    lazy import does not fail at load time, but it still ties the two modules into one:
+    a reader of either has to hold the other in their head."""
     tree = ast.parse(path.read_text("utf-8"))
-    module, is_pkg = _module_name(path), path.name == "__init__.py"
-    nodes = tree.body if top_level_only else _walk_running_code(tree)
+    module, is_pkg = _module_name(path, root), path.name == "__init__.py"
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
     out = []
     for node in nodes:
         if isinstance(node, ast.Import):
@@ -56,7 +42,7 @@ def _imports(path: Path, top_level_only: bool) -> list[tuple[str, list[str]]]:
             target = _resolve(module, node, is_pkg)
             names = [a.name for a in node.names]
             # "from . import x" imports the submodule x
-            subs = [f"{target}.{n}" for n in names if (CORE.parent / (target + "." + n).replace(".", "/")
+            subs = [f"{target}.{n}" for n in names if (root / (target + "." + n).replace(".", "/")
                                                       ).with_suffix(".py").exists()]
             out += [(s, []) for s in subs] or [(target, names)]
     return out
@@ -66,16 +52,20 @@ def _core_files() -> list[Path]:
     return sorted(p for p in CORE.rglob("*.py"))
 
 
-def _import_graph() -> nx.DiGraph:
-    """Module -> module it imports, counting imports inside functions: a lazy import does
-    not fail at load time, but it still ties the two modules into one (a circle through a
-    function-level import is a circle a reader has to hold in their head)."""
+def _app_files() -> list[Path]:
+    """The app's own code: the pages and the studio package, on top of rt_core."""
+    return sorted([*(ROOT / "studio").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"])
+
+
+def _import_graph(files: list[Path] | None = None, root: Path = ROOT) -> nx.DiGraph:
+    """Module -> module it imports, counting imports inside functions and type-only ones."""
+    files = _core_files() if files is None else files
     g = nx.DiGraph()
-    known = {_module_name(p) for p in _core_files()}
-    for path in _core_files():
-        src = _module_name(path)
+    known = {_module_name(p, root) for p in files}
+    for path in files:
+        src = _module_name(path, root)
         g.add_node(src)
-        for target, _ in _imports(path, top_level_only=False):
+        for target, _ in _imports(path, top_level_only=False, root=root):
             # importing a.b.c also runs a and a.b; edges to every known prefix
             parts = target.split(".")
             for i in range(1, len(parts) + 1):
@@ -85,9 +75,49 @@ def _import_graph() -> nx.DiGraph:
     return g
 
 
-def test_rt_core_has_no_import_cycle_counting_function_level_imports():
-    cycles = sorted(nx.simple_cycles(_import_graph()), key=len)
+def _cycles(g: nx.DiGraph) -> list[list[str]]:
+    return sorted(nx.simple_cycles(g), key=len)
+
+
+def test_rt_core_has_no_import_cycle_counting_type_only_and_function_level_imports():
+    cycles = _cycles(_import_graph())
     assert cycles == [], f"import cycles: {cycles[:5]}"
+
+
+# The one circle left in the app's layer, studio/budget.py <-> studio/request.py, is being
+# untied in its own change; the check names it so that no other circle joins it.
+KNOWN_APP_CYCLES = [{"studio.budget", "studio.request"}]
+
+
+def test_the_app_has_no_import_cycle_beyond_the_known_one():
+    cycles = [c for c in _cycles(_import_graph([*_core_files(), *_app_files()]))
+              if set(c) not in KNOWN_APP_CYCLES]
+    assert cycles == [], f"import cycles: {cycles[:5]}"
+
+
+def test_the_cycle_check_sees_type_only_and_function_level_imports(tmp_path):
+    """The check itself: a circle tied by one type-only and one lazy import is found."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n")
+    (pkg / "b.py").write_text("def f():\n    from . import a\n    return a\n")
+    cycles = _cycles(_import_graph(sorted(pkg.glob("*.py")), root=tmp_path))
+    assert [sorted(c) for c in cycles] == [["pkg.a", "pkg.b"]]
+
+
+MAX_LINES = 400
+# rt_core/types.py is being split by the settings schema's own change (the run's options
+# declared once); named here so that no other long module joins it.
+KNOWN_LONG = {"rt_core/types.py"}
+
+
+def test_no_module_is_over_400_lines():
+    """One concern per module: a file past the limit is split by concept, not by count."""
+    files = [*_core_files(), *(ROOT / "studio").rglob("*.py"), *(ROOT / "pages").glob("*.py")]
+    long = {str(p.relative_to(ROOT)): n for p in files
+            if (n := len(p.read_text("utf-8").splitlines())) > MAX_LINES}
+    assert {k: n for k, n in long.items() if k not in KNOWN_LONG} == {}
 
 
 # The study package's records, live queue and organiser token: kept by the store, so below it,
@@ -128,7 +158,7 @@ def test_no_module_imports_another_modules_private_names():
 
 def test_importing_the_core_does_not_import_litellm():
     """litellm takes seconds to import; the app and the CLI load it only to call a model."""
-    code = ("import sys, rt_core, rt_core.run.simulation, rt_core.store, rt_core.__main__, "
+    code = ("import sys, rt_core, rt_core.run.pipeline.simulation, rt_core.store, rt_core.__main__, "
             "rt_core.models.scripted; print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True)
@@ -136,9 +166,9 @@ def test_importing_the_core_does_not_import_litellm():
 
 
 # Where a prompt style may be named: the registry declares the styles and what each can do,
-# and run/style.py maps each to its stage functions. Everywhere else asks those.
+# and run/styles/style.py maps each to its stage functions. Everywhere else asks those.
 _STYLE_NAMES = {"chat", "stem"}
-_STYLE_HOMES = {ROOT / "rt_core" / "models" / "registry.py", ROOT / "rt_core" / "run" / "style.py"}
+_STYLE_HOMES = {ROOT / "rt_core" / "models" / "registry.py", ROOT / "rt_core" / "run" / "styles" / "style.py"}
 
 
 def _names_a_style(node: ast.AST) -> bool:

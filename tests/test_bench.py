@@ -8,7 +8,7 @@ import pytest
 from rt_core import community as starter
 from rt_core.errors import InputError
 from rt_core.models.client import run_async
-from rt_core.run import bench
+from rt_core.run.replay import batch as bench
 from rt_core.types import RunConfig, RunRequest
 
 TASKS = ["arxiv:2410.16179", "arxiv:2312.03876"]

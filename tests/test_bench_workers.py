@@ -7,7 +7,8 @@ import threading
 from rt_core import community
 from rt_core.__main__ import main
 from rt_core.models.client import run_async
-from rt_core.run import bench, bench_workers
+from rt_core.run.replay import batch as bench
+from rt_core.run.replay import batch_workers as bench_workers
 from rt_core.store import Store
 from rt_core.types import RunConfig, RunRequest
 

@@ -60,7 +60,8 @@ def gated_model():
 
 def test_a_refresh_reattaches_and_a_link_opens_the_run_elsewhere(tmp_path, browser, gated_model):
     ARTIFACTS.mkdir(exist_ok=True)
-    proc, url = start_server(tmp_path / "data", ARTIFACTS / "streamlit-links.log")
+    # Shared: on a personal server the one person at it controls every run, also from a link.
+    proc, url = start_server(tmp_path / "data", ARTIFACTS / "streamlit-links.log", env={"RT_SHARED": "1"})
     owner = browser.new_context(viewport={"width": 1400, "height": 1000})
     other = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
@@ -85,14 +86,14 @@ def test_a_refresh_reattaches_and_a_link_opens_the_run_elsewhere(tmp_path, brows
         expect(page).to_have_url(re.compile(r"/run\?run=\w+"), timeout=30_000)
         run_id = re.search(r"run=(\w+)", page.url).group(1)
 
-        # A refresh is a new session: the address brings the run and its controls back.
+        # A refresh is a new session: the address brings the run back, the owner cookie its controls.
         page.reload()
         expect(page.get_by_text("progress events")).to_be_visible(timeout=60_000)
         expect(page.get_by_text(re.compile(r"^Running · "))).to_be_visible(timeout=30_000)
         expect(page.get_by_role("button", name="Cancel")).to_be_visible()
         snap(page, "refresh-reattached")
 
-        # The link without the owner token, in another browser: progress, no controls.
+        # The same link in another browser (another owner cookie): progress, no controls.
         viewer = other.new_page()
         viewer.goto(f"{url}/run?run={run_id}")
         expect(viewer.get_by_text("You are watching a run started elsewhere")).to_be_visible(timeout=60_000)

@@ -8,8 +8,8 @@ import pytest
 from rt_core.__main__ import main
 from rt_core.errors import InputError
 from rt_core.models.scripted import demo_responder
-from rt_core.run import budget
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline import budget
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import RunConfig, RunRequest
 
 AUTHORS = ["r-ada", "r-nia", "r-cole"]
@@ -58,6 +58,7 @@ def test_an_unknown_price_is_said_plainly():
 def _spent_before_each_stage(store, cfg: RunConfig) -> tuple[dict[str, int], int]:
     """A run without a cap, noting the tokens spent when each stage was admitted."""
     s = sim(store, cfg)
+    s.start()
     seen: dict[str, int] = {}
     admit = s.budget.admit
 
@@ -72,7 +73,7 @@ def _spent_before_each_stage(store, cfg: RunConfig) -> tuple[dict[str, int], int
 
 def test_the_cap_stops_before_the_stage_that_would_cross_it_and_a_resume_finishes(
         community, demo):
-    from rt_core.run.plan import plan_for
+    from rt_core.run.pipeline.plan import plan_for
 
     cfg = config(researcher_ids=["r-nia"], num_reviewers=1, max_profile_papers=1)
     # The same run at another temperature: the same replies, none of them cached for cfg.
@@ -131,7 +132,7 @@ def test_a_call_that_crosses_the_cap_stops_the_run_after_it(community, scripted)
                                         ({"max_tokens": 0}, "more than zero")])
 def test_a_budget_smaller_than_one_call_fails_before_any_call(community, demo, cap, words):
     with pytest.raises(InputError, match=words):
-        sim(community, config(**cap))
+        sim(community, config(**cap)).start()
     assert demo.history == []
 
 
@@ -182,8 +183,7 @@ def test_a_refused_stage_lets_the_stages_going_finish_and_starts_nothing_more():
     import asyncio
 
     from rt_core.errors import BudgetExceeded
-    from rt_core.run.plan import Stage
-    from rt_core.run.runner import Runner
+    from rt_core.run.pipeline.runner import Runner, Stage
 
     done: list[str] = []
     gate = asyncio.Event()

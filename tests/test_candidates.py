@@ -5,13 +5,13 @@ import re
 
 import pytest
 
-from rt_core import export_candidates as ec
 from rt_core.errors import ConfigError
+from rt_core.export import candidates as ec
 from rt_core.models import registry
-from rt_core.run import leads
-from rt_core.run.candidates import MERGE_THRESHOLD, near_duplicates
-from rt_core.run.plan import plan_for
-from rt_core.run.simulation import Simulation
+from rt_core.run.candidates import leads
+from rt_core.run.candidates.stages import MERGE_THRESHOLD, near_duplicates
+from rt_core.run.pipeline.plan import plan_for
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import Paper, Researcher, RunConfig, RunRequest
 from tests.ideas import responder
 
@@ -28,7 +28,7 @@ def request(n: int, reviewers: int = 2, **cfg) -> RunRequest:
 @pytest.mark.parametrize("n", [0, 13, -1])
 def test_a_number_of_candidates_out_of_range_is_one_clear_error(community, n):
     with pytest.raises(ConfigError, match="from 1 to 12"):
-        Simulation(request(n), community)
+        Simulation(request(n), community).start()
 
 
 def test_the_plan_of_several_candidates_shares_reading_and_reviewer_choice():

@@ -219,7 +219,8 @@ def test_empty_and_unranked_states_say_what_happened(stored):
     assert at.button(key=f"cand_study_{unranked.id}").disabled is False
 
 
-def test_a_shared_read_only_view_shows_the_ranking_but_makes_no_study(stored):
+def test_a_shared_read_only_view_shows_the_ranking_but_makes_no_study(stored, monkeypatch):
+    monkeypatch.setenv("RT_SHARED", "1")  # a link's view is read-only on a shared server
     run = stored("cands8shared")
     at = new_app()
     at.query_params["run"] = run.id

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 from rt_core import graph
-from rt_core.run.replay import ChanceBand
+from rt_core.run.replay.paper import ChanceBand
 from rt_core.types import Paper, Researcher
 from studio import charts, graphview
 

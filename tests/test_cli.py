@@ -173,7 +173,7 @@ def test_judge_refuses_the_tiny_base_model(tmp_path):
 
 
 def test_markdown_export_includes_every_evaluation():
-    from rt_core.export import run_markdown
+    from rt_core.export.run import run_markdown
     from rt_core.types import MetaReview, Proposal, Review, Run, RunConfig, Similarity
 
     run = Run(id="r1", config=RunConfig(), status="done", proposal=Proposal(q1="How can we?"),

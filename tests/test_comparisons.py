@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from rt_core.errors import InputError
-from rt_core.run.evaluate import PASTED, evaluate_against
-from rt_core.run.simulation import Simulation
+from rt_core.run.evidence.evaluate import PASTED, evaluate_against
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.study.design import REAL_ARM, build_items
 from rt_core.types import Proposal, RunConfig, RunRequest
 

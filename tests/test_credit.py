@@ -3,8 +3,8 @@ import pytest
 
 from rt_core.errors import InputError
 from rt_core.models import registry
-from rt_core.run import credit
-from rt_core.run.simulation import Simulation
+from rt_core.run.credit import variants as credit
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import RunConfig, RunRequest
 from tests import credit_script
 

@@ -15,7 +15,7 @@ AUTHORS = ["r-neubig-graham", "r-chen-beidi", "r-zhao-wayne-xin"]
 @pytest.fixture(scope="module")
 def finished(module_demo):
     from rt_core import community
-    from rt_core.run.simulation import Simulation
+    from rt_core.run.pipeline.simulation import Simulation
     from rt_core.store import open_store
 
     s = open_store()
@@ -74,7 +74,7 @@ def test_credit_shows_the_estimate_then_bars_and_sentences(finished, module_demo
 
 
 def test_a_one_author_run_says_why_there_is_no_credit(module_demo):
-    from rt_core.run.simulation import Simulation
+    from rt_core.run.pipeline.simulation import Simulation
     from rt_core.store import open_store
 
     s = open_store()

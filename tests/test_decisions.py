@@ -9,11 +9,12 @@ import pytest
 
 from rt_core import fiveq
 from rt_core.errors import InputError
-from rt_core.run import jobs, revise_more
-from rt_core.run.grounding import Grounding
-from rt_core.run.revise_stem import flags, stems_for
-from rt_core.run.rounds_report import rounds_markdown, stop_words
-from rt_core.run.stem_checks import CheckKind, run_checks
+from rt_core.run.pipeline import jobs
+from rt_core.run.revision import more as revise_more
+from rt_core.run.revision.report import rounds_markdown, stop_words
+from rt_core.run.revision.stem import flags, stems_for
+from rt_core.run.styles.grounding import Grounding
+from rt_core.run.styles.stem_checks import CheckKind, run_checks
 from rt_core.types import Proposal, Researcher, Review, Run, Stop, StopReason
 from tests.revisehelp import improving
 from tests.test_revise_more import finished

@@ -11,10 +11,10 @@ from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.fiveq import QUESTION_KEYS
 from rt_core.models.client import ModelSettings
 from rt_core.models.embed import Embedder
-from rt_core.run import stem_checks, stem_names
-from rt_core.run.evaluate import content_text
-from rt_core.run.grounding import Grounding
-from rt_core.run.simulation import Simulation
+from rt_core.run.evidence.evaluate import content_text
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.styles import stem_checks, stem_names
+from rt_core.run.styles.grounding import Grounding
 from rt_core.text import words
 from rt_core.types import RunConfig, RunRequest
 

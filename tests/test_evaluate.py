@@ -6,7 +6,8 @@ import pytest
 from rt_core.errors import InputError
 from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.embed import Embedder
-from rt_core.run import context, evaluate
+from rt_core.run.evidence import evaluate
+from rt_core.run.styles import context
 from rt_core.types import Proposal
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from rt_core import export
+from rt_core.export import run as export
 from rt_core.types import MetaReview, Paper, Proposal, Researcher, Review, Run, RunConfig, Similarity, Usage
 from tests.apphelp import goto, module_data_dir, new_app
 

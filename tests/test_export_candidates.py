@@ -9,8 +9,8 @@ from math import comb
 
 import pytest
 
-from rt_core import export_candidates as ec
 from rt_core.errors import InputError
+from rt_core.export import candidates as ec
 from rt_core.study.candidates import create_from_candidates
 from rt_core.types import Run, Tournament
 from tests.candidates_run import ORDER, brainstorm_run

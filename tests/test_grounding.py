@@ -15,9 +15,9 @@ from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.embed import Embedder
 from rt_core.models.local import ThreadChooser, threads_for_load
 from rt_core.models.queue import ModelQueue
-from rt_core.run import context, grounding, stem, stem_checks, stem_line, stem_material, stem_write
-from rt_core.run.review_clusters import point_content, review_points
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.styles import context, grounding, stem, stem_checks, stem_line, stem_material, stem_write
+from rt_core.run.styles.review_clusters import point_content, review_points
 from rt_core.types import Paper, Proposal, Review, RunConfig, RunRequest
 
 
@@ -302,7 +302,7 @@ def test_a_weakness_that_restates_the_strength_is_not_kept(scripted):
 
 
 def test_invented_acronyms_and_names_are_dropped_from_a_line():
-    from rt_core.run.stem_names import drop_invented, invented, material_text
+    from rt_core.run.styles.stem_names import drop_invented, invented, material_text
 
     papers = [Paper(id="p", title="Gaia DR3 astrometry of nearby stars",
                     abstract="We use the Vera Rubin Observatory and large language models (LLMs).")]
@@ -338,7 +338,7 @@ def test_a_review_line_with_an_invented_name_or_off_the_proposal_is_not_kept(scr
 
 
 def test_a_review_point_must_share_a_specific_word_with_the_proposal():
-    from rt_core.run.stem_names import refers_to
+    from rt_core.run.styles.stem_names import refers_to
     from rt_core.text import words
 
     subject = words(" ".join(PROPOSAL.answers().values()))
@@ -497,7 +497,7 @@ def test_a_missing_key_is_caught_before_any_call(community, monkeypatch, openai_
     req = RunRequest(RunConfig(model="openai/x", base_url=openai_server.base_url,
                                researcher_ids=["r-ada"], paper_ids=["p-gaia"]))
     with pytest.raises(ConfigError) as info:
-        Simulation(req, community)
+        Simulation(req, community).start()
     assert openai_server.base_url in str(info.value) and "API key field" in info.value.hint
     assert openai_server.chat_requests() == []
 
@@ -515,7 +515,7 @@ def test_the_embedded_model_combines_nlp_and_astronomy(starter_store):
     sim = Simulation(req, starter_store)
     done = sim.run_sync()
     assert done.status == "done", done.errors
-    concepts = sim.ctx.grounding.specific_words()
+    concepts = sim.state.ctx.grounding.specific_words()
     q1 = grounding.words(done.proposal.q1)
     assert q1 & concepts["astronomy"] and q1 & concepts["nlp"], (done.proposal.q1, concepts)
     assert done.proposal.missing == []
@@ -536,7 +536,7 @@ def test_a_second_run_on_the_one_model_waits_with_its_place_and_can_cancel(commu
     import time
 
     from rt_core.models import registry
-    from rt_core.run import jobs
+    from rt_core.run.pipeline import jobs
 
     # A model served one call at a time, like the embedded one, declared as such.
     previous = registry.declare("scripted/base", registry.Capabilities(

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from rt_core import fiveq
 from rt_core.errors import InputError
 from rt_core.models.embed import Embedder
-from rt_core.run import evaluate, parse
-from rt_core.run.simulation import Simulation
+from rt_core.run.evidence import evaluate
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.styles import parse
 from rt_core.store.references import paper_text_hash
 from rt_core.types import QUESTION_KEYS, Paper, Proposal, RunConfig, RunRequest
 

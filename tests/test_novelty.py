@@ -12,10 +12,11 @@ from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.embed import Embedder
 from rt_core.novelty import CLOSE, THRESHOLD, assess, is_close, verdict
 from rt_core.novelty.explain import explain
-from rt_core.run import budget, chat, stem
-from rt_core.run.context import StageContext
-from rt_core.run.plan import plan_for
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline import budget
+from rt_core.run.pipeline.plan import plan_for
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.styles import chat, stem
+from rt_core.run.styles.context import StageContext
 from rt_core.store import Store
 from rt_core.types import NearPaper, Proposal, RunConfig, RunRequest
 
@@ -196,7 +197,7 @@ def test_the_cli_refuses_a_file_without_questions(tmp_path, capsys):
 
 def test_a_check_that_fails_is_recorded_and_the_reviews_go_on(community, demo, monkeypatch):
     from rt_core.errors import ProviderError
-    from rt_core.novelty import stage
+    from rt_core.run.pipeline import novelty as stage
 
     async def broken(*_a, **_k):
         raise ProviderError("the embedder is unreachable", "Check the embedder.")
@@ -226,27 +227,27 @@ def test_the_cli_searches_online_when_asked(shipped, fake_server, tmp_path, caps
 
 
 def test_with_candidates_each_one_not_merged_is_checked_after_the_merge(community, demo):
-    from rt_core.novelty import stage
-    from rt_core.run.plan import Stage
+    from rt_core.run.pipeline import novelty as stage
+    from rt_core.run.pipeline.runner import Stage
     from rt_core.types import Candidate
 
     plan = [Stage("aggregate", None), Stage("merge_candidates", None, ("aggregate",)),
             Stage("review", None, ("merge_candidates",))]
-    placed = {s.name: s.needs for s in stage.with_novelty(plan, novelty_config(candidates=3), Stage)}
+    placed = {s.name: s.needs for s in stage.with_novelty(plan, novelty_config(candidates=3))}
     assert placed["novelty"] == ("merge_candidates",)
     assert placed["review"] == ("merge_candidates", "novelty")
     sim = Simulation(RunRequest(novelty_config(candidates=3), max_retries=0), community)
     sim.run.candidates = [Candidate("c1", Proposal(q1="How do stars move in the disk?")),
                           Candidate("c2", Proposal(q1="How do stars move?"), merged_into="c1"),
                           Candidate("c3", Proposal(q5="We classify stellar spectra."))]
-    asyncio.run(stage.run_stage(sim))
+    asyncio.run(stage.run_stage(sim.start()))
     c1, c2, c3 = sim.run.candidates
     assert c1.novelty and c3.novelty and c2.novelty is None and sim.run.novelty is None
     assert c3.novelty.facets[1].nearest[0].title == "Automated classification of stellar spectra"
 
 
 def test_the_markdown_export_carries_the_check(community, demo):
-    from rt_core.export import run_markdown
+    from rt_core.export.run import run_markdown
 
     run = Simulation(RunRequest(novelty_config(num_reviewers=0)), community).run_sync()
     text = run_markdown(run)

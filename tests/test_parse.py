@@ -2,7 +2,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
-from rt_core.run.parse import parse_five_questions, parse_review, parse_score, split_bullets
+from rt_core.run.styles.parse import parse_five_questions, parse_review, parse_score, split_bullets
 
 TITLES = [QUESTION_TITLES[k] for k in QUESTION_KEYS]
 STYLES = {

@@ -10,11 +10,11 @@ import pytest
 
 from rt_core.errors import ProviderError
 from rt_core.models.scripted import demo_responder
-from rt_core.run import chat, stem
-from rt_core.run.plan import Stage, plan_for, progress_groups
-from rt_core.run.runner import Runner, check
-from rt_core.run.simulation import Simulation
-from rt_core.run.style import STAGE_FUNCTIONS, PromptStyle
+from rt_core.run.pipeline.plan import plan_for, progress_groups
+from rt_core.run.pipeline.runner import Runner, Stage, check
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.styles import chat, stem
+from rt_core.run.styles.style import STAGE_FUNCTIONS, PromptStyle
 from rt_core.types import RunConfig, RunRequest
 
 
@@ -166,7 +166,7 @@ def test_resuming_after_a_failed_stage_repeats_no_call_that_succeeded(community,
 
 async def _review_or_fail(sim) -> None:
     """The review stage, failing the run when an agent failed (a failed *stage*)."""
-    from rt_core.run import steps
+    from rt_core.run.pipeline import steps
 
     await steps.review(sim)
     if any(e.stage == "review" for e in sim.run.errors):
@@ -188,7 +188,7 @@ def test_the_model_client_is_imported_before_the_first_run_needs_it():
     import sys
 
     from rt_core.models import embed, registry
-    from rt_core.run.warmup import warm_up
+    from rt_core.run.pipeline.warmup import warm_up
 
     thread = warm_up()
     assert warm_up() is thread  # once per process

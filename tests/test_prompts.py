@@ -76,7 +76,7 @@ def test_seed_variants_follow_the_fiveq_stem_lead_and_never_repeat_it():
 
 def test_seeded_stems_start_with_the_question_stem_lead():
     from rt_core.models.client import LLMClient, ModelSettings
-    from rt_core.run import context, stem_write
+    from rt_core.run.styles import context, stem_write
 
     ctx = context.StageContext(LLMClient(ModelSettings(model="scripted/x", prompt_style="stem")))
     for qi, q in enumerate(fiveq.QUESTIONS):

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from rt_core.run.citations import labels_in, strip_labels, take_citations
-from rt_core.run.leads import SEED_STEP
-from rt_core.run.simulation import Simulation
+from rt_core.run.candidates.leads import SEED_STEP
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.styles.citations import labels_in, strip_labels, take_citations
 from rt_core.types import Proposal, Provenance, RunConfig, RunRequest
 from tests import credit_script, revisehelp
 
@@ -78,7 +78,7 @@ def test_a_base_model_run_gets_embedding_provenance_without_citations(community,
 
 
 def test_exports_carry_the_sources(community, scripted):
-    from rt_core.export import Names, run_json, run_markdown
+    from rt_core.export.run import Names, run_json, run_markdown
 
     scripted.responder = credit_script.responder
     run = run_with(community, credit_script.responder)

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from rt_core.run.replay import Replay, chance_band, neighbourhood
+from rt_core.run.replay.paper import Replay, chance_band, neighbourhood
 from rt_core.types import RunConfig, RunRequest
 
 TARGET = "arxiv:2410.16179"  # MagicPIG (2024): three authors, five cited papers in the store
@@ -74,8 +74,8 @@ def test_a_mode_that_cannot_run_is_reported_and_the_others_go_on(starter_store, 
 
 def test_chance_band_excludes_related_papers(starter_store):
     from rt_core.models.embed import Embedder
-    from rt_core.run.evaluate import Reference
-    from rt_core.run.replay import unrelated_ids
+    from rt_core.run.evidence.evaluate import Reference
+    from rt_core.run.replay.paper import unrelated_ids
 
     target = starter_store.corpus.get_paper(TARGET)
     ref = Reference(target, starter_store.references.summary(TARGET).answers, "summary")
@@ -111,7 +111,7 @@ def serve_new_paper(fake_server):
 def test_a_paper_imported_by_arxiv_id_brings_its_cite_edges_and_known_authors(
         starter_store, fake_server, sleeps):
     from rt_core.errors import InputError
-    from rt_core.run.replay import import_target
+    from rt_core.run.replay.paper import import_target
     from rt_core.sources.semantic_scholar import SemanticScholar
 
     serve_new_paper(fake_server)

@@ -3,7 +3,7 @@ import pytest
 
 from rt_core import community
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
-from rt_core.run.replay import Replay
+from rt_core.run.replay.paper import Replay
 from rt_core.types import RunConfig, RunRequest
 
 

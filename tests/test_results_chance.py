@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rt_core.run.replay import ChanceBand
+from rt_core.run.replay.paper import ChanceBand
 from rt_core.types import Proposal, Run, RunConfig, RunRequest
 from studio import chance
 from tests.apphelp import goto, module_data_dir, new_app, shown
@@ -28,7 +28,7 @@ def compared():
     from rt_core import community
     from rt_core.models.client import run_async
     from rt_core.models.embed import Embedder
-    from rt_core.run.evaluate import compare, evaluate_against, reference_answers
+    from rt_core.run.evidence.evaluate import compare, evaluate_against, reference_answers
     from rt_core.store import open_store
 
     s = open_store()
@@ -51,8 +51,8 @@ def compared():
 def _band_from_replay(s, sim, paper_id=REFERENCE) -> ChanceBand:
     """The band as Replay computes it, for the same reference and embedder."""
     from rt_core.models.embed import Embedder
-    from rt_core.run.evaluate import Reference
-    from rt_core.run.replay import chance_band
+    from rt_core.run.evidence.evaluate import Reference
+    from rt_core.run.replay.paper import chance_band
 
     return chance_band(s, Embedder(sim.embedder, store=s),
                        Reference(s.corpus.get_paper(paper_id), sim.reference, sim.reference_source))

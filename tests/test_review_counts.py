@@ -11,8 +11,8 @@ import pytest
 
 from rt_core.config import LOCAL_EMBEDDER
 from rt_core.models.embed import Embedder
-from rt_core.run import context, grounding, stem
-from rt_core.run.review_clusters import SAME_POINT, point_content
+from rt_core.run.styles import context, grounding, stem
+from rt_core.run.styles.review_clusters import SAME_POINT, point_content
 from rt_core.types import Proposal, Review
 
 PROPOSAL = Proposal(q1="How can language agents classify stellar spectra?",

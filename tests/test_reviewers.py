@@ -6,8 +6,8 @@ import numpy as np
 
 from rt_core.models.embed import Embedder
 from rt_core.models.scripted import demo_responder
-from rt_core.run import reviewers
-from rt_core.run.simulation import Simulation
+from rt_core.run.people import reviewers
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import Paper, Proposal, Researcher, RunConfig, RunRequest
 
 
@@ -26,7 +26,9 @@ class WordEmbedder(Embedder):
 
 def sim_for(store, embedder=None, **cfg) -> Simulation:
     config = RunConfig(**{"model": "scripted/demo", "num_reviewers": 1, **cfg})
-    return Simulation(RunRequest(config, max_retries=0), store, embedder=embedder or WordEmbedder())
+    sim = Simulation(RunRequest(config, max_retries=0), store, embedder=embedder or WordEmbedder())
+    sim.start()
+    return sim
 
 
 def test_each_paper_is_embedded_on_its_own_and_the_best_match_wins(community):
@@ -42,23 +44,23 @@ def test_each_paper_is_embedded_on_its_own_and_the_best_match_wins(community):
         Researcher(id="r-pat", name="Pat", fields=["nlp"], publication_ids=["p1", "p2"])])
     emb = WordEmbedder()
     sim = sim_for(community, emb, researcher_ids=["r-nia"], paper_ids=["p-agents"])
-    vectors = sim.reviewers.candidate_vectors()
+    vectors = sim.state.reviewers.candidate_vectors()
     assert vectors["r-mo"].shape[0] == 5  # one vector per paper, none cut off
     assert all(len(t) < 400 for t in emb.texts)
     proposal = Proposal(q1="How can web agents do language tasks?", q5="We will build web agents.")
-    ranked = sim.reviewers.choose_reviewers(proposal, vectors)
+    ranked = sim.state.reviewers.choose_reviewers(proposal, vectors)
     assert ranked == ["r-mo"] or ranked == ["r-lee"]  # both wrote a web-agents paper
     sim.config.num_reviewers = 3
-    top3 = sim.reviewers.choose_reviewers(proposal, vectors)
+    top3 = sim.state.reviewers.choose_reviewers(proposal, vectors)
     assert top3.index("r-mo") < top3.index("r-pat")
 
 
 def test_reviewers_come_from_the_neighbourhoods_fields_when_there_are_any(community):
     sim = sim_for(community, researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=1)
-    assert sim.reviewers.candidate_pool() == ["r-sam"]  # the other astronomer, not the crime or NLP people
+    assert sim.state.reviewers.candidate_pool() == ["r-sam"]  # the other astronomer, not the crime or NLP people
     # With more reviewers wanted than the field holds, the search widens.
     wide = sim_for(community, researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=3)
-    pool = wide.reviewers.candidate_pool()
+    pool = wide.state.reviewers.candidate_pool()
     assert pool[0] == "r-sam" and len(pool) >= 3 and "r-ada" not in pool
 
 
@@ -75,7 +77,7 @@ def test_a_large_store_is_not_loaded_whole(community, monkeypatch):
     real = community.corpus.publications
     monkeypatch.setattr(community.corpus, "publications", lambda rid: loaded.append(rid) or real(rid))
     sim = sim_for(community, researcher_ids=["r-cole"], paper_ids=["p-crime"], num_reviewers=2)
-    vectors = sim.reviewers.candidate_vectors()
+    vectors = sim.state.reviewers.candidate_vectors()
     candidates = [r for r in loaded if r != "r-cole"]
     assert 2 <= len(vectors) <= reviewers.REVIEWER_POOL
     assert len(set(candidates)) <= reviewers.REVIEWER_POOL  # not 3,000
@@ -114,10 +116,10 @@ def test_nlp_and_astronomy_get_an_astronomer_among_three_reviewers(starter_store
     preset = community.preset("nlp-astronomy")
     sim = sim_for(starter_store, Embedder(store=starter_store), researcher_ids=preset["researcher_ids"],
                   paper_ids=preset["paper_ids"], num_reviewers=3)
-    assert set(sim.reviewers.chosen_fields()) == {"nlp", "astronomy"}
+    assert set(sim.state.reviewers.chosen_fields()) == {"nlp", "astronomy"}
     proposal = Proposal(q1="How can large language models answer questions about text?",
                         q5="We will fine-tune a transformer language model on a text benchmark.")
-    chosen = sim.reviewers.choose_reviewers(proposal)
+    chosen = sim.state.reviewers.choose_reviewers(proposal)
     fields = {rid: set(starter_store.corpus.researcher_fields([rid])) for rid in chosen}
     assert len(chosen) == 3 and not set(chosen) & set(preset["researcher_ids"])
     assert any("astronomy" in f for f in fields.values()), fields

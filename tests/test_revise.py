@@ -8,13 +8,13 @@ import re
 import pytest
 
 from rt_core.errors import ConfigError, InputError
-from rt_core.run.budget import estimate
-from rt_core.run.diff import changed_questions, proposal_diff, word_diff
-from rt_core.run.plan import plan_for, progress_groups
-from rt_core.run.quotes import find_weakness
-from rt_core.run.rounds_report import stop_words
-from rt_core.run.simulation import Simulation
-from rt_core.run.validation import check_rounds
+from rt_core.run.pipeline.budget import estimate
+from rt_core.run.pipeline.plan import plan_for, progress_groups
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.pipeline.validation import check_rounds
+from rt_core.run.revision.diff import changed_questions, proposal_diff, word_diff
+from rt_core.run.revision.quotes import find_weakness
+from rt_core.run.revision.report import stop_words
 from rt_core.types import Change, Proposal, Review, RunConfig, RunRequest
 from tests.revisehelp import MADE_UP, REAL, improving
 
@@ -109,7 +109,7 @@ def test_rounds_out_of_range_are_one_config_error(rounds):
 
 def test_a_run_without_reviewers_cannot_be_revised(community, scripted):
     with pytest.raises(InputError, match="without reviewers cannot be revised"):
-        Simulation(request(reviewer_ids=[], num_reviewers=0, revision_rounds=1), community)
+        Simulation(request(reviewer_ids=[], num_reviewers=0, revision_rounds=1), community).start()
 
 
 def test_a_run_whose_reviews_all_failed_says_it_cannot_be_revised(community, scripted):
@@ -171,7 +171,7 @@ def test_the_diff_names_exactly_the_changed_questions():
 def test_a_quote_must_be_found_in_the_reviews():
     reviews = [Review("r", weaknesses="- The data plan is vague and the survey is not named.\n"
                                       "- Baselines are not named.")]
-    from rt_core.run.quotes import points
+    from rt_core.run.revision.quotes import points
 
     ps = points(reviews)
     assert find_weakness("the data plan is vague", ps) == ps[0]  # a stretch, any case
@@ -182,9 +182,9 @@ def test_a_quote_must_be_found_in_the_reviews():
 
 
 def test_a_base_model_rewrites_only_flagged_questions():
-    from rt_core.run.grounding import Grounding
-    from rt_core.run.revise_stem import Flag, flags
-    from rt_core.run.stem_checks import CheckKind
+    from rt_core.run.revision.stem import Flag, flags
+    from rt_core.run.styles.grounding import Grounding
+    from rt_core.run.styles.stem_checks import CheckKind
 
     p = Proposal(q1="How can a", q2="This matters because b", q3="It is hard because c",
                  q4="Earlier work has not solved it because d", q5="We will think.")

@@ -7,12 +7,12 @@ import pytest
 
 from rt_core import community
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
-from rt_core.run.diff import changed_questions
-from rt_core.run.quotes import points
-from rt_core.run.revise_stem import flags
-from rt_core.run.rounds_report import stop_words
-from rt_core.run.simulation import Simulation
-from rt_core.run.stem_checks import proposal_checks
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.revision.diff import changed_questions
+from rt_core.run.revision.quotes import points
+from rt_core.run.revision.report import stop_words
+from rt_core.run.revision.stem import flags
+from rt_core.run.styles.stem_checks import proposal_checks
 from rt_core.types import RunConfig, RunRequest
 
 
@@ -27,7 +27,7 @@ def test_one_revision_round_on_the_embedded_model(store):
     run = sim.run_sync()
     assert run.status == "done", run.errors
     first = run.rounds[0]
-    flagged = flags(first.proposal, first.reviews, sim.ctx.grounding)
+    flagged = flags(first.proposal, first.reviews, sim.state.ctx.grounding)
     assert flagged, "a 270M proposal that passes every check and every review is not expected"
     if len(run.rounds) == 1:  # nothing usable came back for any flagged question
         assert "changed nothing" in stop_words(first)
@@ -36,14 +36,14 @@ def test_one_revision_round_on_the_embedded_model(store):
     rewritten = [c.question for c in second.changes]
     assert rewritten == changed_questions(first.proposal, second.proposal)
     assert set(rewritten) <= set(flagged)  # only flagged questions move
-    failed_checks = proposal_checks(first.proposal, sim.ctx.grounding)[1]
+    failed_checks = proposal_checks(first.proposal, sim.state.ctx.grounding)[1]
     said = points(first.reviews)
     for c in second.changes:
         assert c.answers in [f.words for f in flagged[c.question]]
         assert c.answers in failed_checks + said + ["Two answers largely repeat each other."] or \
             c.answers.startswith("Parts missing")
     # The rewrites leave no more automatic-check failures than round 0 had.
-    assert len(proposal_checks(second.proposal, sim.ctx.grounding)[1]) <= len(failed_checks)
+    assert len(proposal_checks(second.proposal, sim.state.ctx.grounding)[1]) <= len(failed_checks)
     assert [r.reviewer_id for r in second.reviews] == [r.reviewer_id for r in first.reviews]
     assert second.meta_review is not None and second.stopped
     again = Simulation(RunRequest(cfg), store).run_sync()

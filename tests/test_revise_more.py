@@ -1,4 +1,4 @@
-"""Revising a finished run afterwards (rt_core/run/revise_more.py): only the new rounds'
+"""Revising a finished run afterwards (rt_core/run/revision/more.py): only the new rounds'
 calls are made, the rest come from the cache, with the scripted model that improves on
 request (tests/revisehelp.py)."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ import json
 import pytest
 
 from rt_core.errors import InputError
-from rt_core.run import revise_more
-from rt_core.run.rounds_report import stop_words
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.revision import more as revise_more
+from rt_core.run.revision.report import stop_words
 from rt_core.types import Credit, RunRequest
 from tests.revisehelp import improving
 from tests.test_revise import REVIEWERS, request, revise_calls

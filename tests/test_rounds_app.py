@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
-from rt_core.run.rounds_report import stop_words
-from tests.apphelp import errors, goto, module_data_dir, new_app
+from streamlit.testing.v1 import AppTest
+
+from rt_core.run.revision.report import stop_words
+from tests.apphelp import APP, errors, goto, module_data_dir, new_app
 from tests.revisehelp import REAL, revised_run
 
 data_dir = module_data_dir("rounds-app")
@@ -46,7 +48,7 @@ def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module
     """The Run page's loop setting reaches the run: a 'Revising' progress bar from the
     plan, and rounds on the Results page (the demo model's reviews never change their
     score, so the round stops and says why)."""
-    from rt_core.run.plan import GROUPS
+    from rt_core.run.pipeline.plan import GROUPS
     from tests.apphelp import PRESET
     from tests.test_app import start_run
 
@@ -63,7 +65,7 @@ def test_a_run_started_with_a_revision_round_shows_its_bar_and_its_rounds(module
     assert stopped and any(stopped[-1][:30] in i.value for i in at.info)
 
 
-def test_a_finished_run_is_revised_from_the_results_page(module_demo):
+def test_a_finished_run_is_revised_from_the_results_page(module_demo, monkeypatch):
     """'Revise this run': the estimate before the button, a background job, then the
     rounds view with the new round; a shared link shows no button."""
     from rt_core.store import open_store
@@ -73,11 +75,13 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo):
     store = open_store()
     run = revised_run(store, rounds=0, ceiling=10, reviewers=(2, 4))  # calls of its own
     assert run.status == "done" and not run.rounds, run.errors
+    monkeypatch.setenv("RT_SHARED", "1")  # a stranger's link on a shared server: read-only
     shared = new_app()
     shared.query_params["run"] = run.id
     goto(shared, "results")
     assert any("read-only" in c.value for c in shared.caption)
     assert not [b for b in shared.button if b.key == f"revise_more_go_{run.id}"]
+    monkeypatch.delenv("RT_SHARED")  # the personal server's user revises it
 
     at = new_app()
     at.session_state["results_run"] = run.id
@@ -125,7 +129,7 @@ def test_a_finished_run_is_revised_from_the_results_page(module_demo):
 
 def test_a_run_without_reviews_offers_no_revision(module_demo):
     from rt_core import community
-    from rt_core.run.simulation import Simulation
+    from rt_core.run.pipeline.simulation import Simulation
     from rt_core.store import open_store
     from rt_core.types import RunConfig, RunRequest
 
@@ -166,7 +170,13 @@ def test_a_revision_in_a_shared_demo_counts_its_tokens_against_the_sessions_shar
     monkeypatch.setenv("RT_DEMO", "1")
     monkeypatch.setenv("RT_DEMO_MODEL", "scripted/demo")
     monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "1000000")
-    at = new_app()
+    from rt_core.deployment import token_hash
+
+    token = "demo-visitor-owner-token-01"  # a shared demo: the run is this browser's own
+    store.db.conn.execute("UPDATE runs SET owner_hash=? WHERE id=?", (token_hash(token), run.id))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["_owner_token"] = token  # what this browser's cookie holds
+    at.run()
     at.session_state["results_run"] = run.id
     at.session_state["demo_counted"] = {run.id}  # this session's own earlier run, counted
     at.session_state["demo_tokens_used"] = 100

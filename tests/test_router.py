@@ -16,9 +16,9 @@ import pytest
 from rt_core import keys
 from rt_core.__main__ import main
 from rt_core.errors import ConfigError
-from rt_core.export import run_json
+from rt_core.export.run import run_json
 from rt_core.models import registry, router
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.store import Store
 from rt_core.types import RunConfig, RunRequest
 from tests.apphelp import errors, goto, new_app

@@ -7,7 +7,8 @@ import pytest
 
 from rt_core import fiveq
 from rt_core.models.scripted import demo_responder
-from rt_core.run import parse, prompts
+from rt_core.run import prompts
+from rt_core.run.styles import parse
 
 
 def _chat_ok(name: str, reply: str) -> bool:

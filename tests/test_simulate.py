@@ -1,13 +1,16 @@
 """Whole runs on the scripted model: modes, reviewers, failures, resume, cancel."""
+import os
 import threading
+import time
 
 import pytest
 
-from rt_core.errors import InputError, NotFoundError, ProviderError
+from rt_core.errors import ConfigError, InputError, NotFoundError, ProviderError
 from rt_core.models.scripted import demo_responder
-from rt_core.run.evaluate import evaluate_against
-from rt_core.run.simulation import Simulation
-from rt_core.types import Proposal, RunConfig, RunRequest
+from rt_core.run.evidence.evaluate import evaluate_against
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.store.runs import HOST, RunConflict
+from rt_core.types import Proposal, Run, RunConfig, RunRequest
 
 
 def request(**cfg) -> RunRequest:
@@ -31,7 +34,7 @@ def test_global_run_reads_writes_reviews_and_evaluates(community, demo):
     # The reference is from 2023, so profiles read only papers up to 2022.
     sim = simulate(community, researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia", "p-agents"],
                    num_reviewers=2, reference_paper_id="p-llm")
-    sim.ctx.on_progress = events.append
+    sim.on_progress = events.append
     run = sim.run_sync()
     assert run.status == "done" and run.errors == []
     assert set(run.profiles) >= {"r-ada", "r-nia"}
@@ -169,7 +172,7 @@ def test_a_failed_stage_keeps_finished_work_and_a_rerun_resumes_from_the_cache(c
     calls = len(demo.history)
     events = []
     warm = simulate(community, **cfg)
-    warm.ctx.on_progress = events.append
+    warm.on_progress = events.append
     again = warm.run_sync()
     assert len(demo.history) == calls and again.usage.calls == 0  # a warm re-run is free
     finished = {(e.stage, e.agent): e.status for e in events if e.status != "started"
@@ -182,7 +185,7 @@ def test_cancel_stops_the_run_and_keeps_finished_work(community, demo):
     sim = Simulation(request(researcher_ids=["r-ada", "r-nia", "r-cole"], paper_ids=["p-gaia"],
                              num_reviewers=2), community, cancel=cancel)
     # cancel as soon as the first draft is finished: the other authors are still writing
-    sim.ctx.on_progress = lambda e: cancel.set() if e.stage == "write" and e.status == "done" else None
+    sim.on_progress = lambda e: cancel.set() if e.stage == "write" and e.status == "done" else None
     run = sim.run_sync()
     assert run.status == "cancelled"
     stored = community.runs.load(run.id)
@@ -211,7 +214,7 @@ def test_evaluate_a_stored_run_against_another_reference(community, demo):
 
 
 def test_background_job_reports_progress_and_finishes(community, demo):
-    from rt_core.run import jobs
+    from rt_core.run.pipeline import jobs
 
     job = jobs.start(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=1),
                      community)
@@ -221,7 +224,7 @@ def test_background_job_reports_progress_and_finishes(community, demo):
 
 
 def test_background_job_rejects_bad_input_up_front(community, demo):
-    from rt_core.run import jobs
+    from rt_core.run.pipeline import jobs
 
     with pytest.raises(InputError):
         jobs.start(RunRequest(RunConfig()), community)
@@ -229,7 +232,7 @@ def test_background_job_rejects_bad_input_up_front(community, demo):
 
 def test_concurrent_jobs_in_separate_threads_both_finish(community, demo):
     """Browser sessions run simulations at the same time, each in its own thread and loop."""
-    from rt_core.run import jobs
+    from rt_core.run.pipeline import jobs
 
     started = [jobs.start(request(researcher_ids=[r], paper_ids=[p], num_reviewers=1,
                                   temperature=t), community)
@@ -246,7 +249,7 @@ def test_concurrent_jobs_in_separate_threads_both_finish(community, demo):
 
 def test_a_run_deleted_while_running_stays_deleted(community, demo):
     sim = simulate(community, researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=1)
-    sim.ctx.on_progress = lambda e: community.runs.delete(sim.run.id) if e.stage == "write" else None
+    sim.on_progress = lambda e: community.runs.delete(sim.run.id) if e.stage == "write" else None
     run = sim.run_sync()
     assert run.status == "done"
     assert all(r["id"] != run.id for r in community.runs.list())
@@ -279,3 +282,28 @@ def test_the_temperature_reaches_base_model_stem_calls(community, demo):
     assert run.status == "done", run.errors
     stem_calls = [h for h in demo.history if h["params"].get("stop") == ["\n"]]
     assert stem_calls and {h["params"]["temperature"] for h in stem_calls} == {0.2}
+
+
+def test_building_a_run_reads_checks_and_writes_nothing_until_it_starts(community, demo):
+    """A Simulation is a value until `start`: a bad request fails at the start, in the
+    caller, and a resume touches the stored run only then."""
+    bad = Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"], candidates=0), community)
+    assert bad.state is None
+    with pytest.raises(ConfigError):
+        bad.start()
+    community.runs.create(Run(id="busy", config=RunConfig(), status="running", created_at="2026"))
+    community.db.conn.execute("UPDATE runs SET owner_pid=?, owner_host=?, heartbeat_at=? WHERE id=?",
+                              (2 ** 22 + 12345, HOST, 0.0, "busy"))  # an owner that is gone
+    resumed = Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"]), community,
+                         run_id="busy", resume=True)
+    assert community.runs.load("busy").status == "running"  # not reaped by building
+    resumed.start()  # reaps the orphan, then takes over its history
+    assert community.runs.load("busy").status == "interrupted" and resumed.run.created_at == "2026"
+    assert demo.history == []
+    community.runs.create(Run(id="live", config=RunConfig(), status="running", created_at="2026"))
+    community.db.conn.execute("UPDATE runs SET owner_pid=?, owner_host=?, heartbeat_at=? WHERE id=?",
+                              (os.getppid(), HOST, time.time(), "live"))  # a live process owns it
+    live = Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"]), community,
+                      run_id="live", resume=True)
+    with pytest.raises(RunConflict, match="still running"):
+        live.start()

@@ -3,7 +3,7 @@ import asyncio
 
 from rt_core import fiveq
 from rt_core.models.client import LLMClient, ModelSettings
-from rt_core.run import chat, context, stem
+from rt_core.run.styles import chat, context, stem
 from rt_core.types import Paper, Proposal
 
 PAPERS = [Paper(id="a", title="Star maps from kinematics", abstract="We map stars. More text.", year=2020),

@@ -200,7 +200,7 @@ def test_search_ranking_contract_is_the_same_on_both_engines(store, monkeypatch)
     assert [p.id for p in store.corpus.search_papers("galaxy rotation")][-1] == "once"
     assert {p.id for p in store.corpus.search_papers("galaxy rot")} == {"old", "once", "often", "other"}
     assert [p.id for p in store.corpus.search_papers("vera")] == ["other"]  # authors are indexed
-    monkeypatch.setattr("rt_core.store.corpus.FTS_WINDOW", 2)
+    monkeypatch.setattr("rt_core.store.corpus_search.FTS_WINDOW", 2)
     assert {p.id for p in store.corpus.search_papers("galaxy rotation")} == {"once", "often"}
     assert store.corpus.reviewer_candidates(["tidal", "nothing"]) == ["r-other"]
     assert set(store.corpus.reviewer_candidates(["rotation", "mergers"])) == {"r-often", "r-other"}

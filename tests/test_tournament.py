@@ -7,10 +7,11 @@ import pytest
 from scipy.stats import kendalltau
 
 from rt_core.errors import ConfigError
-from rt_core.export_candidates import tournament_notes
-from rt_core.run import budget, judging, ranking, tournament
-from rt_core.run.simulation import Simulation
-from rt_core.run.validation import check_candidates
+from rt_core.export.candidates import tournament_notes
+from rt_core.run.candidates import judging, ranking, tournament
+from rt_core.run.pipeline import budget
+from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.pipeline.validation import check_candidates
 from rt_core.types import Judgement, RunConfig, RunRequest
 from tests.ideas import JUDGE_MARK, by_order, number, responder
 
@@ -161,7 +162,7 @@ def test_a_judge_at_its_own_server_gets_its_own_key_and_never_the_operators(
     openai_server.responder = lambda msgs: judge(msgs, {})
     cfg = dict(judge_model="openai/judge", judge_base_url=openai_server.base_url)
     with pytest.raises(ConfigError, match="no API key for model 'openai/judge'"):
-        Simulation(request(3, **cfg), community)  # the operator's key may not go there
+        Simulation(request(3, **cfg), community).start()  # the operator's key may not go there
     req = request(3, **cfg)
     req.judge_key = "sk-judge"
     run = Simulation(req, community).run_sync()

@@ -12,17 +12,20 @@ from tqdm import tqdm
 from .. import topic_search
 from ..community import ensure_loaded
 from ..errors import InputError
-from ..export import run_markdown
+from ..export.run import run_markdown
 from ..fiveq import QUESTION_KEYS
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
-from ..run import bench, bench_workers, budget, revise_more, warmup
-from ..run.context import StageContext
-from ..run.evaluate import judge, proposal_similarity, review_similarity
-from ..run.parse import parse_five_questions, parse_review
-from ..run.replay import Replay, import_target
-from ..run.rounds_report import stop_words
-from ..run.simulation import Simulation
+from ..run.evidence.evaluate import judge, proposal_similarity, review_similarity
+from ..run.pipeline import budget, warmup
+from ..run.pipeline.simulation import Simulation
+from ..run.replay import batch as bench
+from ..run.replay import batch_workers as bench_workers
+from ..run.replay.paper import Replay, import_target
+from ..run.revision import more as revise_more
+from ..run.revision.report import stop_words
+from ..run.styles.context import StageContext
+from ..run.styles.parse import parse_five_questions, parse_review
 from ..sources import SemanticScholar
 from ..store import open_store
 from ..store.transfer import copy_store
@@ -76,6 +79,7 @@ def cmd_run(args) -> int:
         researchers, papers = researchers + r2, papers + p2
     request = settings.run_request(args, researchers, papers)
     sim = Simulation(request, store, on_progress=_progress)
+    sim.start()
     _print_estimate([request.config], store)
     print(f"run {sim.run.id}: started", file=sys.stderr)
     return _finish(sim.run_sync(), args)
@@ -86,12 +90,10 @@ def cmd_resume(args) -> int:
     its own id; every model call that had succeeded comes from the cache."""
 
     store = _store(args)
-    old = store.runs.load(args.run_id)
-    if old.status == "running":
-        raise InputError(f"run {args.run_id} is still running in a live process",
-                         "Wait for it to finish; interrupted, failed or cancelled runs resume.")
+    old = store.runs.resumable(args.run_id)
     request = settings.request_for(args, settings.with_cap(args, old.config))
     sim = Simulation(request, store, on_progress=_progress, run_id=old.id, resume=True)
+    sim.start()
     _print_estimate([request.config], store, "(calls cached by the earlier attempt cost nothing)")
     print(f"run {sim.run.id}: resuming (was {old.status})", file=sys.stderr)
     return _finish(sim.run_sync(), args)

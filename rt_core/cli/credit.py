@@ -13,10 +13,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..community import ensure_loaded
-from ..export import Names
-from ..export_sources import credit_csv, credit_rows
+from ..export.run import Names
+from ..export.sources import credit_csv, credit_rows
 from ..models import registry
-from ..run import credit
+from ..run.credit import variants as credit
 from ..store import open_store
 from . import settings
 

@@ -17,12 +17,13 @@ from urllib.parse import urlparse
 
 from tqdm import tqdm
 
-from .. import export_candidates, keys
+from .. import keys
 from ..community import ensure_loaded
 from ..errors import ConfigError
-from ..run import budget
-from ..run.judging import planned_calls
-from ..run.simulation import Simulation
+from ..export import candidates as export_candidates
+from ..run.candidates.judging import planned_calls
+from ..run.pipeline import budget
+from ..run.pipeline.simulation import Simulation
 from ..store import open_store
 from ..types import ProgressEvent, RunConfig
 from . import settings
@@ -114,6 +115,7 @@ def cmd_ideate(args) -> int:
     if c.judge_model:
         check_reachable(c.judge_model, c.judge_base_url)
     sim = Simulation(request, store)
+    sim.start()
     print_estimate(c, store)
     bar = _bar(args, sim)
 
@@ -123,7 +125,7 @@ def cmd_ideate(args) -> int:
             bar.set_description(f"ideate: {e.stage}")
             bar.update(1)
 
-    sim.ctx.on_progress = progress
+    sim.on_progress = progress
     print(f"run {sim.run.id}: {c.candidates} candidates", file=sys.stderr)
     try:
         run = sim.run_sync()

@@ -16,8 +16,8 @@ from ..errors import InputError
 from ..models.client import LLMClient
 from ..models.embed import Embedder
 from ..novelty import OnlineLiterature, assess, report
-from ..run.context import StageContext
-from ..run.parse import parse_five_questions
+from ..run.styles.context import StageContext
+from ..run.styles.parse import parse_five_questions
 from ..store import open_store
 from ..types import Proposal
 from . import settings

@@ -9,7 +9,6 @@ failing source), explain.py (the cited explanation), stage.py (the run's stage).
 from .check import ALL_FAILED, CLOSE, NO_MATCH, THRESHOLD, assess, assess_async, is_close, verdict
 from .online import OnlineLiterature
 from .report import report
-from .stage import prior_titles
 
 __all__ = ["ALL_FAILED", "CLOSE", "NO_MATCH", "THRESHOLD", "OnlineLiterature", "assess", "assess_async",
-           "is_close", "prior_titles", "report", "verdict"]
+           "is_close", "report", "verdict"]

@@ -16,7 +16,7 @@ import asyncio
 
 from ..config import LOCAL_EMBEDDER
 from ..models.client import run_async
-from ..run.context import StageContext
+from ..run.styles.context import StageContext
 from ..types import FacetNovelty, NearPaper, Novelty, Proposal
 from . import nearest
 from .explain import FACET_NAMES, explain

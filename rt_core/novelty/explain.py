@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from ..run import prompts
-from ..run.chat import ask
-from ..run.context import StageContext
+from ..run.styles.chat import ask
+from ..run.styles.context import StageContext
 from ..types import NearPaper
 
 FACET_NAMES = {"q1": "problem", "q5": "method"}

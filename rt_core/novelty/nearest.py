@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..run.evaluate import content_text
+from ..run.evidence.evaluate import content_text
 from ..sources.ids import normalise_title
 from ..store.paper_vectors import paper_text
 from ..store.topics import Topics

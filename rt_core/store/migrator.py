@@ -1,10 +1,10 @@
-"""Applying the numbered migrations of `migrations.py` and `migrations_later.py` to a SQLite
-or PostgreSQL database."""
+"""Applying the numbered migrations of the `migrations` package to a SQLite or PostgreSQL
+database."""
 from __future__ import annotations
 
 import sqlite3
 
-from . import migrations, migrations_later  # noqa: F401  (the later one registers m013 on)
+from . import migrations
 
 
 def migrate(db) -> list[str]:
@@ -25,7 +25,7 @@ def migrate(db) -> list[str]:
         raise
     db.execute("COMMIT")
     applied = []
-    for fn in migrations.MIGRATIONS:  # read at call time: tests add a broken one
+    for fn in migrations.ordered():  # read at call time: tests add a broken one
         if fn.__name__ in done:
             continue
         # executescript commits implicitly, so every statement goes through _TxProxy

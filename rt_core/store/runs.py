@@ -119,15 +119,16 @@ class Runs:
             title = (run.proposal.q1[:160] if run.proposal and run.proposal.q1 else "")
         return (run.status, title, score, sim, json.dumps(data["config"]), json.dumps(data))
 
-    def create(self, run: Run, title: str = "", lease: str = "") -> None:
-        """Insert a new run (version 1); with a lease, this process owns it while it runs."""
+    def create(self, run: Run, title: str = "", lease: str = "", owner_hash: str = "") -> None:
+        """Insert a new run (version 1); with a lease, this process owns it while it runs.
+        `owner_hash`: the hash of the browser token that started it (rt_core.access)."""
         values = self._values(run, title)
         owner = (os.getpid(), HOST, lease, time.time()) if lease else (None, "", "", None)
         cur = self.db.conn.execute(
             "INSERT INTO runs(id, created_at, model, mode, status, title, mean_score, similarity, "
-            "config_json, result_json, owner_pid, owner_host, owner_lease, heartbeat_at, version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING",
-            (run.id, run.created_at, run.config.model, run.config.mode, *values, *owner))
+            "config_json, result_json, owner_pid, owner_host, owner_lease, heartbeat_at, version, "
+            "owner_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING",
+            (run.id, run.created_at, run.config.model, run.config.mode, *values, *owner, owner_hash or None))
         if cur.rowcount == 0:
             raise RunConflict(f"a run with id {run.id} already exists")
         run.version = 1
@@ -172,14 +173,21 @@ class Runs:
             raise
         return True
 
+    def resumable(self, run_id: str) -> Run:
+        """The stored run `run_id`, to resume it: refused (RunConflict) while it still runs
+        in a live process. An orphan (its process gone) is reaped first, so it resumes.
+        The one rule for every door that resumes a run (the CLI, the app, the claim)."""
+        self.reap_orphans()
+        run = self.load(run_id)  # NotFoundError for an unknown id
+        if run.status == "running":
+            raise RunConflict(f"run {run_id} is still running in a live process",
+                              "Wait for it to finish; only interrupted, failed or cancelled runs resume.")
+        return run
+
     def claim(self, run_id: str, lease: str) -> Run:
         """Take over a run that is not running (interrupted, failed, cancelled, done) to
         resume it in this process; an orphan is reaped first."""
-        self.reap_orphans()
-        run = self.load(run_id)
-        if run.status == "running":
-            raise RunConflict(f"run {run_id} is still running in another process",
-                              "Wait for it to finish; only interrupted, failed or cancelled runs resume.")
+        run = self.resumable(run_id)
         cur = self.db.conn.execute(
             "UPDATE runs SET status='running', owner_pid=?, owner_host=?, owner_lease=?, heartbeat_at=?, "
             "result_json=json_set(result_json, '$.status', 'running'), version=version+1 "
@@ -238,6 +246,20 @@ class Runs:
         row = self.db.conn.execute("SELECT owner_pid, owner_host, owner_lease, heartbeat_at, version, status "
                                    "FROM runs WHERE id=?", (run_id,)).fetchone()
         return dict(row) if row else None
+
+    def owner_hash(self, run_id: str) -> str | None:
+        """The hash of the browser token that started the run ('' for none); None: no such run."""
+        row = self.db.conn.execute("SELECT owner_hash FROM runs WHERE id=?", (run_id,)).fetchone()
+        return None if row is None else (row[0] or "")
+
+    def owner_hashes(self, run_ids: list[str]) -> dict[str, str]:
+        """Run id to owner hash, for the runs that have one (History's filter)."""
+        out: dict[str, str] = {}
+        for i in range(0, len(run_ids), 500):
+            chunk = run_ids[i:i + 500]
+            sql = f"SELECT id, owner_hash FROM runs WHERE id IN ({','.join('?' * len(chunk))})"
+            out.update({r[0]: r[1] for r in self.db.conn.execute(sql, chunk) if r[1]})
+        return out
 
     def list(self, text: str = "", status: str = "", limit: int = 200) -> list[dict]:
         # The evaluator travels with the similarity: scores by different evaluators are

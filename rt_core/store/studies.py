@@ -166,6 +166,19 @@ class Studies:
                                         json.loads(r["styled_json"]) if r["styled_json"] else None)
                 for r in rows}
 
+    def open_item_runs(self) -> dict[str, frozenset[str]]:
+        """Run id to the open studies it is an item of: blind to all but their organisers."""
+        out: dict[str, set[str]] = {}
+        for r in self.db.conn.execute("SELECT DISTINCT i.run_id, i.study_id FROM study_items i JOIN studies s "
+                                      "ON s.id=i.study_id WHERE s.status='open' AND i.run_id != ''"):
+            out.setdefault(r[0], set()).add(r[1])
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def open_studies_of(self, run_id: str) -> frozenset[str]:
+        rows = self.db.conn.execute("SELECT DISTINCT i.study_id FROM study_items i JOIN studies s ON "
+                                    "s.id=i.study_id WHERE s.status='open' AND i.run_id=?", (run_id,))
+        return frozenset(r[0] for r in rows)
+
     def set_styled(self, study_id: str, styled: dict[str, dict[str, str]]) -> None:
         """Store restyled texts (the originals stay in answers_json)."""
         with self.db.transaction() as db:

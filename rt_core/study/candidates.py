@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from ..errors import InputError
-from ..export_candidates import ranked
+from ..export.candidates import ranked
 from ..fiveq import QUESTION_KEYS
 from ..types import Run
 from .design import StudyItem, StudySettings, build_units, target_of

@@ -16,7 +16,8 @@ from ..errors import InputError
 from ..fiveq import QUESTIONS
 from ..models.client import LLMClient, ModelSettings
 from ..models.registry import run_async
-from ..run import parse, prompts
+from ..run import prompts
+from ..run.styles import parse
 from .design import Criterion, StudyItem
 
 Progress = Callable[[int, int], None] | None

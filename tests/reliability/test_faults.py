@@ -13,7 +13,7 @@ import pytest
 
 from rt_core import errors
 from rt_core.models.scripted import demo_responder
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.store import Store
 from rt_core.types import Paper, Researcher, RunConfig, RunRequest
 from tests.conftest import PAPERS, RESEARCHERS

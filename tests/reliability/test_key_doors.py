@@ -1,7 +1,8 @@
 """The one key rule at every door but the app's (tests/reliability/test_keys.py drives the
-app through app.py): the CLI's run, resume, replay, bench and similarity --judge, the
-evaluator, and the study judge. Each talks to the loopback OpenAI-compatible server, which
-records the Authorization header of every request it gets."""
+app through app.py): the CLI's run, resume, revise, credit, replay, bench, similarity --judge,
+ideate's judge and the novelty explainer, the evaluator, and the study judge. Each talks to
+the loopback OpenAI-compatible server, which records the Authorization header of every
+request it gets."""
 from __future__ import annotations
 
 import json
@@ -13,11 +14,12 @@ from rt_core.__main__ import main
 from rt_core.errors import ConfigError
 from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.scripted import demo_responder
-from rt_core.run.evaluate import restater_for
+from rt_core.run.evidence.evaluate import restater_for
 from rt_core.study import models as study_models
 from rt_core.study.create import create_from_runs
 from rt_core.study.design import StudySettings
 from rt_core.types import Proposal, Run, RunConfig, RunRequest
+from tests import ideas
 from tests.reliability.leaks import sightings_in_requests
 
 OPERATOR_KEY = "sk-operator-DOORS-5e1f-do-not-leak"
@@ -193,3 +195,71 @@ def test_the_study_judge_follows_the_rule(store, server, monkeypatch):
     allowed = keys.resolve("openai/judge", server.base_url)
     assert allowed.server
     LLMClient(ModelSettings.with_key("openai/judge", allowed, server.base_url))  # allowed: no error
+
+
+# -- credit, revise, the ideate judge and the novelty explainer ---------------------------------
+def _typed_run(tmp_path, server, monkeypatch, *extra) -> str:
+    """A finished run of a model at a typed base URL, made with the key typed for it."""
+    monkeypatch.setenv("MY_SERVER_KEY", TYPED_KEY)
+    code = cli(tmp_path, "run", "--model", "openai/test-model", "--base-url", server.base_url,
+               "--api-key-env", "MY_SERVER_KEY", *extra, "--out-json", str(tmp_path / "r.json"))
+    assert code == 0
+    return json.loads((tmp_path / "r.json").read_text())["id"]
+
+
+def test_cli_credit_applies_the_rule_to_the_stored_run(tmp_path, server, monkeypatch, capsys):
+    authors = "r-neubig-graham,r-chen-beidi,r-talwalkar-ameet"  # three: leaving one out asks anew
+    run_id = _typed_run(tmp_path, server, monkeypatch, "--researchers", authors,
+                        "--papers", "arxiv:2307.13854", "--reviewers", "0")
+    before = len(server.requests)
+    assert cli(tmp_path, "credit", run_id, "--out-dir", str(tmp_path), "--no-progress") == 2
+    assert "no API key" in capsys.readouterr().err and len(server.requests) == before
+    code = cli(tmp_path, "credit", run_id, "--out-dir", str(tmp_path), "--no-progress",
+               "--api-key-env", "MY_SERVER_KEY")
+    assert code == 0, capsys.readouterr().err
+    assert len(server.requests) > before  # the leave-one-out rewritings went out
+    assert authorizations(server) == {f"Bearer {TYPED_KEY}"}
+
+
+def test_cli_revise_applies_the_rule_to_the_stored_run(tmp_path, server, monkeypatch, capsys):
+    run_id = _typed_run(tmp_path, server, monkeypatch, *HOOD[:-1], "1")  # one reviewer
+    before = len(server.requests)
+    assert cli(tmp_path, "revise", run_id) == 2
+    assert "no API key" in capsys.readouterr().err and len(server.requests) == before
+    assert cli(tmp_path, "revise", run_id, "--api-key-env", "MY_SERVER_KEY") == 0, capsys.readouterr().err
+    assert len(server.requests) > before  # the new round went out
+    assert authorizations(server) == {f"Bearer {TYPED_KEY}"}
+
+
+def test_cli_ideate_judge_never_gets_the_operator_key_or_the_runs(tmp_path, server, scripted,
+                                                                  monkeypatch, capsys):
+    """The run's model (scripted, writing distinct candidates) has a key of its own; the judge
+    at a typed base URL gets neither the operator's key nor the run's, only its own."""
+    scripted.responder = ideas.responder()
+    monkeypatch.setenv("MY_SERVER_KEY", TYPED_KEY)
+    monkeypatch.setenv("RUN_KEY", "sk-run-DOORS-3333")
+    ideate = ["ideate", "--model", "scripted/demo", "--api-key-env", "RUN_KEY", "--researchers",
+              "r-neubig-graham", "--papers", "arxiv:2307.13854", "--candidates", "2", "--reviewers", "0",
+              "--judge-model", "openai/judge", "--judge-base-url", server.base_url,
+              "--out-dir", str(tmp_path / "out"), "--no-progress"]
+    assert cli(tmp_path, *ideate) == 2
+    assert "no API key for model 'openai/judge'" in capsys.readouterr().err
+    assert server.chat_requests() == []
+    assert cli(tmp_path, *ideate, "--judge-api-key-env", "MY_SERVER_KEY") == 0, capsys.readouterr().err
+    assert server.chat_requests()  # the judge was asked
+    assert authorizations(server) == {f"Bearer {TYPED_KEY}"}
+    assert sightings_in_requests(server, (OPERATOR_KEY, "sk-run-DOORS-3333")) == 0
+
+
+def test_cli_novelty_explainer_never_gets_the_operator_key(tmp_path, server, monkeypatch, capsys):
+    proposal = "\n".join(f"[Question {i}] Q?\nAnswer {i}: web agents that plan multi-step tasks with "
+                         "language models on realistic websites." for i in range(1, 6))
+    (tmp_path / "p.md").write_text(proposal)
+    novelty = ["novelty", str(tmp_path / "p.md"), "--model", "openai/explainer", "--base-url",
+               server.base_url]
+    assert cli(tmp_path, *novelty) == 2
+    assert "no API key for model 'openai/explainer'" in capsys.readouterr().err and server.requests == []
+    monkeypatch.setenv("MY_SERVER_KEY", TYPED_KEY)
+    assert cli(tmp_path, *novelty, "--api-key-env", "MY_SERVER_KEY") == 0, capsys.readouterr().err
+    assert server.chat_requests()  # the explainer was asked
+    assert authorizations(server) == {f"Bearer {TYPED_KEY}"}

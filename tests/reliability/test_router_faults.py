@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from rt_core.models import router
-from rt_core.run.simulation import Simulation
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.store import Store
 from rt_core.types import RunConfig, RunRequest
 from tests.fleet import FleetServer, write_router_file

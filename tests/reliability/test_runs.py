@@ -10,8 +10,8 @@ import pytest
 
 from rt_core.errors import ConfigError
 from rt_core.models.scripted import demo_responder
-from rt_core.run.evaluate import compare_reviews, evaluate_against
-from rt_core.run.simulation import Simulation
+from rt_core.run.evidence.evaluate import compare_reviews, evaluate_against
+from rt_core.run.pipeline.simulation import Simulation
 from rt_core.store.runs import HEARTBEAT, HOST, RunConflict
 from rt_core.types import Run, RunConfig, RunRequest
 
@@ -102,7 +102,7 @@ def test_another_session_cannot_write_a_run_that_is_still_going(community, demo)
             except RunConflict as exc:
                 seen["refused"] = str(exc)
 
-    sim.ctx.on_progress = meddle
+    sim.on_progress = meddle
     run = sim.run_sync()
     assert "still running" in seen["refused"]
     assert run.status == "done"

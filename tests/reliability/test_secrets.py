@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rt_core.export import run_json, run_markdown
+from rt_core.export.run import run_json, run_markdown
 from tests.reliability.apphelp import (
     DataDir,
     everything_rendered,

@@ -1,0 +1,1 @@
+"""A run, its candidates and its sources as files (Markdown, JSON, CSV, BibTeX)."""

@@ -1,0 +1,1 @@
+"""Who takes part in a run: the researchers' profiles as read, and the reviewers chosen."""

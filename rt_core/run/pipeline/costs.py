@@ -1,0 +1,181 @@
+"""How many model calls and tokens each stage of a run makes, from the settings alone.
+
+Each stage of a plan points here (`run.pipeline.runner.Stage.estimate`): a function of the run's
+`Sizes` (authors, reviewers, prompt style, how much paper text the prompts carry) giving
+its `Calls`. The counts follow the stages' own rules (the stem style's candidates per
+part are `run.stem`'s constants); `calls` has no re-asks and `max_calls` every re-ask the
+stage may make, so a real run's count lies between them. Tokens assume about four
+characters per token and typical reply lengths. `run.budget` adds them up and prices them.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from ... import fiveq
+from ...models import registry
+from ...types import MODES, RunConfig
+from .. import prompts
+from ..candidates.judging import can_judge
+from ..styles import stem
+
+CHARS_PER_TOKEN = 4  # English prose in common tokenizers; the estimate's main assumption
+PAPER_CHARS = 1200  # title and abstract of a paper whose text is not at hand
+QUESTIONS = 5
+MAX_REASKS = 2  # StageContext.max_reasks
+
+# Typical tokens of one reply, per kind of call (instruction models write to these sizes;
+# the embedded model's lines stop at their stems' budgets).
+CHAT_REPLY = {"profile": 250, "draft": 450, "aggregate": 450, "review": 300, "meta": 300}
+# The chat prompt templates, rendered with no material (their own words and the questions).
+_TEMPLATES = {"profile": ("profile", {"name": ""}), "draft": ("draft", {"persona": "", "questions": None}),
+              "aggregate": ("aggregate", {"drafts": ""}),
+              "review": ("review", {"persona": "", "proposal": "", "prior_work": ""}),
+              "meta": ("meta_review", {"proposal": "", "reviews": ""})}
+STEM_HEADER = 250  # the material a stem document starts with (measured: bench_budget.py)
+STEM_LINE = 30  # one completed line
+STEM_SCORE = 2
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """What an estimate depends on, from the settings (and the store, when at hand)."""
+    style: str
+    authors: int
+    reviewers: int
+    new_reviewer_profiles: int
+    paper_chars: int
+    profile_chars: int
+    candidates: int = 1  # proposals written and ranked (run/candidates/stages.py)
+    judge: bool = False  # a model judges the candidates pairwise (run/candidates/tournament.py)
+
+
+@dataclass(frozen=True)
+class Calls:
+    """One stage's estimate: calls without re-asks, calls with every re-ask, tokens."""
+    calls: int = 0
+    max_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Calls) -> Calls:
+        return Calls(self.calls + other.calls, self.max_calls + other.max_calls,
+                     self.prompt_tokens + other.prompt_tokens,
+                     self.completion_tokens + other.completion_tokens)
+
+
+def _calls(n: int, reasks: int, prompt: int, reply: int) -> Calls:
+    return Calls(n, n + reasks, n * prompt, n * reply)
+
+
+@functools.lru_cache(maxsize=16)
+def template_tokens(kind: str) -> int:
+    """The tokens of a chat prompt's own words, from the prompt files as they are now."""
+    name, fields = _TEMPLATES[kind]
+    fields = {k: (fiveq.headings(with_guidance=True) if v is None else v) for k, v in fields.items()}
+    msgs = prompts.load(registry.CHAT)[name].messages(papers="", **fields)
+    return sum(len(m["content"]) for m in msgs) // CHARS_PER_TOKEN
+
+
+def _chat(kind: str, n: int, material_tokens: int, reasks_each: int) -> Calls:
+    return _calls(n, n * reasks_each, template_tokens(kind) + material_tokens, CHAT_REPLY[kind])
+
+
+# -- per stage: how many calls and tokens, from the sizes ---------------------------------
+def read_authors(s: Sizes) -> Calls:
+    if s.style == registry.STEM:
+        return Calls()  # profiles are the record: no model call (run.stem.read_profile)
+    return _chat("profile", s.authors, min(8000, s.profile_chars) // CHARS_PER_TOKEN, MAX_REASKS)
+
+
+def read_reviewers(s: Sizes) -> Calls:
+    if s.style == registry.STEM:
+        return Calls()
+    return _chat("profile", s.new_reviewer_profiles, min(8000, s.profile_chars) // CHARS_PER_TOKEN,
+                 MAX_REASKS)
+
+
+def _draft_material(s: Sizes) -> int:
+    # the papers and the persona (a profile)
+    return min(12000, s.paper_chars) // CHARS_PER_TOKEN + CHAT_REPLY["profile"]
+
+
+def write_drafts(s: Sizes) -> Calls:
+    if s.style == registry.STEM:
+        per = QUESTIONS * stem.DRAFT_CANDIDATES["default"]
+        prompt = STEM_HEADER + min(12000, s.paper_chars) // (3 * CHARS_PER_TOKEN) + 2 * STEM_LINE * 2
+        n = s.authors * per
+        return Calls(n, n * (MAX_REASKS + 1) + s.authors * QUESTIONS, n * prompt, n * STEM_LINE)
+    return _chat("draft", s.authors, _draft_material(s), QUESTIONS * MAX_REASKS)
+
+
+def aggregate(s: Sizes) -> Calls:
+    if s.authors < 2:
+        return Calls()  # a single draft is the proposal
+    if s.style == registry.STEM:
+        cand = stem.MERGE_CANDIDATES
+        n = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))
+        prompt = STEM_HEADER + 4 * STEM_LINE * 3
+        # the drafts' own answers compete, so a merged question is never re-asked empty
+        return Calls(n, n, n * prompt, n * STEM_LINE)
+    return _chat("aggregate", 1, s.authors * CHAT_REPLY["draft"], QUESTIONS * MAX_REASKS)
+
+
+def review(s: Sizes) -> Calls:
+    if s.style == registry.STEM:
+        lines = 2 * stem.REVIEW_CANDIDATES  # strengths and weaknesses
+        prompt = STEM_HEADER + QUESTIONS * STEM_LINE
+        one = Calls(lines + 1, (lines + 1) * (MAX_REASKS + 1), (lines + 1) * prompt,
+                    lines * STEM_LINE + STEM_SCORE)
+        return Calls(one.calls * s.reviewers, one.max_calls * s.reviewers,
+                     one.prompt_tokens * s.reviewers, one.completion_tokens * s.reviewers)
+    material = (CHAT_REPLY["aggregate"] + min(6000, s.paper_chars) // CHARS_PER_TOKEN
+                + CHAT_REPLY["profile"])
+    return _chat("review", s.reviewers, material, 3 * MAX_REASKS)
+
+
+def meta_review(s: Sizes) -> Calls:
+    if s.style == registry.STEM or not s.reviewers:
+        return Calls()  # the stem meta-review clusters the reviews: no model call
+    return _chat("meta", 1, CHAT_REPLY["aggregate"] + s.reviewers * CHAT_REPLY["review"], 0)
+
+
+def nothing(s: Sizes) -> Calls:
+    """Stages that make no call on the run's model (queue, embedding, choice, evaluation)."""
+    return Calls()
+
+
+def sizes_for(config: RunConfig, store=None) -> Sizes:
+    """The sizes of a run with these settings; with a store, the chosen papers' real text."""
+    mode = MODES.get(config.mode, MODES["global"])
+    style = registry.prompt_style(config.model, config.prompt_style)
+    authors = len(config.researcher_ids) if mode.reads_profiles else 1
+    wants = bool(config.reviewer_ids) or config.num_reviewers > 0
+    reviewers = (len(config.reviewer_ids) or config.num_reviewers) if mode.reads_profiles else 1
+    reviewers = reviewers if wants else 0
+    new_profiles = len(set(config.reviewer_ids) - set(config.researcher_ids)) \
+        if config.reviewer_ids else reviewers
+    paper_chars = len(config.paper_ids) * PAPER_CHARS if mode.reads_papers else 0
+    profile_chars = config.max_profile_papers * PAPER_CHARS
+    if store is not None:
+        try:
+            if mode.reads_papers:
+                paper_chars = _text_chars(store, config.paper_ids)
+            if mode.reads_profiles and config.researcher_ids:
+                people = store.corpus.get_researchers(config.researcher_ids)
+                profile_chars = sum(_text_chars(store, r.publication_ids[:config.max_profile_papers])
+                                    for r in people) // max(1, len(people))
+        except Exception:  # an unknown id: validation says so at Start; estimate roughly
+            pass
+    return Sizes(style, authors, reviewers, new_profiles if mode.reads_profiles else 0,
+                 paper_chars, profile_chars, max(1, config.candidates), can_judge(config))
+
+
+def _text_chars(store, paper_ids: list[str]) -> int:
+    """Characters of these papers as the prompts carry them (title, abstract, a label)."""
+    papers = [store.corpus.get_paper(p) for p in paper_ids]
+    return sum(len(p.title) + len(p.abstract) + 40 for p in papers)

@@ -1,0 +1,171 @@
+"""One simulation run: its start and its end.
+
+`Simulation(request, store)` only records the request. `start()` validates it once,
+reads what the run needs from the store, derives the model client and the embedder from
+it and makes the stages' typed state (run/pipeline/state.py: the context, and what the stages
+leave each other: profiles, drafts, the chosen reviewers...). `arun` starts the run if
+nobody did and executes the run's plan (`run.plan`) with the
+generic runner (`run.runner`): every stage's work is saved when the stage ends and
+every model call is cached, so a failed or cancelled run keeps what it finished and a
+re-run resumes from the cache without new calls.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import uuid
+from collections.abc import Callable
+
+from ... import keys
+from ...errors import CancelledRun
+from ...models.client import LLMClient, ModelSettings, run_async
+from ...models.embed import Embedder
+from ...store import Store
+from ...types import MODES, ProgressEvent, Run, RunRequest, StageError, Usage
+from ..people.reading import Reader
+from ..people.reviewers import ReviewerChoice
+from ..styles.context import StageContext
+from ..styles.grounding import Grounding
+from ..styles.style import stages_for
+from .budget import Budget, BudgetExceeded, check_cap
+from .plan import plan_for
+from .recorder import Recorder
+from .runner import Runner, Stage
+from .state import RunState
+from .validation import effective_cutoff, validate
+from .warmup import warm_up
+
+
+class Simulation:
+    """One run of one RunRequest. The request is validated once, when the run starts,
+    and never copied into a second settings object: the client and the embedder are
+    derived from it."""
+
+    def __init__(self, request: RunRequest, store: Store, embedder: Embedder | None = None,
+                 on_progress: Callable[[ProgressEvent], None] | None = None,
+                 cancel: threading.Event | None = None, run_id: str | None = None,
+                 resume: bool = False, sleep: Callable[[float], object] | None = None,
+                 recorder: type[Recorder] = Recorder):
+        """Nothing is read, checked or written here: `start` does that. resume=True re-runs
+        the stored run `run_id` (interrupted, failed or cancelled) with the same request
+        under the same id: every call that had succeeded comes from the cache. `sleep`
+        replaces the retry back-off wait (tests); `recorder` how the run is saved."""
+        self.request = request
+        self.config = request.config
+        self.store = store
+        self.on_progress = on_progress or (lambda e: None)  # a caller may swap it while it runs
+        self.cancel = cancel or threading.Event()
+        self.resume = bool(resume and run_id)
+        created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+        self.run = Run(id=run_id or uuid.uuid4().hex[:12], config=self.config, created_at=created)
+        self.plan: list[Stage] = plan_for(self.config)
+        self.started: list[str] = []  # stage names in the order the runner started them
+        self.budget: Budget | None = None  # set by use_budget, else made at the start
+        self.state: RunState | None = None  # made by start
+        self._embedder, self._sleep, self._recorder = embedder, sleep, recorder
+
+    def use_budget(self, budget) -> None:
+        """The cap this run's calls answer to (before or after the start). One place,
+        because the client checks it before every call: credit's variants share one cap,
+        and a revision of a finished run is capped on its new calls only (run/credit/variants.py,
+        run/revision/more.py)."""
+        self.budget = budget
+        if self.state is not None:
+            self.state.client.before_call = budget.check_call if budget.capped else (lambda: None)
+
+    def _progress(self, event: ProgressEvent) -> None:
+        self.on_progress(event)  # looked up per event: a caller may swap the listener
+
+    def start(self) -> RunState:
+        """Validate the request, read what the run needs from the store and, to resume, take
+        the stored run's history (orphans reaped first): the stages' state. Done once;
+        bad input fails here, in the caller, before anything is written."""
+        if self.state is not None:
+            return self.state
+        request, config, store = self.request, self.config, self.store
+        validate(config, store)
+        check_cap(config, store)
+        keys.check_request(request)
+        warm_up()  # no-op when a page started it; else it overlaps the rest of the set-up
+        prior = Usage()  # what earlier attempts of this run spent, counted by the budget
+        if self.resume:
+            old = store.runs.resumable(self.run.id)
+            self.run.created_at, prior = old.created_at, old.usage
+        client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
+                           concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
+        ctx = StageContext(client, self._progress, self.cancel)
+        style = stages_for(client.settings.style)
+        embedder = self._embedder or Embedder.for_request(request, store)
+        ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
+        reader = Reader(store, config, effective_cutoff(config, ref.year if ref else None), ctx, style)
+        # Field names and background papers for the base-model stages' key concepts, which
+        # are computed on first use (chat stages never ask, so never pay the embedding).
+        ctx.grounding = Grounding.for_store(store, reader.grounding_papers(MODES[config.mode]), embedder)
+        self.state = RunState(
+            request=request, store=store, run=self.run, client=client, ctx=ctx, style=style,
+            recorder=self._recorder(store, self.run, self.resume, self._progress, client.notes),
+            embedder=embedder, reader=reader,
+            reviewers=ReviewerChoice(store, config, reader, embedder))
+        self.use_budget(self.budget or Budget(config, self.run.usage, prior, store))
+        return self.state
+
+    def _stage_started(self, stage: Stage) -> None:
+        self.started.append(stage.name)
+
+    def _stage_ended(self, stage: Stage, seconds: float) -> None:
+        if stage.group:
+            self.run.timings[stage.group] = round(self.run.timings.get(stage.group, 0.0) + seconds, 3)
+        if stage.saves:
+            self.state.recorder.save()
+
+    async def arun(self) -> Run:
+        state = self.start()
+        run, recorder = self.run, state.recorder
+        run.status = "running"
+        recorder.save()
+        runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit)
+        try:
+            await runner.run()
+            run.status = "done"
+        except BudgetExceeded as exc:
+            self._over_budget(runner, exc)
+        except CancelledRun:
+            run.status = "cancelled"
+        except Exception as exc:
+            failed = runner.failed
+            if not run.errors or run.errors[-1].message != str(exc):
+                recorder.fail((failed.group or failed.name) if failed else "run", "run", exc)
+            run.status = "failed"
+        finally:
+            queue = state.model_queue()
+            if queue is not None:
+                queue.leave(run.id)
+            if run.status == "running":  # interrupted by something not an Exception
+                run.status = "interrupted"
+            try:
+                recorder.save()
+            finally:
+                recorder.release()
+        return run
+
+    def _over_budget(self, runner: Runner, exc: BudgetExceeded) -> None:
+        """Stopped by the budget: a failed run that says what was skipped and how to finish."""
+        skipped = [s for s in self.plan if s.name not in runner.finished and s.saves]
+        names = ", ".join(s.name.replace("_", " ") for s in skipped) or "nothing"
+        stopped = runner.failed.name.replace("_", " ") if runner.failed else ""
+        where = f"stopped during '{stopped}'; " if stopped else ""
+        self.run.errors.append(StageError(
+            "budget", "run", exc.kind, f"{exc}: {where}not finished: {names}",
+            f"Everything finished is kept. Resume with a larger cap: python -m rt_core resume "
+            f"{self.run.id} --max-tokens N (or --max-cost X), or Resume in the app.", exc.app_hint))
+        self.run.status = "failed"
+
+    def run_sync(self) -> Run:
+        return run_async(self.arun())
+
+
+def simulate(request: RunRequest, store: Store | None = None, **kw) -> Run:
+    """Run a whole simulation synchronously (CLI, scripts, tests)."""
+    from ...store import open_store  # noqa: PLC0415
+
+    return Simulation(request, store or open_store(), **kw).run_sync()

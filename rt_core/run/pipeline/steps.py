@@ -1,0 +1,175 @@
+"""What each stage of a run does, as a function of the run's state (run/pipeline/state.py).
+
+Each step reads what earlier stages left on the run and adds its own part, and skips
+what is already there: a resumed run, or a replay whose modes share their authors'
+profiles and reviewer candidates, passes through the same steps and makes no call
+twice. Which steps run, and after what, is decided by `run.plan`, never here.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from ...errors import CancelledRun, RTError
+from ...types import QUESTION_KEYS, Proposal
+from ..evidence import provenance
+from ..evidence.evaluate import compare, reference_answers, restater_for
+from .agents import gather
+from .novelty import prior_titles
+
+if TYPE_CHECKING:
+    from .state import RunState
+
+NEUTRAL_REVIEWER = "reviewer"  # the one reviewer of a mode without researchers
+
+
+async def read_profiles(state: RunState, researcher_ids: list[str]) -> None:
+    """Profiles of these researchers, those not on the run yet (progress under 'read')."""
+    todo = [rid for rid in researcher_ids if rid not in state.run.profiles]
+    jobs = [(rid, (lambda rid=rid: state.reader.profile(rid))) for rid in todo]
+    await gather(state.recorder, "read", jobs, state.run.profiles.__setitem__, lambda p: p.text,
+                 serial=state.serial)
+
+
+async def read_authors(state: RunState) -> None:
+    await read_profiles(state, state.config.researcher_ids)
+
+
+async def embed_candidates(state: RunState) -> None:
+    """The reviewer candidates' papers, embedded in a thread (they do not depend on the
+    proposal). A replay hands every mode the same vectors; then there is nothing to do."""
+    if state.candidate_vectors is not None:
+        return
+    try:
+        state.candidate_vectors = await asyncio.to_thread(state.reviewers.candidate_vectors)
+    except Exception as exc:  # the writers go on; the choice, which needs them, fails
+        state.candidates_error = exc
+
+
+async def write_drafts(state: RunState) -> None:
+    """One draft per author (or one neutral writer when the mode reads no profiles)."""
+    papers = state.reader.writing_papers() if state.mode.reads_papers else []
+    ctx, style = state.ctx, state.style
+    if not state.mode.reads_profiles:
+        jobs = [("writer", lambda: style.write_draft(ctx, None, papers, ""))]
+    else:
+        authors = [rid for rid in state.config.researcher_ids if rid in state.run.profiles]
+        jobs = [(rid, (lambda rid=rid: style.write_draft(ctx, state.run.profiles[rid].text, papers, rid)))
+                for rid in authors]
+    state.author_order = [a for a, _ in jobs]
+
+    def keep(agent: str, draft) -> None:
+        # Until the merge succeeds, the run's proposal holds the drafts alone.
+        state.drafts[agent] = draft
+        state.run.proposal = Proposal(missing=list(QUESTION_KEYS), drafts=state.ordered_drafts())
+
+    await gather(state.recorder, "write", jobs, keep, lambda d: d.q1, serial=state.serial)
+
+
+async def aggregate(state: RunState) -> None:
+    """The drafts merged into the run's proposal."""
+    drafts = state.ordered_drafts()
+    if not drafts:
+        raise RTError("no author produced a draft", "See the errors above for each author.")
+    state.recorder.emit("write", "aggregator", 0, 1, "started")
+    try:
+        proposal = await state.style.aggregate(state.ctx, drafts)
+        proposal = provenance.after_aggregate(state, proposal)  # cited labels checked, taken out
+    except CancelledRun:
+        raise
+    except Exception as exc:
+        state.recorder.fail("write", "aggregator", exc)
+        raise
+    state.run.proposal = proposal
+    state.recorder.emit("write", "aggregator", 1, 1, "done", proposal.q1)
+
+
+async def choose_reviewers(state: RunState) -> None:
+    """Named reviewers, the closest candidates, or one neutral reviewer (no researchers)."""
+    if not state.mode.reads_profiles:
+        state.reviewer_ids = [NEUTRAL_REVIEWER]
+        return
+    if state.candidates_error is not None:
+        raise state.candidates_error
+    tokens = state.embedder.tokens
+    state.reviewer_ids = await asyncio.to_thread(state.reviewers.choose_reviewers, state.run.proposal,
+                                               state.candidate_vectors)
+    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+
+
+async def read_reviewers(state: RunState) -> None:
+    """The chosen reviewers' profiles; a reviewer without one does not review."""
+    await read_profiles(state, state.reviewer_ids)
+    state.reviewer_ids = [r for r in state.reviewer_ids if r in state.run.profiles]
+
+
+async def review(state: RunState) -> None:
+    proposal = state.run.proposal
+    assert proposal is not None
+    papers = state.reader.writing_papers() if state.mode.reads_papers else []
+    personas = {r: (state.run.profiles[r].text if r in state.run.profiles else None)
+                for r in state.reviewer_ids}
+    done = {r.reviewer_id for r in state.run.reviews}
+    prior = prior_titles(state.run.novelty)  # the novelty check's nearest papers, if it ran
+    jobs = [(rid, (lambda rid=rid: state.style.review(state.ctx, rid, personas[rid], proposal, papers,
+                                                    prior)))
+            for rid in state.reviewer_ids if rid not in done]
+    await gather(state.recorder, "review", jobs, lambda _agent, rev: state.run.reviews.append(rev),
+                 lambda r: f"score {r.score}", serial=state.serial)
+    # Reviews in reviewer order, not arrival order: the meta-review prompt (and so its
+    # cache key) must not depend on which reviewer happened to answer first.
+    rank = {rid: i for i, rid in enumerate(state.reviewer_ids)}
+    state.run.reviews.sort(key=lambda r: rank.get(r.reviewer_id, len(rank)))
+
+
+async def meta_review(state: RunState) -> None:
+    if not state.run.reviews:
+        return
+    state.recorder.emit("review", "meta-reviewer", 0, 1, "started")
+    state.run.meta_review = await state.style.meta_review(state.ctx, state.run.proposal, state.run.reviews)
+    state.recorder.emit("review", "meta-reviewer", 1, 1, "done", f"mean score {state.run.meta_review.score}")
+
+
+async def evaluate(state: RunState) -> None:
+    """Similarity to the reference. It comes after the run's outcome is settled: its
+    failure (model or embedder) is recorded beside a finished run and never turns it into
+    a failure."""
+    try:
+        await _compare_with_reference(state)
+    except CancelledRun:
+        raise
+    except Exception as exc:
+        state.recorder.fail("evaluate", "reference", exc)
+        state.recorder.emit("evaluate", "reference", 1, 1, "failed", str(exc))
+
+
+async def _compare_with_reference(state: RunState) -> None:
+    ref_id = state.config.reference_paper_id
+    if not ref_id or state.run.proposal is None:
+        return
+    state.recorder.emit("evaluate", "reference", 0, 1, "started")
+    tokens = state.embedder.tokens
+    if state.reference is None:
+        # The evaluator's own model restates the reference (never the run's model).
+        state.reference = await reference_answers(
+            state.store, state.store.corpus.get_paper(ref_id),
+            restater=restater_for(state.request, state.store))
+    state.run.similarity = await asyncio.to_thread(compare, state.embedder, state.run.proposal, state.reference)
+    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+    state.recorder.emit("evaluate", "reference", 1, 1, "done", f"similarity {state.run.similarity.mean:.3f}")
+
+
+async def wait_for_model(state: RunState) -> None:
+    """Take a place in the queue for the one in-process model; until it is this run's
+    turn, report the place and the estimated start about once a second. The run leaves
+    the queue when it ends, however it ends (`Simulation.arun`, run/pipeline/simulation.py)."""
+    queue = state.model_queue()
+    queue.join(state.run.id)
+    while not await asyncio.to_thread(queue.wait_turn, state.run.id, 1.0):
+        state.ctx.check_cancel()
+        place = queue.place(state.run.id)
+        if place is not None and place.ahead:
+            state.recorder.emit("queue", "embedded model", 0, place.ahead, "waiting",
+                              f"{place.ahead} run{'s' * (place.ahead > 1)} ahead; starts in about "
+                              f"{place.eta_s:.0f} s")
+    state.recorder.emit("queue", "embedded model", 1, 1, "done", "the model is free: starting")

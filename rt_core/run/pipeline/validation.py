@@ -1,0 +1,84 @@
+"""What a run's settings must satisfy, checked once before any model is called.
+
+A run that would fail on its third stage because of a typo in an id wastes the
+user's time and tokens; these checks read only the store. The profile cut-off and
+the long-abstract rule live here too: both are rules about the input, stated once,
+that the reading and writing stages apply.
+"""
+from __future__ import annotations
+
+from ...errors import ConfigError, InputError
+from ...models import registry
+from ...store import Store
+from ...types import MODES, RunConfig
+
+MAX_REVIEWERS = 10
+MAX_CANDIDATES = 12  # candidates per run (several candidates, run/candidates/stages.py)
+MAX_ROUNDS = 3  # revision rounds after review (run/revision/rounds.py)
+
+# The stated rule for long inputs: an abstract longer than this is cut to its first
+# MAX_PROMPT_ABSTRACT characters before any prompt sees it, and the run says so.
+MAX_PROMPT_ABSTRACT = 20_000
+
+
+def effective_cutoff(config: RunConfig, reference_year: int | None) -> int | None:
+    """The profile cut-off: the user's, and never later than the year before the reference
+    (what a reference's authors could have read when they wrote it)."""
+    years = [y for y in (config.cutoff_year,
+                         reference_year - 1 if reference_year else None) if y is not None]
+    return min(years) if years else None
+
+
+def validate(config: RunConfig, store: Store) -> None:
+    """Fail early, with a clear message, before any model is called."""
+    mode = MODES.get(config.mode)
+    if mode is None:
+        raise InputError(f"unknown aggregation mode '{config.mode}'", f"Use one of: {', '.join(MODES)}.")
+    if not config.researcher_ids and not config.paper_ids:
+        raise InputError("the neighbourhood is empty", "Add at least one researcher or paper.")
+    if mode.needs_researchers and not config.researcher_ids:
+        raise InputError(f"mode '{mode.name}' needs at least one researcher",
+                         "Add researchers, or use mode 'data' for papers only.")
+    if mode.needs_papers and not config.paper_ids:
+        raise InputError(f"mode '{mode.name}' needs at least one paper",
+                         "Add papers, or use mode 'agent'.")
+    if not 0 <= config.num_reviewers <= MAX_REVIEWERS:
+        raise InputError(f"number of reviewers must be between 0 and {MAX_REVIEWERS}")
+    check_candidates(config)
+    check_rounds(config)
+    corpus = store.corpus
+    corpus.get_researchers(config.researcher_ids)  # raise NotFoundError on unknown ids
+    corpus.get_papers(config.paper_ids)
+    if config.reviewer_ids:
+        corpus.get_researchers(config.reviewer_ids)
+        clash = set(config.reviewer_ids) & set(config.researcher_ids)
+        if clash:
+            raise InputError(f"reviewers cannot be authors: {', '.join(sorted(clash))}",
+                             "Pick reviewers who are not in the neighbourhood.")
+    if config.reference_paper_id:
+        corpus.get_paper(config.reference_paper_id)
+
+
+def check_candidates(config: RunConfig) -> None:
+    """The number of candidates, and a judge that can judge: a judge named on purpose that
+    the registry declares a base model is refused rather than quietly replaced by signals."""
+    n = config.candidates
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_CANDIDATES:
+        raise ConfigError(f"the number of candidates must be a whole number from 1 to "
+                          f"{MAX_CANDIDATES} (got {n!r})",
+                          f"Ask for between 1 and {MAX_CANDIDATES} candidates.")
+    judge = config.judge_model.strip()
+    if n > 1 and judge and registry.prompt_style(judge) != registry.CHAT:
+        raise ConfigError(f"model '{judge}' is a base model: it cannot judge proposals",
+                          "Name an instruction model as the judge, or none: without a judge "
+                          "the candidates are ranked by measured signals.")
+
+
+def check_rounds(config: RunConfig) -> None:
+    """Revision rounds: 0 to MAX_ROUNDS, and only for a run that has reviews to answer."""
+    if not 0 <= config.revision_rounds <= MAX_ROUNDS:
+        raise ConfigError(f"revision rounds must be between 0 and {MAX_ROUNDS}, not "
+                          f"{config.revision_rounds}", f"Give 0 (no revision) to {MAX_ROUNDS} rounds.")
+    if config.revision_rounds and not (config.reviewer_ids or config.num_reviewers):
+        raise InputError("a run without reviewers cannot be revised: revision answers the reviews",
+                         "Ask for at least one reviewer, or set revision rounds to 0.")

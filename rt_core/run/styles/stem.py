@@ -1,0 +1,202 @@
+"""Stages for base (completion-only) models such as the embedded Gemma 3 270M.
+
+A base model continues documents rather than following instructions, and a model this
+small cannot combine two fields unaided. So each stage writes the start of a document
+that carries the material (key concepts per chosen field, papers cut to their first
+sentence; run/styles/stem_material.py, run/styles/grounding.py) and ends in a sentence stem seeded
+with a concept from two fields (run/styles/stem_write.py). The model finishes one line per
+part (run/styles/stem_line.py). Every call is cached, so a warm re-run makes none.
+
+Profiles are the record (fields, recurring topics, methods named in the papers), with
+no model call; reviews never leave a section empty (re-asked, else labelled automatic
+checks of the proposal, run/styles/stem_checks.py); the meta-review is drawn from the reviews
+by clustering their points (run/styles/review_clusters.py), so it cannot contradict them.
+The functions match `run.chat` (both implement `run.style.PromptStyle`), so the
+simulation does not care which style it runs.
+"""
+from __future__ import annotations
+
+from ... import fiveq
+from ...errors import ConfigError
+from ...text import clip, words
+from ...types import MetaReview, Paper, Profile, Proposal, Review
+from . import parse
+from .chat import mean_score
+from .context import StageContext
+from .grounding import Grounding, researcher_record
+from .review_clusters import clustered_section
+from .stem_checks import AUTO_CHECK, proposal_checks, review_line_score
+from .stem_line import SCORE_GRAMMAR, line
+from .stem_material import concepts_block, fields_phrase, format_papers, format_proposal, grounding_of, offset_of
+from .stem_names import drop_invented, material_text, refers_to
+from .stem_write import GENERIC, five_questions
+
+# Bump when profiles are built differently, so stored profiles from older rules are not reused.
+PROFILE_VERSION = "record-3"
+# Sampled continuations per part: drafts are many and cheap; in the merged proposal, the
+# one people read, the drafts' own answers compete too, and Q1 (which must name every
+# field) gets a second fresh continuation; reviews need something to say.
+DRAFT_CANDIDATES = {"default": 1}
+MERGE_CANDIDATES = {"q1": 2, "default": 1}
+REVIEW_CANDIDATES = 1
+
+
+# -- writing -------------------------------------------------------------------------------
+
+async def write_draft(ctx: StageContext, persona: str | None, papers: list[Paper],
+                      author_id: str = "") -> Proposal:
+    g = grounding_of(ctx, papers)
+    # The shared material comes first and the author last, so llama.cpp reuses the
+    # evaluated prefix from one author's document to the next.
+    header = ctx.prompts["draft_header"].render(
+        fields=fields_phrase(g) or "several fields", concepts=concepts_block(g),
+        papers=format_papers(papers), persona=clip(persona or "a scientist", 300))["text"]
+    draft = await five_questions(ctx, header, g, DRAFT_CANDIDATES, offset_of(author_id or "writer"))
+    draft.author_id = author_id
+    return draft
+
+
+async def aggregate(ctx: StageContext, drafts: list[Proposal]) -> Proposal:
+    """Merge drafts question by question: the drafts' answers compete with fresh
+    continuations that see them, and the best by the same score is kept."""
+    if len(drafts) == 1:
+        d = drafts[0]
+        return Proposal(**d.answers(), missing=list(d.missing), drafts=[d])
+    g = grounding_of(ctx, [])
+    header = ctx.prompts["aggregate_header"].render(fields=fields_phrase(g) or "several fields",
+                                                    concepts=concepts_block(g))["text"]
+
+    def per_question(key: str) -> tuple[str, list[str]]:
+        q = fiveq.BY_KEY[key]
+        ready = [getattr(d, key) for d in drafts if getattr(d, key)]
+        ideas = [f"- Draft idea: {clip(a, 160)}" for a in ready[:4]]
+        ctx_lines = f"Point {q.number} in the drafts:\n" + "\n".join(ideas) + "\n" if ideas else ""
+        return ctx_lines, ready
+
+    merged = await five_questions(ctx, header, g, MERGE_CANDIDATES, 0, per_question)
+    merged.drafts = list(drafts)
+    return merged
+
+
+# -- profiles ------------------------------------------------------------------------------
+
+def record_profile(name: str, g: Grounding, papers: list[Paper]) -> tuple[str, object]:
+    rec = researcher_record(papers)
+    fields = ", ".join(g.name(f) for f in rec.fields) or "not recorded"
+    text = f"{name} publishes in {fields}."
+    if rec.topics:
+        text += f" Recurring topics in their papers: {', '.join(rec.topics)}."
+    if rec.methods:
+        text += f" Methods named in their papers: {', '.join(rec.methods)}."
+    return text, rec
+
+
+async def read_profile(ctx: StageContext, researcher_id: str, name: str,
+                       papers: list[Paper]) -> Profile:
+    """A profile that is the record and nothing else, with no model call.
+
+    The model used to add one line. A 270M base model's line was kept (on the record, no
+    biography) for 4 of 9 researchers of the default run, said little ("studies the
+    effect of multiple layers on language models"), and fell past the 300-character
+    persona clip in every prompt that uses a profile, while costing 9 of the run's 65
+    calls (docs/PERFORMANCE.md). The record cannot invent a biography."""
+    if not papers:
+        return Profile(researcher_id, "", ctx.client.settings.model, [], missing=True)
+    text, _ = record_profile(name, grounding_of(ctx, papers), papers)
+    return Profile(researcher_id, text, ctx.client.settings.model, [p.id for p in papers])
+
+
+# -- reviews -------------------------------------------------------------------------------
+
+async def review(ctx: StageContext, reviewer_id: str, persona: str | None, proposal: Proposal,
+                 papers: list[Paper], prior: list[str] | None = None) -> Review:
+    """Strengths and weaknesses (a few sampled, the most specific kept; re-asked when empty,
+    else labelled automatic checks), then a score constrained by a grammar to 1-10.
+    (The papers are not shown: a small model's context is better spent on the proposal.)"""
+    g = grounding_of(ctx, papers)
+    stems = ctx.prompts.stems
+    doc = ctx.prompts["review_header"].render(
+        persona=clip(persona or "an experienced scientist", 300),
+        proposal=format_proposal(proposal),
+        prior_work=f"\nClosest published work: {'; '.join(prior)}" if prior else "")["text"].rstrip()
+    pw = words(" ".join(proposal.answers().values()))
+    # What a point may refer to (the proposal and its concepts) and take names from
+    # (what the reviewer was shown, and the neighbourhood's papers in full).
+    subject = pw | set().union(*g.specific_words().values())
+    material = material_text(doc, list(g.papers) + list(papers))
+    good, bad = proposal_checks(proposal, g)
+    parts: dict[str, str] = {}
+    checked: list[str] = []
+    for key, fallback in (("strengths", good), ("weaknesses", bad)):
+        label, _, lead = stems[key].partition(": ")
+        found = None
+        said = parts.get("strengths", "")
+        for attempt in range(ctx.max_reasks + 1):
+            seeds = [""] * (attempt * REVIEW_CANDIDATES) + [doc + "\n" + stems[key]] * REVIEW_CANDIDATES
+            found = await _best_review_line(ctx, seeds, lead, pw, said, subject, material)
+            if found:
+                break
+        if found:
+            parts[key] = f"- {lead} {found}"
+            doc += f"\n{label}: {lead} {found}"
+        else:
+            checks = fallback or (["No check found a problem."] if key == "weaknesses"
+                                  else ["The proposal answers all five questions."])
+            parts[key] = "\n".join(f"- {AUTO_CHECK} {c}" for c in checks)
+            checked.append(key)
+            doc += f"\n{label}: " + " ".join(checks)
+    score = None
+    for attempt in range(ctx.max_reasks + 1):
+        out = await line(ctx, doc + "\n" + stems["score"], max_tokens=3, attempt=attempt,
+                         grammar=SCORE_GRAMMAR)
+        score = parse.parse_score(out)
+        if score is not None:
+            break
+    missing = [] if score is not None else ["score"]
+    return Review(reviewer_id, parts["strengths"], parts["weaknesses"], score, missing, checked)
+
+
+async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: set[str],
+                            said: str = "", subject: set[str] | None = None,
+                            material: str | None = None) -> str | None:
+    """The most specific non-empty continuation, never one that repeats what the review
+    already said (a weakness that restates the strength is no weakness), one that is not
+    about the proposal (no word in common with it or its concepts: `subject`), or one
+    naming something found nowhere in the `material` (an unknown parenthesised acronym is
+    cut instead, run/styles/stem_names.py)."""
+    best: tuple[float, str] | None = None
+    said_words = words(said)
+    for seed, doc in enumerate(docs):
+        if not doc:
+            continue
+        out = (await line(ctx, doc, max_tokens=60, attempt=seed)).strip()
+        if material is not None:
+            cut, unknown = drop_invented(f"{lead} {out}", material)
+            if unknown:
+                continue
+            out = cut[len(lead):].strip()
+        ws = words(out)
+        if said_words and ws and len(ws & said_words) / len(ws) > 0.6:
+            continue
+        if subject is not None and not refers_to(f"{lead} {out}", subject, GENERIC):
+            continue
+        s = review_line_score(f"{lead} {out}", pw)
+        if s > -10 and (best is None or s > best[0]):
+            best = (s, out)
+    return best[1] if best else None
+
+
+async def meta_review(ctx: StageContext, proposal: Proposal, reviews: list[Review]) -> MetaReview:
+    """No model call: the reviewers' points are embedded with the run's embedder,
+    clustered, and each cluster is represented by its most central point, most widely
+    shared first."""
+    embedder = getattr(getattr(ctx, "grounding", None), "embedder", None)
+    if embedder is None:
+        raise ConfigError("the meta-review needs the run's embedder",
+                          "Give the stage context a Grounding with an embedder.")
+    out, missing = {}, []
+    for key in ("strengths", "weaknesses"):
+        out[key] = clustered_section(embedder, [getattr(r, key) for r in reviews], len(reviews))
+        if not out[key]:
+            missing.append(key)
+    return MetaReview(out["strengths"], out["weaknesses"], mean_score(reviews), missing)
