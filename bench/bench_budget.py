@@ -72,7 +72,7 @@ def one(label: str, model: str, store: Store, authors: list[str], papers: list[s
         cfg = RunConfig(researcher_ids=authors, paper_ids=papers, num_reviewers=3, concurrency=6,
                         model=model, base_url=server.base_url, **loop)
         est = budget.estimate(cfg, store)
-        run = Simulation(RunRequest(cfg, api_key="sk-bench"), store,
+        run = Simulation(RunRequest.with_key(cfg, "sk-bench"), store,
                          embedder=Embedder(store=store)).run_sync()
         assert run.status == "done", run.errors
         u = run.usage

@@ -78,7 +78,7 @@ def main() -> None:
             cfg = RunConfig(researcher_ids=people[:args.authors], paper_ids=papers,
                             num_reviewers=args.reviewers, concurrency=10, model="openai/bench",
                             base_url=server.base_url)
-            request = RunRequest(cfg, api_key="sk-bench")
+            request = RunRequest.with_key(cfg, "sk-bench")
             run = Simulation(request, store, embedder=Embedder(store=store)).run_sync()
             assert run.status == "done", run.errors
             r = len(credit.reviewers_of(run))

@@ -80,7 +80,7 @@ def formula(m: int, n: int, live: int, k: int) -> int:
 def one_run(server, store, cfg: RunConfig):
     before = len(server.chat_requests())
     started = time.perf_counter()
-    run = Simulation(RunRequest(cfg, api_key="sk-bench"), store, embedder=Embedder(store=store)).run_sync()
+    run = Simulation(RunRequest.with_key(cfg, "sk-bench"), store, embedder=Embedder(store=store)).run_sync()
     wall = time.perf_counter() - started
     assert run.status == "done", run.errors
     return wall, len(server.chat_requests()) - before, run

@@ -46,7 +46,7 @@ def one_run(server, store, authors, papers, k):
     started = time.perf_counter()
     cfg = RunConfig(researcher_ids=authors, paper_ids=papers, num_reviewers=k, concurrency=10,
                     model="openai/bench", base_url=server.base_url)
-    request = RunRequest(cfg, api_key="sk-bench")
+    request = RunRequest.with_key(cfg, "sk-bench")
     emb = Embedder(store=store)  # the local MiniLM, as in a default run
     run = Simulation(request, store, embedder=emb).run_sync()
     wall = time.perf_counter() - started

@@ -51,7 +51,7 @@ def main() -> None:
                             concurrency=8)
             before = len(server.requests)
             started = time.perf_counter()
-            result = run_async(bench.run_bench(tasks, RunRequest(cfg, api_key="sk-bench"), store,
+            result = run_async(bench.run_bench(tasks, RunRequest.with_key(cfg, "sk-bench"), store,
                                                tmp / f"out-{i}", modes=args.modes.split(","),
                                                concurrency=args.tasks_at_once))
             wall = time.perf_counter() - started

@@ -41,7 +41,7 @@ def one_run(server, store, cfg: dict, rounds: int):
     before = len(server.requests)
     config = RunConfig(**cfg, revision_rounds=rounds, model="openai/bench", base_url=server.base_url,
                        concurrency=10)
-    run = Simulation(RunRequest(config, api_key="sk-bench"), store, embedder=Embedder(store=store)).run_sync()
+    run = Simulation(RunRequest.with_key(config, "sk-bench"), store, embedder=Embedder(store=store)).run_sync()
     assert run.status == "done", run.errors
     return run, len(server.requests) - before
 

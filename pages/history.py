@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rt_core import access_store, export
+from rt_core import access_store
 from rt_core.access import Action
 from rt_core.errors import RTError
 from rt_core.export import run as export

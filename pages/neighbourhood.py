@@ -9,7 +9,7 @@ from rt_core import community, topic_search
 from rt_core.errors import RTError
 from rt_core.graph import build_graph, interdisciplinarity
 from rt_core.types import Paper
-from studio import charts, render, resources, state
+from studio import charts, render, request, resources, state
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -279,7 +279,7 @@ with tab_s2:
     c1, c2 = st.columns(2)
     known = c1.text_input("A title of one of their papers (optional)", key="imp_s2_title")
     aff = c2.text_input("Affiliation (optional)", key="imp_s2_aff")
-    s2_key = os.environ.get("S2_API_KEY") or None
+    s2_key = request.source_key("semantic_scholar")
     if st.button("Find author", key="imp_s2_find"):
         ss.pop("s2_candidates", None)
         try:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import streamlit as st
 
@@ -54,7 +53,7 @@ with st.expander("Import a paper to replay (arXiv id or DOI; needs internet)"):
 
         try:
             with st.spinner("Asking Semantic Scholar..."), SemanticScholar(
-                    api_key=os.environ.get("S2_API_KEY") or None, cache=store.http_cache) as s2:
+                    api_key=request.source_key("semantic_scholar"), cache=store.http_cache) as s2:
                 new_id = replay.import_target(store, ident, s2)
         except RTError as exc:
             render.show_error(exc)

@@ -6,12 +6,22 @@ import streamlit as st
 from rt_core import keys
 from rt_core.access import Action
 from rt_core.config import LOCAL_MODEL
-from rt_core.errors import ConfigError
 from rt_core.models import registry
 from rt_core.run.pipeline import jobs, warmup
 from rt_core.types import MODES
+from studio import (
+    advanced_settings,
+    identity,
+    loop_settings,
+    progress,
+    render,
+    request,
+    resources,
+    router_view,
+    run_fields,
+    state,
+)
 from studio import budget as budget_view
-from studio import identity, loop_settings, progress, render, request, resources, router_view, state
 from studio.frame import ensure_frame
 from studio.persist import ACROSS_PAGES
 
@@ -68,16 +78,12 @@ with st.container(border=True):
         st.selectbox("Provider", names, key="provider",
                      persist_state=ACROSS_PAGES, on_change=_on_provider, disabled=demo is not None,
                      help="Presets fill in a model name and base URL; you can edit both.")
-        st.text_input("Model", key="model", persist_state=ACROSS_PAGES, disabled=demo is not None,
-                      help="A litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
-                           "ollama/llama3.1, or openai/<name> with a base URL.")
+        run_fields.text("model", disabled=demo is not None)
     model = ss["model"].strip()
     in_process = registry.in_process(model)  # the embedded base model, or the scripted one
     with c2:
-        st.text_input("Base URL (optional)", key="base_url", persist_state=ACROSS_PAGES, disabled=demo is not None,
-                      help="For Ollama or any OpenAI-compatible server. The server's own API keys "
-                           "are never sent to a base URL typed here: type a key for it.")
-        st.slider("Temperature", 0.0, 1.5, step=0.1, key="temperature", persist_state=ACROSS_PAGES)
+        run_fields.text("base_url", disabled=demo is not None)
+        run_fields.slider("temperature")
     if in_process and not registry.follows_instructions(model):
         st.info(f"**{render.md_escape(LOCAL_MODEL)}** is a tiny offline demo model (Gemma 3 270M, a base "
                 "model) that runs on this computer without a key. Expect rough ideas; a real "
@@ -88,21 +94,11 @@ with st.container(border=True):
                 "demos of the interface, not for research.", icon="🧪")
     else:
         if demo is None:
-            st.text_input("API key", type="password", key="api_key", persist_state=ACROSS_PAGES,
-                          help="Kept only in this browser session's memory; never saved or exported.")
+            run_fields.text("model_key")
         # The caption and Start apply the same rule (rt_core.keys): whatever Start would
         # refuse for want of a key, the caption already says.
         key = request.key_source(model)
-        problem: ConfigError | None = None
-        if key.value or ss["base_url"].strip():
-            try:
-                keys.check(model, ss["base_url"], key.value, key.server)
-            except ConfigError as exc:
-                problem = exc
-        elif registry.key_env(model):  # what check says too, without importing litellm here
-            problem = ConfigError("no key", app_hint="No API key for this provider yet: type one "
-                                  "above, or ask whoever runs this app to set "
-                                  f"{registry.key_env(model)}.")
+        problem = keys.problem(model, key, ss["base_url"])
         if key.source == request.BLOCKED:
             st.warning("The server's API key is only sent to the provider's own endpoint (or to "
                        "addresses the operator allows), not to this base URL. Type a key for this "
@@ -118,13 +114,10 @@ with st.container(border=True):
         options = list(request.EMBEDDERS)
         if ss["embedder"] not in options:
             options.append(ss["embedder"])
-        st.selectbox("Embedder (reviewer choice and similarity)", options, key="embedder", persist_state=ACROSS_PAGES,
-                     disabled=demo is not None,
-                     help="The bundled MiniLM runs offline; hosted ones need their provider's key.")
+        run_fields.select("embedder", options, disabled=demo is not None)
     with e2:
         if not registry.in_process(ss["embedder"]) and demo is None:
-            st.text_input("Embedder API key (if different)", type="password", key="embedder_key",
-                          persist_state=ACROSS_PAGES)
+            run_fields.text("embedder_key")
 
 router_view.show()  # the router file's deployments and their calls (RT_ROUTER_CONFIG)
 
@@ -147,12 +140,11 @@ with st.container(border=True):
                            persist_state=ACROSS_PAGES,
                            format_func=lambda i, rnames=rnames: rnames.get(i, i))
         else:
-            st.number_input("Number of reviewers", 0, 10, step=1, key="num_reviewers", persist_state=ACROSS_PAGES,
-                            help="Chosen by how close their work is to the proposal.")
+            run_fields.number("num_reviewers")
         st.checkbox("Profile cut-off year", key="use_cutoff", persist_state=ACROSS_PAGES,
                     help="Profiles read only papers up to this year (to mask the future).")
         if ss["use_cutoff"]:
-            st.number_input("Read papers up to year", 1900, 2100, step=1, key="cutoff_year", persist_state=ACROSS_PAGES)
+            run_fields.number("cutoff_year")
         titles = resources.paper_choices(store)
         if ss["reference_id"] and ss["reference_id"] not in titles:
             ss["reference_id"] = ""
@@ -166,6 +158,7 @@ with st.container(border=True):
 with st.container(border=True):
     st.subheader("Brainstorm loop")
     loop_settings.show()
+advanced_settings.show()  # the evaluator, the timeout, calls at once
 
 
 # -- budget: the cap and the estimate of this run (studio.budget) -----------------------
@@ -193,7 +186,9 @@ b1, b2 = st.columns([1, 3])
 with b1:
     running = [j for j in ss["jobs"].values() if not j.done]
     spent = budget_view.demo_share_spent(store)
+    fix = run_fields.problems()  # a field out of range says which, beside it
     why_not = ("Another run of this session is still going." if running else
+               f"A setting above is out of range: {fix[0]}." if fix else
                "The neighbourhood is empty: add researchers or papers first." if not (n_r or n_p)
                else "What this session has left of the demo's token share is too little for this run's "
                "first step." if spent else None)

@@ -8,6 +8,7 @@ import streamlit as st
 
 import rt_core
 from rt_core import config as rt_config
+from rt_core.settings import schema
 from studio import render, resources
 from studio.frame import ensure_frame
 
@@ -44,6 +45,17 @@ if st.button("Clear selected caches", key="settings_clear", disabled=not which):
     render.flash("success", "Cleared: " + ", ".join(cache_names[k] for k in which) + ".", "settings")
     st.rerun()
 render.show_flashes("settings")
+
+st.subheader("Run options")
+st.caption("What the Run page offers, with the command-line flag that sets the same thing for "
+           "`python -m rt_core run` and `ideate` (one list, rt_core/settings/schema.py). Keys are "
+           "typed here and named by an environment variable there.")
+st.table({"option": [o.label for o in schema.OPTIONS],
+          "command line": [o.cli_flag + (" VAR" if o.kind is schema.KEY else "") for o in schema.OPTIONS],
+          "range or choices": [", ".join(o.choices) if o.choices else
+                               f"{schema.num_text(o.low)} to {schema.num_text(o.high)}"
+                               if o.number and o.low is not None and o.high is not None else ""
+                               for o in schema.OPTIONS]})
 
 st.subheader("Versions")
 st.table({"component": ["ResearchTown Studio core (rt_core)", "Streamlit", "Python", "Platform"],

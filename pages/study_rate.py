@@ -81,26 +81,54 @@ def _keys(pos: int, criteria: list[str]) -> None:
 
 
 def _submit(study_id: str, pos: int, criteria: list[str], rationale: str, confidence: int | None) -> None:
+    """Store the item, then draw the next one; or leave a notice that it was NOT stored.
+
+    The notice lives in the session, not in this run's output: a message drawn only by the run
+    that refused the submit was wiped by the next rerun (a shortcut that arrived just after the
+    click), leaving a fully answered item on screen, unsaved and without a word."""
     answers = {name: _answers(pos).get(name) for name in criteria}
-    missing = [name for name, v in answers.items() if v is None] + ["confidence"] * (confidence is None)
-    if missing:
-        st.error(render.md_escape("Please answer every criterion and your confidence first; still missing: "
-                                  + ", ".join(missing)), icon="✋")
+    if _missing(pos, criteria, confidence):
+        ss[_unsaved_key(pos)] = "missing"
         return
     try:
         saved = store.studies.submit(study_id, ss["rate_rater"], pos, answers, rationale=rationale,
                                      confidence=confidence)
-    except RTError as exc:
-        render.show_error(exc)
+    except Exception as exc:  # a store that is down or slow: say so, keep the answers on screen
+        ss[_unsaved_key(pos)] = exc
         return
+    ss.pop(_unsaved_key(pos), None)
     render.flash("info" if not saved else "success",
                  "This item was already saved (the first answer stands)." if not saved else "Saved.", "rate")
     st.rerun()
 
 
+def _unsaved_key(pos: int) -> str:
+    return f"rate_unsaved_{_task(pos)}"
+
+
+def _missing(pos: int, criteria: list[str], confidence: int | None) -> list[str]:
+    return [name for name in criteria if _answers(pos).get(name) is None] + ["confidence"] * (confidence is None)
+
+
+def _not_saved_notice(pos: int, criteria: list[str], confidence: int | None) -> None:
+    """Say, on every rerun until it is stored, that a submitted item was not stored and why."""
+    why = ss.get(_unsaved_key(pos))
+    if why is None:
+        return
+    missing = _missing(pos, criteria, confidence)
+    if why == "missing" and missing:
+        st.error(render.md_escape("Not saved: please answer every criterion and your confidence first; "
+                                  "still missing: " + ", ".join(missing)), icon="✋")
+    elif why == "missing":
+        st.warning("Not saved yet: everything is answered now. Press **Submit and go on** to save "
+                   "this item.", icon="💾")
+    else:
+        render.show_error(why)
+        st.warning("Not saved: your answers are still here. Press **Submit and go on** again.", icon="💾")
+
+
 @st.fragment
 def rate() -> None:
-    render.show_flashes("rate")
     study_row = store.studies.get(ss["rate_study"])
     settings = study_row["settings"]
     st.caption(render.md_escape(f"Study: {study_row['name']} · rater {ss['rate_rater']}"))
@@ -154,10 +182,14 @@ def rate() -> None:
                           key=f"rate_conf_{task.position}", help="1 = a guess, 5 = certain")
     if st.button("Submit and go on", type="primary", key=f"rate_submit_{task.position}", shortcut="Ctrl+Enter"):
         _submit(study_row["id"], task.position, criteria, rationale, confidence)
+    _not_saved_notice(task.position, criteria, confidence)
     st.caption("You can stop at any time: everything you submitted is saved. Open the same link and "
                "enter the same id to continue.")
 
 
+# "Saved." is drawn outside the fragment, by the full rerun that shows the next item. Drawn
+# inside, the first shortcut's rerun took it away and moved Submit up while the rater went for it.
+render.show_flashes("rate")
 rate()
 if st.button("Switch rater or study", key="rate_leave"):
     for k in ("rate_study", "rate_rater"):

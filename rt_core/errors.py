@@ -37,6 +37,11 @@ class ConfigError(RTError):
     """A setting is missing or wrong (model string, base URL, missing package)."""
 
 
+class SettingError(InputError, ConfigError):
+    """A run option outside its type, bounds or choices (rt_core/settings/schema.py). It is
+    both a bad input and a wrong setting: code that handles either kind handles it."""
+
+
 class ProviderError(RTError):
     """A model or API provider failed in a way retries did not fix."""
 

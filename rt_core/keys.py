@@ -11,6 +11,12 @@ or one that lacks a key its provider needs; the client re-applies the destinatio
 (rt_core.models.router) gets no key from this rule: each of its deployments carries the
 key the file gives it, for its own address only.
 
+Every door asks the rule the same way: a run's endpoints (its model, the tournament's
+judge, the evaluator, a hosted embedder: rt_core.settings.endpoint) get their keys from
+`request_keys`, given what the door was handed for each (the CLI's --*-api-key-env, the
+app's key fields); a paper source's key (S2_API_KEY) comes from `service_key`; what a page
+says before Start about a missing key is `problem`, the same answer `check` gives.
+
 Shared-demo mode (RT_DEMO=1): visitors use the operator's model, base URL, embedder and
 key (`demo_settings`), type no key, and each browser session has a token budget
 (RT_DEMO_MAX_TOKENS, default 200,000).
@@ -24,6 +30,8 @@ from dataclasses import dataclass, field
 
 from .errors import ConfigError
 from .models import registry
+from .settings import endpoint as ep
+from .settings.endpoint import Endpoint, Key
 
 # Sent instead of nothing when no key may be used: litellm falls back to the provider's
 # environment variable when api_key is empty, which would leak the operator's key.
@@ -77,16 +85,6 @@ class Secrets:
     read: Callable[[str], str]
 
 
-@dataclass(frozen=True)
-class Key:
-    """A resolved key and where it came from ('' when none; BLOCKED when the operator holds
-    one that may not go to the base URL). `server`: the key is the operator's, so it goes
-    only where `server_key_allowed` permits (the client re-checks)."""
-    value: str = field(default="", repr=False)
-    source: str = ""
-    server: bool = False
-
-
 def operator_key(model: str, secrets: Secrets | None = None) -> Key:
     """The operator's key for the model's provider: its environment variable, then secrets."""
     var = registry.key_env(model)
@@ -132,7 +130,8 @@ def guard(model: str, base_url: str, api_key: str, server_key: bool) -> None:
                           "runs this app to allow this address.")
 
 
-def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> None:
+def check(model: str, base_url: str, api_key: str, server_key: bool = False, *,
+          deep: bool = True) -> None:
     """Before any call: the key may go where it is sent (`guard`), and a provider that
     needs a key has one, so a missing key fails once, in plain words, instead of once per
     agent in the provider's. At a base URL someone typed only a key given for it counts:
@@ -144,8 +143,9 @@ def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> 
         return
     if api_key or registry.in_process(model):
         return
+    var = registry.key_env(model)
     if base_url:
-        if registry.key_env(model):
+        if var:
             raise ConfigError(f"no API key for model '{model}' at {base_url}",
                               "Type this server's key in the Run page's API key field (or pass "
                               "--api-key-env to the CLI); the server's own keys only go to their "
@@ -155,17 +155,34 @@ def check(model: str, base_url: str, api_key: str, server_key: bool = False) -> 
                               "only go to their own provider. If the server needs no key, type "
                               "any text, such as none.")
         return
-    try:
-        env = registry.litellm().validate_environment(model=model)
-    except Exception:  # a model litellm cannot map: the first call will say what is wrong
-        return
-    missing = [k for k in env.get("missing_keys") or [] if "KEY" in k or "TOKEN" in k]
+    missing = [var] if var else _missing_by_litellm(model) if deep else []
     if missing:
         raise ConfigError(f"no API key for model '{model}': {missing[0]} is not set",
                           f"Set {missing[0]} before starting the app (or pass --api-key-env to the "
                           "CLI), or type the key in the Run page's API key field.",
-                          "Type your key in the API key field (it stays in this browser session), "
-                          f"or ask whoever runs this app to set {missing[0]}.")
+                          "No API key for this provider yet: type one in the API key field (it "
+                          "stays in this browser session), or ask whoever runs this app to set "
+                          f"{missing[0]}.")
+
+
+def _missing_by_litellm(model: str) -> list[str]:
+    """The key variables litellm says a model it knows needs (none for one it cannot map:
+    the first call will say what is wrong)."""
+    try:
+        env = registry.litellm().validate_environment(model=model)
+    except Exception:
+        return []
+    return [k for k in env.get("missing_keys") or [] if "KEY" in k or "TOKEN" in k]
+
+
+def problem(model: str, key: Key, base_url: str = "", *, deep: bool = False) -> ConfigError | None:
+    """What `check` would refuse for this endpoint, or None: what a page shows before Start.
+    `deep=False` skips asking litellm about a model the registry has no key variable for."""
+    try:
+        check(model, base_url, key.value, key.server, deep=deep)
+    except ConfigError as exc:
+        return exc
+    return None
 
 
 def _check_routed(model: str, base_url: str, api_key: str) -> None:
@@ -177,12 +194,55 @@ def _check_routed(model: str, base_url: str, api_key: str) -> None:
                           "name that is not in the router file.")
 
 
+# -- every endpoint of a run, for every door --------------------------------------------------
+def endpoint(model: str, base_url: str = "", typed: Typed | None = None,
+             secrets: Secrets | None = None) -> Endpoint:
+    """An endpoint with its key by THE rule (`resolve`)."""
+    return Endpoint(model.strip(), base_url.strip(), resolve(model, base_url, typed, secrets))
+
+
+def in_use(config) -> tuple[str, ...]:
+    """The endpoint roles a run with this config calls (rt_core.settings.endpoint.ROLES)."""
+    roles = [ep.MODEL, ep.EMBEDDER]
+    if config.candidates > 1 and config.judge_model.strip():  # the tournament's own judge
+        roles.append(ep.JUDGE)
+    if config.evaluator_model.strip():
+        roles.append(ep.EVALUATOR)
+    return tuple(roles)
+
+
+def request_keys(config, typed: dict[str, Typed | None] | None = None,
+                 secrets: Secrets | None = None) -> dict[str, Key]:
+    """The key of every endpoint a run calls, by the one rule: what a door (the CLI's
+    --*-api-key-env, the app's key fields) was given for each, and the operator's held keys.
+    A hosted embedder is reached at its provider's own endpoint (no base URL)."""
+    given = typed or {}
+    return {role: endpoint(*config.target(role), given.get(role), secrets).key
+            for role in in_use(config)}
+
+
 def check_request(request) -> None:
-    """`check` for a RunRequest's model, the one call a run makes before it starts."""
-    c = request.config
-    check(c.model, c.base_url, request.api_key, request.server_key)
-    if c.candidates > 1 and c.judge_model.strip():  # the tournament's own judge
-        check(c.judge_model, c.judge_base_url, request.judge_key, request.judge_server_key)
+    """`check` for every endpoint a run calls but the embedder (its client says what it
+    lacks), before the run starts."""
+    for role in in_use(request.config):
+        if role != ep.EMBEDDER:
+            e = request.endpoint(role)
+            check(e.model, e.base_url, e.key.value, e.key.server)
+
+
+# -- services that are not models ------------------------------------------------------------
+SERVICE_KEYS = {"semantic_scholar": "S2_API_KEY"}
+
+
+def service_key(service: str, secrets: Secrets | None = None) -> Key:
+    """The operator's key for a paper source (Semantic Scholar): its environment variable,
+    then the secrets. It goes only to the source's address, which the operator sets
+    (RT_S2_URL), never to one a visitor typed."""
+    var = SERVICE_KEYS[service]
+    if os.environ.get(var):
+        return Key(os.environ[var], f"environment variable {var}", server=True)
+    value = str(secrets.read(var) or "") if secrets is not None else ""
+    return Key(value, secrets.label, server=True) if value and secrets is not None else Key()
 
 
 # -- the shared demo ---------------------------------------------------------------------------

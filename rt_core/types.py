@@ -6,50 +6,17 @@ nothing else.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import LOCAL_EMBEDDER, LOCAL_MODEL
+from .attribution import Credit, Provenance, Source  # noqa: F401
 from .fiveq import QUESTION_KEYS, QUESTIONS
+from .record import Record as _Record
+
+# The run's settings live with their schema (rt_core/settings); named here with the rest.
+from .settings.modes import MODES, Mode  # noqa: F401
+from .settings.run_config import RunConfig, RunRequest  # noqa: F401
 from .stops import Stop, StopReason
-
-
-@dataclass(frozen=True)
-class Mode:
-    """An aggregation mode, and what its writers read. Code asks the mode, never its name."""
-    name: str
-    help: str
-    reads_profiles: bool  # authors write from their profiles (so profiles are read first)
-    reads_papers: bool  # writers and reviewers see the chosen papers
-
-    @property
-    def needs_researchers(self) -> bool:
-        return self.reads_profiles
-
-    @property
-    def needs_papers(self) -> bool:
-        return self.reads_papers and not self.reads_profiles
-
-
-MODES: dict[str, Mode] = {m.name: m for m in (
-    Mode("self", "No neighbourhood at all: a baseline that writes from nothing.", False, False),
-    Mode("agent", "Researchers only: each author writes from their profile, without the chosen "
-                  "papers.", True, False),
-    Mode("data", "Papers only: one agent with no persona reads all chosen papers.", False, True),
-    Mode("global", "Researchers and papers together: the full method (recommended).", True, True),
-)}
-
-
-class _Record:
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)  # type: ignore[arg-type]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]):
-        """Build from a dict, ignoring unknown keys so old exports still load."""
-        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-        return cls(**{k: v for k, v in data.items() if k in names})
 
 
 @dataclass
@@ -323,103 +290,6 @@ class Round(_Record):
         d["changes"] = [Change.from_dict(c) for c in d.get("changes") or []]
         d["stopped"] = Stop.from_stored(d.get("stopped"))
         return super().from_dict(d)  # type: ignore[return-value]
-
-
-@dataclass
-class Source(_Record):
-    """A draft or paper an answer draws on, with how strongly."""
-    kind: str  # "author" (that author's draft) or "paper"
-    id: str
-    score: float = 0.0  # embedding attribution, higher = more
-    cited: bool = False  # the aggregator cited it by label (instruction models)
-
-
-@dataclass
-class Provenance(_Record):
-    answers: dict[str, list[Source]] = field(default_factory=dict)  # question key -> best first
-    reviews: dict[str, list[Source]] = field(default_factory=dict)  # reviewer id -> their papers
-    method: str = ""  # what measured it, e.g. the embedder's name
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Provenance:
-        d = dict(data)
-        for key in ("answers", "reviews"):
-            d[key] = {k: [Source.from_dict(s) for s in v] for k, v in (d.get(key) or {}).items()}
-        return super().from_dict(d)  # type: ignore[return-value]
-
-
-@dataclass
-class Credit(_Record):
-    """What one researcher (or paper) brought: the run re-written without them."""
-    kind: str  # "author" or "paper"
-    id: str
-    moved: dict[str, float] = field(default_factory=dict)  # question -> similarity to the full one
-    score_change: float | None = None  # mean review score without them minus with them
-    reference_change: float | None = None  # similarity to the reference, same sign rule
-    sentence: str = ""  # e.g. "without Yamins, Q5 loses its neural-benchmark method"
-
-
-@dataclass
-class RunConfig(_Record):
-    researcher_ids: list[str] = field(default_factory=list)
-    paper_ids: list[str] = field(default_factory=list)
-    model: str = LOCAL_MODEL
-    base_url: str = ""
-    temperature: float = 0.7
-    mode: str = "global"
-    num_reviewers: int = 3
-    reviewer_ids: list[str] = field(default_factory=list)
-    cutoff_year: int | None = None
-    reference_paper_id: str = ""
-    embedder: str = LOCAL_EMBEDDER
-    concurrency: int = 4
-    max_profile_papers: int = 20
-    # "auto" lets the model registry decide from the model; "chat" or "stem" force one.
-    prompt_style: str = "auto"
-    # The evaluator's second half (the first is `embedder`): the model that restates a
-    # reference paper in five questions, separate from the run's model. "" = none: the
-    # reference answers then come from a pasted text, a stored restatement or a shipped summary.
-    evaluator_model: str = ""
-    evaluator_base_url: str = ""
-    # With a cut-off year, papers without a year are left out unless this is set.
-    keep_undated: bool = False
-    # The run's budget (run.budget): it stops cleanly before crossing either; None: no cap.
-    # Stored with the run, so a resume keeps it unless it is given a new one.
-    max_tokens: int | None = None
-    max_cost: float | None = None
-    # The brainstorm loop (its records are below). candidates > 1 writes
-    # that many proposals, each leading with a different author, field pair or concept
-    # pairing, and ranks them; the best one is then the run's proposal.
-    candidates: int = 1
-    judge_model: str = ""  # "" = the run's model judges the tournament (when it can)
-    judge_base_url: str = ""
-    check_novelty: bool = False  # match Q1 and Q5 against the nearest prior work
-    literature: str = "store"  # "store" (offline: the store is the literature) or "online"
-    revision_rounds: int = 0  # rounds of revise-after-review (0 = none)
-    # Rounds whose early stop (the mean score did not rise) a user overrode by asking for
-    # more rounds of a finished run (run/revise_more.py): the revision goes on after them.
-    revision_reopened: list[int] = field(default_factory=list)
-
-
-@dataclass
-class RunRequest:
-    """Everything one run needs, built once (by the Run page or the CLI) and passed down
-    unchanged. The config is what gets stored; the keys live only in this object, are
-    hidden from repr, and are never serialised (RunRequest has no to_dict on purpose)."""
-    config: RunConfig
-    api_key: str = field(default="", repr=False)
-    embedder_key: str = field(default="", repr=False)
-    evaluator_key: str = field(default="", repr=False)
-    timeout: float = 120.0
-    max_retries: int = 4
-    # True when api_key (evaluator_key) is the operator's (environment or secrets): it then
-    # goes only to base URLs rt_core.keys allows, and the client refuses anything else.
-    server_key: bool = False
-    evaluator_server_key: bool = False
-    # The tournament's judge when it is another model than the run's (RunConfig.judge_model):
-    # its own key by the same rule, never the run's.
-    judge_key: str = field(default="", repr=False)
-    judge_server_key: bool = False
 
 
 @dataclass

@@ -10,25 +10,19 @@ import streamlit as st
 
 from rt_core.errors import RTError
 from rt_core.run.pipeline import budget
+from rt_core.settings import schema
 
-from . import render, request
+from . import render, request, run_fields
 
-# Session keys of the two caps (0: no cap), and of their fields. The caps are plain keys,
-# copied from the fields when they change: Streamlit drops a widget's key on a page that
-# does not draw it, and the cap must still be there when History resumes a run.
-TOKENS, COST = "cap_tokens", "cap_cost"
-FIELD = {TOKENS: "cap_tokens_field", COST: "cap_cost_field"}
+# Session keys of the two caps (0: no cap), and of their fields (the schema's). The caps
+# are plain keys, copied from the fields when they change: Streamlit drops a widget's key
+# on a page that does not draw it, and the cap must still be there when History resumes a run.
+TOKENS, COST = run_fields.CAPS["max_tokens"], run_fields.CAPS["max_cost"]
+FIELD = {TOKENS: schema.option("max_tokens").key, COST: schema.option("max_cost").key}
 
 
 def _copy(key: str) -> None:
     st.session_state[key] = st.session_state[FIELD[key]]
-
-
-def caps() -> dict[str, int | float | None]:
-    """The fields as RunConfig values (None: no cap)."""
-    ss = st.session_state
-    tokens, cost = int(ss.get(TOKENS) or 0), float(ss.get(COST) or 0.0)
-    return {"max_tokens": tokens or None, "max_cost": cost or None}
 
 
 def show(store) -> None:
@@ -38,13 +32,8 @@ def show(store) -> None:
     ss.setdefault(COST, 0.0)
     ss[FIELD[TOKENS]], ss[FIELD[COST]] = ss[TOKENS], ss[COST]
     c1, c2 = st.columns(2)
-    c1.number_input("Budget in tokens (0: no cap)", min_value=0, step=1000, key=FIELD[TOKENS],
-                    on_change=_copy, args=(TOKENS,),
-                    help="The run stops cleanly before it would spend more; resume it (here or "
-                         "in History) with a larger budget to finish.")
-    c2.number_input("Budget in dollars (0: no cap)", min_value=0.0, step=0.05, format="%.4f",
-                    key=FIELD[COST], on_change=_copy, args=(COST,),
-                    help="Counted at the model's price in litellm's cost map.")
+    run_fields.number("max_tokens", c1, on_change=_copy, args=(TOKENS,))
+    run_fields.number("max_cost", c2, format="%.4f", on_change=_copy, args=(COST,))
     if not (ss.get("hood_r") or ss.get("hood_p")):
         return
     try:

@@ -9,6 +9,7 @@ disabled until every field holds a number it can use.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -31,19 +32,23 @@ def problem(label: str, value: Number | None, low: Number, high: Number) -> str 
     return None
 
 
-def bounded_number(label: str, key: str, low: Number, high: Number, default: Number,
+def bounded_number(label: str, key: str, low: Number, high: Number, default: Number | None,
                    step: Number = 1, help: str | None = None, where: Any = None,
+                   check: Callable[[Number | None], str | None] | None = None,
                    **widget: Any) -> Number | None:
     """The number typed into the field, or None (with the reason shown under the field) when
     it is empty or outside [low, high]. Integers when `step` and `default` are integers.
     `where` is the container to draw in (a column, the sidebar; default: the page); `widget`
-    goes on to `st.number_input` (format, disabled, persist_state...)."""
+    goes on to `st.number_input` (format, disabled, persist_state...). `default=None`: the
+    session already holds the field's value (a keyed setting). `check` replaces the sentence
+    of `problem` (the Run page says the settings schema's, as the command line does)."""
     where = st if where is None else where
-    whole = isinstance(step, int) and isinstance(default, int)
+    whole = isinstance(step, int) and (default is None or isinstance(default, int))
     kind = int if whole else float
-    value = where.number_input(label, value=kind(default), step=kind(step), key=key,
-                               help=help, **widget)
-    reason = problem(label, value, low, high)
+    if default is not None:
+        widget["value"] = kind(default)
+    value = where.number_input(label, step=kind(step), key=key, help=help, **widget)
+    reason = check(value) if check is not None else problem(label, value, low, high)
     if reason is not None:
         where.error(reason, icon="✋")
         return None

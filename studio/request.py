@@ -16,9 +16,10 @@ import streamlit as st
 from rt_core import keys
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.models import registry, scripted
+from rt_core.settings import schema
 from rt_core.types import Run, RunConfig, RunRequest
 
-from . import loop_settings
+from . import run_fields
 
 SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
 PROVIDERS: dict[str, dict[str, str]] = {
@@ -31,7 +32,7 @@ PROVIDERS: dict[str, dict[str, str]] = {
     "Any OpenAI-compatible URL": {"model": "openai/my-model", "base_url": "http://localhost:8000/v1"},
 }
 EMBEDDERS = [LOCAL_EMBEDDER, "text-embedding-3-large", "text-embedding-3-small", "voyage/voyage-3"]
-NAMED_REVIEWERS = "Named reviewers"
+NAMED_REVIEWERS = run_fields.NAMED_REVIEWERS
 
 
 def scripted_available() -> bool:
@@ -85,22 +86,28 @@ TYPED = "typed in this browser session"
 BLOCKED = keys.BLOCKED
 
 
-def _typed(field: str, for_model: str) -> keys.Typed | None:
-    """The key typed in this browser session's `field`, for the model in `for_model` at the
-    session's base URL. In a shared demo nobody types a key."""
+def _typed(field: str, model: str, base_url: str) -> keys.Typed | None:
+    """The key typed in this browser session's `field`, for exactly this model at this base
+    URL. In a shared demo nobody types a key."""
     ss = st.session_state
     if keys.demo() is not None or not ss.get(field):
         return None
-    base_url = "" if field == "embedder_key" else (ss.get("base_url") or "")
-    return keys.Typed(ss[field], (ss.get(for_model) or "").strip(), base_url.strip(), TYPED)
+    return keys.Typed(ss[field], model.strip(), base_url.strip(), TYPED)
 
 
 def key_source(model: str, base_url: str | None = None) -> keys.Key:
     """The key for a model at a base URL (None: the session's base URL) by the one rule
-    (rt_core.keys.resolve), with this session's typed key and the app's secrets."""
+    (rt_core.keys.resolve), with the key typed for the session's model and the app's secrets."""
     ss = st.session_state
     target = (ss.get("base_url") or "") if base_url is None else base_url
-    return keys.resolve(model, target, _typed("api_key", "model"), SECRETS)
+    typed = _typed("api_key", ss.get("model") or "", ss.get("base_url") or "")
+    return keys.resolve(model, target, typed, SECRETS)
+
+
+def source_key(service: str) -> str | None:
+    """The operator's key for a paper source (rt_core.keys.service_key), environment then
+    the app's secrets; None when there is none."""
+    return keys.service_key(service, SECRETS).value or None
 
 
 def demo_settings() -> dict[str, str]:
@@ -110,51 +117,32 @@ def demo_settings() -> dict[str, str]:
 
 
 def build_request(**overrides) -> RunRequest:
-    """The Run page's settings as one RunRequest: read once, here, from the session.
-    `overrides` replace settings a page decides itself (the Replay page: no reviewers)."""
+    """The Run page's settings as one RunRequest: read once, from the session, through the
+    settings schema (studio.run_fields). `overrides` replace settings a page decides itself
+    (the Replay page: no reviewers)."""
     ss = st.session_state
-    named = ss["reviewer_choice"] == NAMED_REVIEWERS
-    config = RunConfig(
-        researcher_ids=list(ss["hood_r"]), paper_ids=list(ss["hood_p"]),
-        model=ss["model"].strip(), base_url=ss["base_url"].strip(),
-        temperature=float(ss["temperature"]), mode=ss["mode"],
-        num_reviewers=len(ss["reviewer_ids"]) if named else int(ss["num_reviewers"]),
-        reviewer_ids=list(ss["reviewer_ids"]) if named else [],
-        cutoff_year=int(ss["cutoff_year"]) if ss["use_cutoff"] else None,
-        reference_paper_id=ss["reference_id"] or "", embedder=ss["embedder"], **_caps(),
-        **loop_settings.config_fields())
-    return request_for(dataclasses.replace(config, **overrides))
+    config = RunConfig(researcher_ids=list(ss["hood_r"]), paper_ids=list(ss["hood_p"]),
+                       **run_fields.values())
+    config = dataclasses.replace(config, **_demo_cap(config.max_tokens), **overrides)
+    return request_for(config, timeout=float(ss.get("timeout") or schema.default("timeout")))
 
 
-def _caps() -> dict:
-    """The Run page's budget, tightened in a shared demo to what this session has left
-    (the same cap a run enforces, rt_core.run.budget)."""
-    from . import budget  # noqa: PLC0415  (studio.budget imports this module)
-
-    caps = budget.caps()
+def _demo_cap(max_tokens: int | None) -> dict:
+    """In a shared demo, the token cap tightened to what this session has left (the same
+    cap a run enforces, rt_core.run.pipeline.budget); nothing outside one."""
     left = demo_tokens_left()
-    if left is not None:
-        caps["max_tokens"] = min(left, caps["max_tokens"] or left)
-    return caps
+    return {} if left is None else {"max_tokens": min(left, max_tokens or left)}
 
 
-def request_for(config: RunConfig) -> RunRequest:
+def request_for(config: RunConfig, **kw) -> RunRequest:
     """A request for a config (a new run, a resumed one, or a stored run being evaluated or
-    judged): in a shared demo the operator's settings replace the config's, then every key
-    comes from the one rule, for exactly this model, base URL, evaluator and embedder."""
+    judged): in a shared demo the operator's settings replace the config's, then every
+    endpoint's key comes from the one rule (rt_core.keys.request_keys), with the keys typed
+    in this session for exactly their model and base URL."""
     config = dataclasses.replace(config, **demo_settings())
-    run_key = key_source(config.model, config.base_url)
-    evaluator = config.evaluator_model.strip()
-    evaluator_key = key_source(evaluator, config.evaluator_base_url) if evaluator else keys.Key()
-    # Hosted embedders are reached at their provider's own endpoint (no base URL).
-    embedder_key = keys.resolve(config.embedder, "", _typed("embedder_key", "embedder"), SECRETS)
-    # A judge model of its own gets its key by the same rule (the app's secrets included).
-    judge = config.judge_model.strip()
-    judge_key = key_source(judge, config.judge_base_url) if judge else keys.Key()
-    return RunRequest(config, api_key=run_key.value, server_key=run_key.server,
-                      evaluator_key=evaluator_key.value, evaluator_server_key=evaluator_key.server,
-                      embedder_key=embedder_key.value, judge_key=judge_key.value,
-                      judge_server_key=judge_key.server)
+    typed = {o.endpoint: _typed(o.key, *config.target(o.endpoint))
+             for o in schema.OPTIONS if o.kind is schema.KEY}
+    return RunRequest(config, keys=keys.request_keys(config, typed, SECRETS), **kw)
 
 
 def demo_tokens_left() -> int | None:
@@ -188,7 +176,10 @@ def resume_request(config: RunConfig) -> RunRequest:
 def typed_caps() -> dict:
     """The Run page's budget fields that are set (tightened in a shared demo), for a resume
     or a revision started on the Results page; empty keeps the run's own cap."""
-    return {k: v for k, v in _caps().items() if v is not None}
+    values = run_fields.values()
+    caps = {k: values[k] for k in run_fields.CAPS}
+    caps.update(_demo_cap(caps["max_tokens"]))
+    return {k: v for k, v in caps.items() if v is not None}
 
 
 def request_for_run(run: Run) -> RunRequest:

@@ -17,11 +17,10 @@ import streamlit as st
 
 from rt_core import access_store
 from rt_core.access import Action, Decision
-from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.errors import NotFoundError
 from rt_core.types import MODES, Run, RunConfig
 
-from . import identity, loop_settings, rater_session, request
+from . import identity, loop_settings, rater_session, request, run_fields
 from .resources import get_store
 
 PAGES = {
@@ -44,19 +43,9 @@ URL_PATHS = {"neighbourhood": "neighbourhood", "run": "run", "results": "results
 # with persist_state=studio.persist.ACROSS_PAGES, so its value survives other pages.
 PERSISTENT = {
     "provider": "Embedded offline demo model",
-    "model": LOCAL_MODEL,
-    "api_key": "",
-    "base_url": "",
-    "temperature": RunConfig.temperature,
-    "embedder": LOCAL_EMBEDDER,
-    "embedder_key": "",
-    "mode": "global",
     "reviewer_choice": "Most relevant researchers",
-    "num_reviewers": 3,
-    "reviewer_ids": [],
     "use_cutoff": False,
-    "cutoff_year": 2024,
-    "reference_id": "",
+    **run_fields.defaults(),  # every option of the settings schema
     **loop_settings.DEFAULTS,
 }
 
@@ -250,7 +239,9 @@ def adopt_linked_run() -> None:
     if not run_id or run_id in ss["jobs"]:
         return
     job = _live(run_id)
-    if job is None or not may(Action.CANCEL, run_id, linked=True):
+    # A live run only: a finished one is read from the store, and its settings must not be
+    # written over what this session has typed since (the controls come from `may` anyway).
+    if job is None or job.done or not may(Action.CANCEL, run_id, linked=True):
         return
     ss["jobs"][run_id] = job
     if run_id not in ss["session_runs"]:

@@ -7,11 +7,16 @@ Replies to /v1/chat/completions come from a queue (`enqueue`) of:
 - HANG: no answer until the server closes (a deterministic client timeout).
 With the queue empty, `responder(messages) -> str` answers. /v1/embeddings returns
 deterministic vectors derived from the text. `latency` delays every answer (benchmarks).
+
+`hold(n)` keeps back the replies from the n-th chat request on (counted from the call, as
+requests arrive) until `Hold.release()`: a kill test acts while a run certainly waits on its
+model, so the run cannot have finished before the kill lands (see docs/RELIABILITY.md).
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -19,7 +24,32 @@ from typing import Any
 
 from tests.loopback import HANG, LoopbackServer, QuietHandler, send
 
-__all__ = ["HANG", "OpenAIServer", "fake_vector"]
+__all__ = ["HANG", "Hold", "OpenAIServer", "fake_vector"]
+
+
+class Hold:
+    """A gate on a server's replies: from the `first`-th chat request that `match`es on, each
+    such reply waits until `release()` (or the server closes). `wait()` returns once one is
+    waiting: the caller then knows the client is inside that call."""
+
+    def __init__(self, first: int, match: Callable[[dict], bool] | None):
+        self.first, self.match = first, match
+        self.seen = 0  # matching chat requests since the hold was made
+        self.holding = threading.Event()
+        self.released = threading.Event()
+
+    def takes(self, headers: dict) -> bool:
+        """Count a chat request; True when its reply is to be held (called under the lock)."""
+        if self.released.is_set() or (self.match is not None and not self.match(headers)):
+            return False
+        self.seen += 1
+        return self.seen >= self.first
+
+    def wait(self, timeout: float = 120) -> bool:
+        return self.holding.wait(timeout)
+
+    def release(self) -> None:
+        self.released.set()
 
 
 def fake_vector(text: str, dim: int = 16) -> list[float]:
@@ -42,6 +72,10 @@ class _PostHandler(QuietHandler):
         body, headers = self.read_request()
         server = self.owner
         reply = server._next(self.path, body, headers)
+        hold = server._held(self.path, headers)
+        if hold is not None:  # the client is in this call until the test lets the reply go
+            hold.holding.set()
+            hold.released.wait(timeout=600)  # close() releases every hold
         if reply is HANG:
             server.release.wait(timeout=60)
             return
@@ -58,6 +92,7 @@ class OpenAIServer(LoopbackServer):
         self.queue: deque = deque()
         self.responder = responder
         self.latency = latency
+        self.holds: list[Hold] = []
         super().__init__()
 
     @property
@@ -69,9 +104,29 @@ class OpenAIServer(LoopbackServer):
             self.queue.extend(replies)
         return self
 
+    def hold(self, first: int = 1, match: Callable[[dict], bool] | None = None) -> Hold:
+        """Hold the replies to the `first`-th chat request from now on (only requests whose
+        lower-cased headers `match`, when given) until the returned Hold is released."""
+        hold = Hold(first, match)
+        with self.lock:
+            self.holds.append(hold)
+        return hold
+
+    def close(self) -> None:
+        for hold in self.holds:
+            hold.release()
+        super().close()
+
     def chat_requests(self) -> list[dict]:
         with self.lock:
             return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+
+    def _held(self, path: str, headers: dict) -> Hold | None:  # called from handler threads
+        """The Hold this request's reply waits for (None: answer at once)."""
+        if not path.endswith("/chat/completions"):
+            return None
+        with self.lock:
+            return next((h for h in self.holds if h.takes(headers)), None)
 
     def _next(self, path: str, body: dict, headers: dict) -> Any:  # called from handler threads
         with self.lock:

@@ -135,6 +135,9 @@ def test_four_browsers_on_a_shared_server_see_only_what_they_may(tmp_path, brows
         rater = contexts["rater"].new_page()
         rater.goto(f"{url}/?study={code}")
         expect(rater.get_by_role("heading", name="Rate proposals")).to_be_visible(timeout=60_000)
+        # The rater's cookie is written by a component once the rating page has drawn; a typed
+        # address before that would be a new browser as far as the server can tell.
+        rater.wait_for_function("document.cookie.includes('rt_rater=1')", timeout=30_000)
         rater.goto(f"{url}/results?run={ITEM}")
         expect(rater.get_by_role("heading", name="Rate proposals")).to_be_visible(timeout=60_000)
         for secret in (ITEM, "scripted/demo", "mode: global"):

@@ -27,7 +27,7 @@ def request(n: int, reviewers: int = 2, **cfg) -> RunRequest:
 
 @pytest.mark.parametrize("n", [0, 13, -1])
 def test_a_number_of_candidates_out_of_range_is_one_clear_error(community, n):
-    with pytest.raises(ConfigError, match="from 1 to 12"):
+    with pytest.raises(ConfigError, match="between 1 and 12"):
         Simulation(request(n), community).start()
 
 

@@ -18,6 +18,7 @@ from rt_core.models.queue import ModelQueue
 from rt_core.run.pipeline.simulation import Simulation
 from rt_core.run.styles import context, grounding, stem, stem_checks, stem_line, stem_material, stem_write
 from rt_core.run.styles.review_clusters import point_content, review_points
+from rt_core.settings.endpoint import Key
 from rt_core.types import Paper, Proposal, Review, RunConfig, RunRequest
 
 
@@ -483,7 +484,8 @@ def test_nothing_listening_is_one_message_naming_the_url_without_retries(communi
     assert sleeps.waits == []  # never retried: a refused connection stays refused
 
     req = RunRequest(RunConfig(model="openai/x", base_url=url, researcher_ids=["r-ada", "r-nia", "r-cole"],
-                               paper_ids=["p-gaia"], concurrency=4), api_key="k", max_retries=4)
+                               paper_ids=["p-gaia"], concurrency=4), keys={"model": Key("k")},
+                     max_retries=4)
     done = Simulation(req, community).run_sync()
     assert done.status == "failed"
     assert len(done.errors) == 1 and "nothing is listening at" in done.errors[0].message

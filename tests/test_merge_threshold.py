@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from rt_core.run.candidates import MERGE_THRESHOLD, near_duplicates
+from rt_core.run.candidates.stages import MERGE_THRESHOLD, near_duplicates
 
 
 def pair(cos: float, dim: int = 8, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:

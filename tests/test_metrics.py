@@ -101,9 +101,10 @@ def test_a_reasked_numbered_list_is_kept_whole(items, q, style):
     assert got == body
 
 
-def _sim(store, **cfg) -> Simulation:
+def _sim(store, **cfg):
+    """A started run's state (its reader is built when the run starts)."""
     return Simulation(RunRequest(RunConfig(**{"model": "scripted/x", "researcher_ids": ["r-ada"],
-                                              **cfg})), store)
+                                              **cfg})), store).start()
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

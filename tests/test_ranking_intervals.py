@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 
-from rt_core.run import tournament
+from rt_core.run.candidates import tournament
 from rt_core.types import Judgement, Tournament
 
 IDS = ["c1", "c2", "c3", "c4"]

@@ -95,7 +95,8 @@ def test_each_deployment_gets_only_its_own_key(fleet, tmp_path, monkeypatch, cap
 
     args = argparse.Namespace(api_key_env="RUN_KEY", timeout=30.0)
     request = request_for(args, routed_config())
-    assert (request.api_key, request.embedder_key, request.server_key) == ("", "", False)
+    run, embedder = request.endpoint("model").key, request.endpoint("embedder").key
+    assert (run.value, embedder.value, run.server) == ("", "", False)
     assert keys.resolve("lab-llm", "", keys.Typed(RUN_KEY, "lab-llm")).source == keys.ROUTED
     store = Store(tmp_path / "keys.sqlite3")
     try:

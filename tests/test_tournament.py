@@ -12,6 +12,7 @@ from rt_core.run.candidates import judging, ranking, tournament
 from rt_core.run.pipeline import budget
 from rt_core.run.pipeline.simulation import Simulation
 from rt_core.run.pipeline.validation import check_candidates
+from rt_core.settings.endpoint import Key
 from rt_core.types import Judgement, RunConfig, RunRequest
 from tests.ideas import JUDGE_MARK, by_order, number, responder
 
@@ -133,12 +134,12 @@ def test_only_an_instruction_model_judges_and_a_named_base_model_is_refused():
 def test_a_judge_with_its_own_base_url_never_gets_the_runs_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-operator")
     req = RunRequest(RunConfig(model="openai/gpt-4o-mini", candidates=3, judge_model="openai/judge",
-                               judge_base_url="http://127.0.0.1:9/v1"), api_key="sk-server",
-                     server_key=True)
+                               judge_base_url="http://127.0.0.1:9/v1"),
+                     keys={"model": Key("sk-server", "the test", server=True)})
     s = tournament.judge_settings(req)
     assert (s.model, s.base_url, s.api_key, s.temperature) == ("openai/judge", "http://127.0.0.1:9/v1", "", 0.0)
-    own = tournament.judge_settings(RunRequest(RunConfig(model="openai/x", candidates=3),
-                                               api_key="sk-run"))
+    own = tournament.judge_settings(RunRequest.with_key(RunConfig(model="openai/x", candidates=3),
+                                                        "sk-run"))
     assert own.api_key == "sk-run"
     # At the provider's own endpoint the operator's key may go, marked as the server's.
     hosted = tournament.judge_settings(RunRequest(RunConfig(model="openai/x", candidates=3,
@@ -164,7 +165,7 @@ def test_a_judge_at_its_own_server_gets_its_own_key_and_never_the_operators(
     with pytest.raises(ConfigError, match="no API key for model 'openai/judge'"):
         Simulation(request(3, **cfg), community).start()  # the operator's key may not go there
     req = request(3, **cfg)
-    req.judge_key = "sk-judge"
+    req.keys["judge"] = Key("sk-judge", "the test")
     run = Simulation(req, community).run_sync()
     assert run.status == "done", run.errors
     sent = openai_server.chat_requests()
@@ -177,7 +178,7 @@ def test_a_judge_nobody_answers_fails_the_run_in_one_message_and_keeps_the_candi
         community, scripted):
     scripted.responder = responder()
     req = request(3, judge_model="openai/judge", judge_base_url="http://127.0.0.1:9/v1")
-    req.judge_key = "sk-judge"
+    req.keys["judge"] = Key("sk-judge", "the test")
     run = Simulation(req, community).run_sync()
     assert run.status == "failed"
     assert len(run.errors) == 1 and "127.0.0.1:9" in run.errors[0].message

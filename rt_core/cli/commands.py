@@ -3,13 +3,12 @@ flags to these functions, settings.py turns flags into requests and keys."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 from tqdm import tqdm
 
-from .. import topic_search
+from .. import keys, topic_search
 from ..community import ensure_loaded
 from ..errors import InputError
 from ..export.run import run_markdown
@@ -230,8 +229,8 @@ def cmd_replay(args) -> int:
     paper_id = args.paper_id
     if args.import_paper:
 
-        with SemanticScholar(api_key=os.environ.get("S2_API_KEY") or None,
-                             cache=store.http_cache) as s2:
+        s2_key = keys.service_key("semantic_scholar").value or None
+        with SemanticScholar(api_key=s2_key, cache=store.http_cache) as s2:
             paper_id = import_target(store, args.paper_id, s2)
         print(f"imported {paper_id}", file=sys.stderr)
     replay = Replay(settings.replay_request(args), store, paper_id, modes=_modes(args.modes),

@@ -17,19 +17,17 @@ from ..export.run import Names
 from ..export.sources import credit_csv, credit_rows
 from ..models import registry
 from ..run.credit import variants as credit
+from ..settings import schema
 from ..store import open_store
-from . import settings
+from . import options, settings
 
 
-def add_parser(sub, key_help: str) -> None:
+def add_parser(sub) -> None:
     c = sub.add_parser("credit", help="leave-one-out: what each researcher (or paper) of a run brought")
     c.add_argument("run_id")
     c.add_argument("--papers", action="store_true", help="leave out each chosen paper instead")
     c.add_argument("--out-dir", default=".", help="where credit.csv and credit.json go")
-    c.add_argument("--api-key-env", help=key_help)
-    c.add_argument("--timeout", type=float, default=120.0)
-    c.add_argument("--max-tokens", type=int, help="refuse or stop beyond this many tokens in all")
-    c.add_argument("--max-cost", type=float, help="refuse or stop beyond this many dollars in all")
+    options.add(c, schema.AGAIN, cap_note=" in all (refused or stopped beyond it)")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
     c.set_defaults(fn=cmd_credit)
 

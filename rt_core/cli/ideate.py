@@ -12,12 +12,10 @@ import json
 import socket
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 from urllib.parse import urlparse
 
 from tqdm import tqdm
 
-from .. import keys
 from ..community import ensure_loaded
 from ..errors import ConfigError
 from ..export import candidates as export_candidates
@@ -26,47 +24,23 @@ from ..run.pipeline import budget
 from ..run.pipeline.simulation import Simulation
 from ..store import open_store
 from ..types import ProgressEvent, RunConfig
-from . import settings
+from . import options, settings
 
 
-def add_parser(sub, budget_args, key_help: str) -> None:
+def add_parser(sub) -> None:
+    """Every run option (rt_core/settings/schema.py), as `run` has them; four candidates
+    by default, as ranking one would be no tournament."""
     p = sub.add_parser("ideate", help="write several candidate proposals and rank them")
     p.add_argument("--researchers", help="comma-separated researcher ids (the authors)")
     p.add_argument("--papers", help="comma-separated paper ids")
-    p.add_argument("--candidates", type=int, default=4, help="how many candidates (1 to 12)")
-    p.add_argument("--judge-model", help="the model that judges pairs of candidates (default: the "
-                   "run's model when it is an instruction model; else ranked by measured signals)")
-    p.add_argument("--judge-base-url", help="API base URL of the judge model")
-    p.add_argument("--judge-api-key-env", help="environment variable holding the judge's key for "
-                   "its model and base URL")
-    p.add_argument("--model", default=RunConfig.model, help="litellm model string for writing")
-    p.add_argument("--base-url", help="API base URL of the run's model")
-    p.add_argument("--api-key-env", help=key_help)
-    p.add_argument("--reviewers", type=int, default=3, help="reviewers of every candidate")
-    p.add_argument("--temperature", type=float, default=RunConfig.temperature)
-    p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--embedder", default=RunConfig.embedder)
+    options.add(p, defaults={"candidates": 4})
     p.add_argument("--out-dir", required=True, help="folder for ranking.csv, candidates.md, ideate.json")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    budget_args(p)
     p.set_defaults(fn=cmd_ideate)
 
 
 def _request(args):
-    cfg = RunConfig(researcher_ids=settings.ids(args.researchers), paper_ids=settings.ids(args.papers),
-                    model=args.model, base_url=args.base_url or "", num_reviewers=args.reviewers,
-                    temperature=args.temperature, concurrency=args.concurrency, embedder=args.embedder,
-                    candidates=args.candidates, judge_model=args.judge_model or "",
-                    judge_base_url=args.judge_base_url or "", max_tokens=args.max_tokens,
-                    max_cost=args.max_cost)
-    request = settings.request_for(args, cfg)
-    if cfg.judge_model:  # the judge's own key, by the one rule; never the run's
-        typed = settings.typed_key(SimpleNamespace(api_key_env=args.judge_api_key_env),
-                                   cfg.judge_model, cfg.judge_base_url)
-        key = keys.resolve(cfg.judge_model, cfg.judge_base_url, typed)
-        request.judge_key, request.judge_server_key = key.value, key.server
-    return request
+    return settings.run_request(args, settings.ids(args.researchers), settings.ids(args.papers))
 
 
 def check_reachable(model: str, base_url: str, timeout: float = 3.0) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 
 from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
-from ..types import MODES, RunConfig
+from ..settings import schema
 from . import credit as credit_cli
-from . import ideate, novelty, study_token
+from . import ideate, novelty, options, study_token
 from .commands import (
     cmd_bench,
     cmd_init,
@@ -27,32 +27,10 @@ KEY_HELP = ("name of the environment variable holding the API key for this model
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
 
 
-def _budget_args(p, resume: bool = False) -> None:
-    again = " (replaces the run's stored cap)" if resume else ""
-    p.add_argument("--max-tokens", type=int, help="stop cleanly before the run spends more than "
-                   f"this many tokens (prompt and reply){again}; default: no cap")
-    p.add_argument("--max-cost", type=float, help="stop cleanly before the run spends more than "
-                   f"this many dollars at the model's registered price{again}; default: no cap")
-
-
 def _replay_args(p) -> None:
     p.add_argument("--modes", default="self,agent,data,global",
                    help="comma-separated modes to run side by side")
-    p.add_argument("--model", default=LOCAL_MODEL, help="litellm model string for the run")
-    p.add_argument("--base-url", help="API base URL of the run's model")
-    p.add_argument("--api-key-env", help=KEY_HELP)
-    p.add_argument("--temperature", type=float, default=RunConfig.temperature)
-    p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--reviewers", type=int, default=0,
-                   help="reviewers per mode (similarity does not need them)")
-    p.add_argument("--concurrency", type=int, default=4, help="model calls at once per mode")
-    p.add_argument("--embedder", default=LOCAL_EMBEDDER, help="the evaluator's embedder")
-    p.add_argument("--evaluator-model", help="a capable model that restates a reference in five "
-                   "questions once (stored); default: pasted text or shipped summaries")
-    p.add_argument("--evaluator-base-url")
-    p.add_argument("--keep-undated", action="store_true",
-                   help="let authors read their papers that have no year")
-    _budget_args(p)
+    options.add(p, schema.REPLAY, defaults={"num_reviewers": 0})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,30 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--researchers", help="comma-separated researcher ids (the authors)")
     r.add_argument("--papers", help="comma-separated paper ids")
     r.add_argument("--input", help="JSON file with 'papers' and 'researchers' to import and use")
-    r.add_argument("--model", default=LOCAL_MODEL, help="litellm model string")
-    r.add_argument("--base-url", help="API base URL (Ollama, vLLM, any OpenAI-compatible server)")
-    r.add_argument("--api-key-env", help=KEY_HELP)
-    r.add_argument("--temperature", type=float, default=RunConfig.temperature)
-    r.add_argument("--timeout", type=float, default=120.0)
-    r.add_argument("--mode", choices=MODES, default="global")
-    r.add_argument("--reviewers", type=int, default=3, help="number of reviewers")
-    r.add_argument("--reviewer-ids", help="comma-separated reviewer ids (instead of choosing)")
-    r.add_argument("--cutoff", type=int, help="profile cut-off year")
-    r.add_argument("--reference", help="paper id to compare the proposal with")
-    r.add_argument("--embedder", default=LOCAL_EMBEDDER)
-    r.add_argument("--concurrency", type=int, default=4)
-    r.add_argument("--revision-rounds", type=int, default=0,
-                   help="rounds of revise-after-review (0-3; each stops early when the mean score does not rise)")
-    _budget_args(r)
+    options.add(r)
     r.add_argument("--out-json")
     r.add_argument("--out-md")
     r.set_defaults(fn=cmd_run)
 
     rs = sub.add_parser("resume", help="resume an interrupted, failed or cancelled run under its id")
     rs.add_argument("run_id")
-    rs.add_argument("--api-key-env", help=KEY_HELP)
-    rs.add_argument("--timeout", type=float, default=120.0)
-    _budget_args(rs, resume=True)
+    options.add(rs, schema.AGAIN, cap_note=" (replaces the run's stored cap)")
     rs.add_argument("--out-json")
     rs.add_argument("--out-md")
     rs.set_defaults(fn=cmd_resume)
@@ -101,12 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     rv.add_argument("run_id")
     rv.add_argument("--rounds", type=int, default=1,
                     help="how many more rounds (a run has at most 3 in all); default 1")
-    rv.add_argument("--api-key-env", help=KEY_HELP)
-    rv.add_argument("--timeout", type=float, default=120.0)
-    rv.add_argument("--max-tokens", type=int, help="stop cleanly before the new rounds spend more "
-                    "than this many tokens; default: the run's own cap, if any")
-    rv.add_argument("--max-cost", type=float, help="stop cleanly before the new rounds spend more "
-                    "than this many dollars; default: the run's own cap, if any")
+    options.add(rv, schema.AGAIN, cap_note=" in the new rounds (default: the run's own cap)")
     rv.add_argument("--out-json")
     rv.add_argument("--out-md")
     rv.set_defaults(fn=cmd_revise)
@@ -168,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.set_defaults(fn=cmd_search)
 
     novelty.add_parser(sub, KEY_HELP)
-    ideate.add_parser(sub, _budget_args, KEY_HELP)
+    ideate.add_parser(sub)
     study_token.add_parser(sub)
 
     i = sub.add_parser("init", help="create the store and load the starter community")
@@ -177,5 +134,5 @@ def build_parser() -> argparse.ArgumentParser:
     ms.add_argument("--from", dest="source", required=True, help="SQLite file or postgresql:// URL")
     ms.add_argument("--to", dest="target", required=True, help="SQLite file or postgresql:// URL")
     ms.set_defaults(fn=cmd_migrate_store)
-    credit_cli.add_parser(sub, KEY_HELP)
+    credit_cli.add_parser(sub)
     return ap

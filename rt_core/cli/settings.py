@@ -1,10 +1,11 @@
 """From command-line arguments to the objects a run or a model call takes: a RunRequest
-(run, resume, replay, bench) or ModelSettings (the judge), each key chosen by the one rule
-in rt_core.keys.
+(run, ideate, resume, replay, bench) or ModelSettings (the judge), each key chosen by the one
+rule in rt_core.keys.
 
 API keys come from the environment only, never from an argument (other users can read a
 process's arguments). `--api-key-env VAR` names the variable holding the key for the
-model and base URL given on the same command line, and that key goes there. Without it,
+model and base URL given on the same command line, and that key goes there; the judge,
+the evaluator and the embedder have their own (--judge-api-key-env, ...). Without it,
 the provider's usual variable (OPENAI_API_KEY, ...) is the operator's key: it goes to the
 provider's own endpoint, or to a --base-url listed in RT_ALLOWED_BASE_URLS, and nowhere
 else.
@@ -17,21 +18,24 @@ import os
 from .. import keys
 from ..errors import InputError
 from ..models.settings import ModelSettings
+from ..settings import schema
 from ..types import RunConfig, RunRequest
+from . import options
 
 
-def typed_key(args, model: str, base_url: str) -> keys.Typed | None:
-    """The key `--api-key-env VAR` names, for exactly this model and base URL."""
-    var = getattr(args, "api_key_env", None)
+def typed_key(args, model: str, base_url: str, flag: str = "api_key_env") -> keys.Typed | None:
+    """The key the flag `flag` (--api-key-env VAR) names, for exactly this model and base URL."""
+    var = getattr(args, flag, None)
     if not var:
         return None
     value = os.environ.get(var, "")
+    option = "--" + flag.replace("_", "-")
     if not value:
-        raise InputError(f"--api-key-env names {var}, but the environment variable {var} is "
+        raise InputError(f"{option} names {var}, but the environment variable {var} is "
                          "not set (or is empty)",
-                         f"Export {var} with the key before the command, or leave --api-key-env "
+                         f"Export {var} with the key before the command, or leave {option} "
                          "out to use the provider's usual variable.")
-    return keys.Typed(value, model, base_url, f"environment variable {var} (--api-key-env)")
+    return keys.Typed(value, model, base_url, f"environment variable {var} ({option})")
 
 
 def key_for(args, model: str, base_url: str = "", *, typed: bool = True) -> keys.Key:
@@ -41,38 +45,32 @@ def key_for(args, model: str, base_url: str = "", *, typed: bool = True) -> keys
     return keys.resolve(model, base_url, given)
 
 
+def typed_keys(args, config: RunConfig) -> dict[str, keys.Typed | None]:
+    """Each endpoint's key flag (--api-key-env, --judge-api-key-env, ...) the command was
+    given, as a key typed for exactly that endpoint's model and base URL."""
+    given: dict[str, keys.Typed | None] = {}
+    for o in schema.OPTIONS:
+        if o.kind is schema.KEY and getattr(args, options.dest(o), None):
+            given[o.endpoint] = typed_key(args, *config.target(o.endpoint), flag=options.dest(o))
+    return given
+
+
 def request_for(args, config: RunConfig) -> RunRequest:
-    """A RunRequest for a config, with the run's, the evaluator's and the embedder's keys."""
-    run = key_for(args, config.model, config.base_url)
-    evaluator = (key_for(args, config.evaluator_model, config.evaluator_base_url)
-                 if config.evaluator_model.strip() else keys.Key())
-    embedder = key_for(args, config.embedder, "", typed=False)
-    return RunRequest(config, api_key=run.value, server_key=run.server, timeout=args.timeout,
-                      evaluator_key=evaluator.value, evaluator_server_key=evaluator.server,
-                      embedder_key=embedder.value)
+    """A RunRequest for a config: every endpoint's key by the one rule (keys.request_keys)."""
+    return RunRequest(config, keys=keys.request_keys(config, typed_keys(args, config)),
+                      timeout=getattr(args, "timeout", schema.default("timeout")))
 
 
 def run_request(args, researcher_ids: list[str], paper_ids: list[str]) -> RunRequest:
-    """`run`: the neighbourhood and the settings given on the command line."""
-    cfg = RunConfig(researcher_ids=researcher_ids, paper_ids=paper_ids, model=args.model,
-                    mode=args.mode, num_reviewers=args.reviewers, reviewer_ids=ids(args.reviewer_ids),
-                    cutoff_year=args.cutoff, reference_paper_id=args.reference or "",
-                    embedder=args.embedder, temperature=args.temperature,
-                    base_url=args.base_url or "", concurrency=args.concurrency,
-                    max_tokens=args.max_tokens, max_cost=args.max_cost,
-                    revision_rounds=getattr(args, "revision_rounds", 0))
-    return request_for(args, cfg)
+    """`run` and `ideate`: the neighbourhood and every option given on the command line."""
+    return request_for(args, options.config_from_args(
+        args, researcher_ids=researcher_ids, paper_ids=paper_ids))
 
 
 def replay_request(args) -> RunRequest:
-    """`replay` and `bench`: the run's model and the evaluator."""
-    cfg = RunConfig(model=args.model, base_url=args.base_url or "", temperature=args.temperature,
-                    num_reviewers=args.reviewers, embedder=args.embedder,
-                    concurrency=args.concurrency, evaluator_model=args.evaluator_model or "",
-                    evaluator_base_url=args.evaluator_base_url or "",
-                    keep_undated=args.keep_undated, max_tokens=args.max_tokens,
-                    max_cost=args.max_cost)
-    return request_for(args, cfg)
+    """`replay` and `bench`: the options they take (schema.REPLAY); the neighbourhood is
+    the hidden paper's."""
+    return request_for(args, options.config_from_args(args))
 
 
 def with_cap(args, config: RunConfig) -> RunConfig:
@@ -90,5 +88,4 @@ def judge_settings(args) -> ModelSettings:
     return settings
 
 
-def ids(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
+ids = options.ids

@@ -18,6 +18,7 @@ import numpy as np
 from .. import keys
 from ..config import LOCAL_EMBEDDER
 from ..errors import AuthError, ConfigError, InputError, ProviderError, RateLimitError
+from ..settings.endpoint import EMBEDDER
 from . import registry
 from .retry import RetryPolicy, TooLongToWait, retry_after_seconds
 
@@ -64,7 +65,8 @@ class Embedder:
     @classmethod
     def for_request(cls, request, store=None) -> Embedder:
         """The embedder a RunRequest names, with the key typed for it (if any)."""
-        return cls(request.config.embedder, store=store, api_key=request.embedder_key)
+        return cls(request.config.embedder, store=store,
+                   api_key=request.endpoint(EMBEDDER).key.value)
 
     @property
     def is_local(self) -> bool:

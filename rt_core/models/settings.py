@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import config
-from ..keys import Key
+from ..settings.endpoint import EVALUATOR, MODEL, Endpoint, Key
 from ..types import RunRequest
 from . import registry
 from .retry import RetryPolicy
@@ -28,22 +28,25 @@ class ModelSettings:
     def for_request(cls, request: RunRequest) -> ModelSettings:
         """The run's own model."""
         c = request.config
-        return cls(model=c.model.strip(), api_key=request.api_key, base_url=c.base_url.strip(),
-                   temperature=c.temperature, timeout=request.timeout,
-                   retry=RetryPolicy(max_retries=request.max_retries),
-                   prompt_style=c.prompt_style, server_key=request.server_key)
+        return cls.for_endpoint(request.endpoint(MODEL), temperature=c.temperature,
+                                timeout=request.timeout,
+                                retry=RetryPolicy(max_retries=request.max_retries),
+                                prompt_style=c.prompt_style)
 
     @classmethod
     def for_evaluator(cls, request: RunRequest) -> ModelSettings | None:
         """The evaluator's restating model (None when the request names none): greedy, with
         its own key and the same timeout and retries as the run."""
-        c = request.config
-        if not c.evaluator_model.strip():
+        evaluator = request.endpoint(EVALUATOR)
+        if not evaluator.named:
             return None
-        return cls(model=c.evaluator_model.strip(), api_key=request.evaluator_key,
-                   base_url=c.evaluator_base_url.strip(), temperature=0.0, timeout=request.timeout,
-                   retry=RetryPolicy(max_retries=request.max_retries),
-                   server_key=request.evaluator_server_key)
+        return cls.for_endpoint(evaluator, temperature=0.0, timeout=request.timeout,
+                                retry=RetryPolicy(max_retries=request.max_retries))
+
+    @classmethod
+    def for_endpoint(cls, endpoint: Endpoint, **kw) -> ModelSettings:
+        """Settings for one endpoint, carrying the key the key rule resolved for it."""
+        return cls.with_key(endpoint.model, endpoint.key, endpoint.base_url, **kw)
 
     @classmethod
     def with_key(cls, model: str, key: Key, base_url: str = "", **kw) -> ModelSettings:

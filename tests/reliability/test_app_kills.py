@@ -2,10 +2,11 @@
 
 One browser, a chain of servers on one store: each server start first resumes the run the
 previous server was killed in (one click in History, or `python -m rt_core resume RUN_ID`),
-then starts a new run and is killed (its whole process group) once the loopback model server
-has answered a random n-th call (seeded). After each kill: PRAGMA integrity_check is ok and the
-run is left `running`; after each restart: the run is `interrupted` and none is `running`;
-after each resume: the run is `done` and no cached answer was lost.
+then starts a new run and is killed (its whole process group) while the loopback model server
+holds back its reply to a random n-th call (seeded), so the kill cannot race the run's end.
+After each kill: PRAGMA integrity_check is ok and the run is left `running`; after each
+restart: the run is `interrupted` and none is `running`; after each resume: the run is `done`
+and no cached answer was lost.
 """
 from __future__ import annotations
 
@@ -141,11 +142,14 @@ def run_app_kills(tmp_path: Path, count: int, seed: int) -> tuple[list[dict], fl
                     target = rng.randint(1, CALLS_PER_RUN - 1)
                     how = "cli" if rng.random() < 0.25 else "click"
                     set_model(page, model, server.base_url, FAKE_KEY, fresh=fresh)
-                    start = server.arrived
                     before = db_state(db)
+                    # The target-th call's reply (and every later one) is held back until the
+                    # kill: the run is then certainly still running, whatever the load.
+                    hold = server.hold(target)
                     page.get_by_role("button", name="Start", exact=True).click()
-                    reached = server.wait_for(start + target, timeout=120)
+                    reached = hold.wait(timeout=120)
                     kill_group(proc)
+                    hold.release()
                     after = db_state(db)
                     new = [k for k in after["runs"] if k not in before["runs"]]
                     killed = {"kill": i, "target_call": target, "reached": reached, "model": model, "how": how,

@@ -57,7 +57,7 @@ def one_simulation(seed: int, folder: Path) -> dict:
         cfg = RunConfig(researcher_ids=["r-ada", "r-nia", "r-cole"], paper_ids=["p-gaia", "p-llm"],
                         model="openai/faulty", base_url=server.base_url, num_reviewers=2,
                         reference_paper_id=REFERENCE[0], temperature=0.0)
-        request = RunRequest(cfg, api_key="k", timeout=1.5, max_retries=4)
+        request = RunRequest.with_key(cfg, "k", timeout=1.5, max_retries=4)
         first = Simulation(request, store, sleep=Sleeps()).run_sync()
         stored = store.runs.load(first.id)
         succeeded = server.succeeded()

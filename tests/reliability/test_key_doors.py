@@ -157,14 +157,34 @@ def test_cli_judge_never_sends_the_operator_key_to_a_typed_base_url(tmp_path, se
     assert authorizations(server) == {f"Bearer {TYPED_KEY}"}
 
 
+def test_cli_ideate_and_run_send_the_judge_only_the_key_named_for_it(tmp_path, server, scripted,
+                                                                    monkeypatch, capsys):
+    """--judge-api-key-env (from the settings schema, on `run` and `ideate` alike) names the
+    judge's key; --api-key-env is the run's and never goes to the judge."""
+    scripted.responder = ideas.responder()  # distinct candidates, not merged
+    judge_replies = ideas.responder(ideas.by_order([2, 1]))
+    server.responder = lambda messages: judge_replies(messages, {})
+    monkeypatch.setenv("MY_SERVER_KEY", TYPED_KEY)
+    judge = ["--model", "scripted/demo", "--candidates", "2", "--judge-model", "openai/judge",
+             "--judge-base-url", server.base_url, *HOOD]
+    assert cli(tmp_path, "run", *judge, "--api-key-env", "MY_SERVER_KEY") == 2
+    assert "no API key for model 'openai/judge'" in capsys.readouterr().err and server.requests == []
+    code = cli(tmp_path, "ideate", *judge, "--judge-api-key-env", "MY_SERVER_KEY", "--no-progress",
+               "--out-dir", str(tmp_path / "out"))
+    err = capsys.readouterr().err
+    assert code == 0 and "(judge); 0 merged" in err, err
+    assert server.chat_requests() and authorizations(server) == {f"Bearer {TYPED_KEY}"}
+    assert sightings_in_requests(server, (OPERATOR_KEY,)) == 0
+
+
 # -- the evaluator and the study judge ---------------------------------------------------------------
 def test_the_evaluator_keeps_the_server_key_flag(server):
     """The evaluator's settings come from the request (ModelSettings.for_evaluator), so an
     operator's key marked as such is refused for a base URL that is not allowed."""
     cfg = RunConfig(evaluator_model="openai/restater", evaluator_base_url=server.base_url)
     with pytest.raises(ConfigError, match="may not be sent"):
-        restater_for(RunRequest(cfg, evaluator_key=OPERATOR_KEY, evaluator_server_key=True), None)
-    client = restater_for(RunRequest(cfg, evaluator_key=TYPED_KEY), None)
+        restater_for(RunRequest(cfg, keys={"evaluator": keys.Key(OPERATOR_KEY, "env", server=True)}), None)
+    client = restater_for(RunRequest(cfg, keys={"evaluator": keys.Key(TYPED_KEY, "typed")}), None)
     assert client.settings.api_key == TYPED_KEY and not client.settings.server_key
 
 

@@ -161,3 +161,37 @@ def test_an_empty_key_never_lets_litellm_read_the_environment(server, monkeypatc
     server.enqueue("hello")
     assert run_async(client.complete([{"role": "user", "content": "hi"}])).text == "hello"
     assert sightings(server, OPERATOR_KEY) == 0
+
+
+def test_the_app_sends_the_judge_the_key_typed_for_it_and_never_the_operators(server, demo, monkeypatch):
+    """The judge's own endpoint in the app (base URL and key fields, from the settings
+    schema): the key typed for the judge goes to the judge's address, and only there."""
+    monkeypatch.setenv("OPENAI_API_KEY", OPERATOR_KEY)
+    at = new_app()
+    at.button(key="preset_nlp-astronomy").click().run()
+    goto(at, "run")
+    at.selectbox(key="provider").select("Scripted demo model (tests and demos, no real model)").run()
+    at.session_state["num_reviewers"] = 0
+    at.session_state["loop_candidates"] = 2
+    at.session_state["loop_rounds"] = 0
+    at.text_input(key="loop_judge_model").input("openai/judge").run()
+    at.text_input(key="judge_base_url").input(server.base_url).run()
+    at.button(key="run_start").click().run()
+    assert "no API key for model 'openai/judge'" in everything_rendered(at), "refused before any call"
+    assert server.requests == []
+    at.text_input(key="judge_key").input(TYPED_KEY).run()
+    job = start_and_wait(at)
+    sent = server.chat_requests()
+    assert sent, job.run.errors
+    assert {r["headers"]["authorization"] for r in sent} == {f"Bearer {TYPED_KEY}"}
+    assert sightings(server, OPERATOR_KEY) == 0 and job.run.tournament.judge_model == "openai/judge"
+
+
+def test_the_semantic_scholar_key_comes_from_the_resolver_environment_then_secrets(monkeypatch):
+    monkeypatch.delenv("S2_API_KEY", raising=False)
+    secrets = keys.Secrets("the test's secrets", {"S2_API_KEY": "s2-from-secrets"}.get)
+    assert keys.service_key("semantic_scholar") == keys.Key()
+    assert keys.service_key("semantic_scholar", secrets).value == "s2-from-secrets"
+    monkeypatch.setenv("S2_API_KEY", "s2-from-env")
+    held = keys.service_key("semantic_scholar", secrets)
+    assert (held.value, held.source, held.server) == ("s2-from-env", "environment variable S2_API_KEY", True)

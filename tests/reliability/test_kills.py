@@ -10,7 +10,6 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import threading
 from pathlib import Path
 
 import pytest
@@ -24,22 +23,17 @@ FAKE_KEY = "sk-kill-test-FAKE-0a1b2c"
 
 
 class CountingServer(OpenAIServer):
-    """Answers like the demo model and lets a test wait for the n-th chat request."""
+    """Answers like the demo model and counts the chat requests that arrived. A kill is timed
+    with `hold(n)` (the n-th reply waits until the kill), not by waiting for the n-th request:
+    a reply already sent lets the run go on and it may finish before the kill lands."""
 
     def __init__(self):
         self.arrived = 0
-        self.cond = threading.Condition()
         super().__init__(responder=self._answer)
 
     def _answer(self, messages):
-        with self.cond:
-            self.arrived += 1
-            self.cond.notify_all()
+        self.arrived += 1  # under the server's lock
         return demo_responder(messages, {})
-
-    def wait_for(self, n: int, timeout: float = 120) -> bool:
-        with self.cond:
-            return self.cond.wait_for(lambda: self.arrived >= n, timeout)
 
 
 def cli_env(data: Path) -> dict:
@@ -68,16 +62,18 @@ def db_state(path: Path) -> dict:
 def kill_and_resume(data: Path, server: CountingServer, rng: random.Random, index: int) -> dict:
     db = data / "studio.sqlite3"
     before = db_state(db) if db.exists() else {"runs": {}, "cache": set()}
-    start = server.arrived
     # A fresh model name each time, so nothing is cached (profiles are kept per model) and
     # the run makes its 12 calls: 3 profiles, 3 drafts, the merge, 2 reviewer profiles,
-    # 2 reviews and the meta-review. The kill lands after a random one of the first 11.
+    # 2 reviews and the meta-review. The kill lands while a random one of the first 11 waits
+    # for its reply.
     target = rng.randint(1, 11)
+    hold = server.hold(target)  # the target-th reply waits for the kill: the run cannot end first
     proc = cli(data, "run", "--researchers", AUTHORS, "--model", f"openai/served-{index}", "--base-url",
                server.base_url, "--api-key-env", "KILL_TEST_KEY", "--reviewers", "2", "--timeout", "30")
-    reached = server.wait_for(start + target)
+    reached = hold.wait()
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)  # reaps the process (no zombie is left to look alive)
+    hold.release()
     after_kill = db_state(db)
     new = [r for r in after_kill["runs"] if r not in before["runs"]]
     out = {"target_call": target, "reached": reached, "integrity_after_kill": after_kill["integrity"],
@@ -168,12 +164,14 @@ def test_killing_an_app_process_leaves_a_run_the_next_app_resumes(tmp_path):
     data = tmp_path / "shared"
     data.mkdir()
     try:
+        hold = server.hold(5)  # the fifth reply waits for the kill: the run is still going then
         proc = subprocess.Popen([sys.executable, str(script), str(ROOT / "app.py"), server.base_url],
                                 cwd=ROOT, env=cli_env(data), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
-        assert server.wait_for(5, timeout=300)
+        assert hold.wait(timeout=300)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=60)
+        hold.release()
         state = db_state(data / "studio.sqlite3")
         assert state["integrity"] == "ok"
         [(run_id, status)] = state["runs"].items()

@@ -4,10 +4,11 @@
 Six raters, each in a browser context of their own and pinned two per server, rate a
 pairwise study while a 20-task benchmark runs against a loopback model server. One app
 server is SIGKILLed right after the K-th answer (its raters reopen the link, land on a
-live server and go on where they were), one worker right after its K-th finished task
-(its in-flight task is redone by the other worker once the lease runs out). Then: every
-answer stored exactly once, every task finished exactly once, no run left `running`,
-and the study's statistics identical to a recomputation from what the raters clicked.
+live server and go on where they were), one worker while the model server holds the reply
+to its first call (that in-flight task is redone by the other worker once the lease runs
+out). Then: every answer stored exactly once, every task finished exactly once, no run left
+`running`, and the study's statistics identical to a recomputation from what the raters
+clicked.
 """
 from __future__ import annotations
 
@@ -33,16 +34,16 @@ from tests.pgserver import PgServer, pg_bin
 from tests.reliability.apphelp import ROOT
 from tests.test_browser import CHROMIUM, LAUNCH_ARGS, expect, start_server, stop_server, sync_api
 from tests.test_study import seed_runs
-from tests.test_study_browser import confide, join, press_fast
+from tests.test_study_browser import confide, expect_choices, idle, join, press_fast
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow, pytest.mark.browser,
               pytest.mark.skipif(pg_bin() is None, reason="PostgreSQL is not installed")]
 
 RATERS = ("ann", "bob", "cat", "dan", "eve", "fay")
 KILL_APP_AFTER = 7  # answers stored in all
-KILL_WORKER_AFTER = 3  # tasks the doomed worker has finished
 N_TASKS = 20
 PICK = {"left": "ArrowLeft", "right": "ArrowRight", "tie": "t"}
+CHOICE_LABEL = {"left": "Left is stronger", "right": "Right is stronger", "tie": "Tie"}
 
 
 def decide(rater: int, item: int) -> str:
@@ -57,9 +58,14 @@ def task_file(path: Path) -> Path:
     return path
 
 
-def start_worker(url: str, tasks: Path, model_url: str, log: Path) -> subprocess.Popen:
+def worker_key(n: int) -> str:
+    """Each worker sends its own key, so the model server can tell their calls apart."""
+    return f"sk-lab-FAKE-{n}"
+
+
+def start_worker(url: str, tasks: Path, model_url: str, log: Path, n: int) -> subprocess.Popen:
     env = dict(os.environ, HF_HUB_OFFLINE="1", LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONPATH=str(ROOT),
-               RT_TASK_LEASE_SECONDS="10", LAB_KEY="sk-lab-FAKE")
+               RT_TASK_LEASE_SECONDS="10", LAB_KEY=worker_key(n))
     env.pop("RT_DB", None)
     return subprocess.Popen([sys.executable, "-m", "rt_core", "--db", url, "bench", str(tasks), "--worker",
                              "--name", "lab", "--model", "openai/lab-model", "--base-url", model_url,
@@ -69,17 +75,31 @@ def start_worker(url: str, tasks: Path, model_url: str, log: Path) -> subprocess
                             start_new_session=True)
 
 
-def kill_after_tasks(proc: subprocess.Popen, k: int, log: Path, seen: dict) -> threading.Thread:
-    """SIGKILL the worker as soon as it reports its k-th finished task (its own stderr line)."""
+def hold_first_calls(model: OpenAIServer, n_workers: int) -> list:
+    """Hold every worker's model replies (told apart by their keys) from its first call on,
+    until released: made before the workers start."""
+    return [model.hold(match=lambda h, n=n: h.get("authorization") == f"Bearer {worker_key(n)}")
+            for n in range(n_workers)]
+
+
+def kill_in_first_task(doomed: subprocess.Popen, holds: list, log: Path, seen: dict) -> threading.Thread:
+    """SIGKILL the doomed worker while the model server holds the reply to its first call, so
+    it dies inside a task it has claimed; then let the replies go. The other worker's replies
+    are held until then too: it cannot have finished a task yet, so the doomed worker's task is
+    one nobody has cached and its call certainly comes. (Killing on the worker's "task ...:
+    done" line raced its next claim, and a worker that came late to the queue found only
+    cached tasks: no call in flight to kill it in.)"""
     def watch() -> None:
+        if holds[0].wait(timeout=600):
+            os.killpg(doomed.pid, signal.SIGKILL)
+            seen["killed"] = True
+        for hold in holds:
+            hold.release()
         with log.open("w") as out:
-            for line in proc.stderr:
+            for line in doomed.stderr:
                 out.write(line)
                 if line.startswith("task ") and line.rstrip().endswith(": done"):
                     seen.setdefault("done", []).append(line.split()[1].rstrip(":"))
-                    if len(seen["done"]) == k:
-                        os.killpg(proc.pid, signal.SIGKILL)
-                        seen["killed"] = True
     t = threading.Thread(target=watch, daemon=True)
     t.start()
     return t
@@ -100,14 +120,21 @@ def pinned_cookies(nginx: Nginx, upstreams: list[str]) -> list[str]:
 
 
 def rate_one(page, rater: int, item: int, log: list) -> bool:
-    """Answer the item on screen; True when the rater's session is over."""
+    """Answer the item on screen; True when the rater's session is over.
+
+    Each step waits on what the page shows, not on time: Submit is pressed once the page shows
+    every shortcut applied and no run is under way; then the page shows the next item or says
+    the item was not saved (which fails here with the page's words, at once)."""
     choice = decide(rater, item)
     press_fast(page, item, [PICK[choice]] * 3)
+    expect_choices(page, [CHOICE_LABEL[choice]] * 3)
     page.get_by_role("textbox", name="Rationale (a sentence or two)").fill(f"{RATERS[rater]} {item}")
     confide(page)
+    idle(page)
     page.get_by_role("button", name="Submit and go on").click()
-    done = page.get_by_text("All done")
-    expect(done.or_(page.get_by_text(f"Item {item + 1} of"))).to_be_visible(timeout=60_000)
+    done, unsaved = page.get_by_text("All done"), page.get_by_text("Not saved")
+    expect(done.or_(page.get_by_text(f"Item {item + 1} of")).or_(unsaved)).to_be_visible(timeout=60_000)
+    assert not unsaved.count(), page.get_by_test_id("stMain").inner_text()
     log.append((RATERS[rater], item, choice))
     return done.is_visible()
 
@@ -160,8 +187,9 @@ def test_three_app_servers_two_workers_one_postgres_with_kills(tmp_path):
         cookies = pinned_cookies(nginx, upstreams)
         tasks = task_file(tmp_path / "lab.jsonl")
         doomed_seen: dict = {}
-        workers = [start_worker(url, tasks, model.base_url, tmp_path / f"worker{n}.log") for n in range(2)]
-        watcher = kill_after_tasks(workers[0], KILL_WORKER_AFTER, tmp_path / "worker0.log", doomed_seen)
+        holds = hold_first_calls(model, 2)
+        workers = [start_worker(url, tasks, model.base_url, tmp_path / f"worker{n}.log", n) for n in range(2)]
+        watcher = kill_in_first_task(workers[0], holds, tmp_path / "worker0.log", doomed_seen)
         survivor_log: list[str] = []
         survivor = threading.Thread(target=lambda: survivor_log.extend(workers[1].stderr), daemon=True)
         survivor.start()
@@ -215,7 +243,7 @@ def test_three_app_servers_two_workers_one_postgres_with_kills(tmp_path):
         assert summary["n_answers"] == len(log) and summary["n_raters"] == len(RATERS)
 
         # every task finished exactly once, the doomed worker's in-flight one redone
-        assert doomed_seen.get("killed"), "the worker finished before its kill"
+        assert doomed_seen.get("killed"), "the doomed worker made no model call to be killed in"
         rows = store.db.conn.execute("SELECT task_id, status, attempts FROM bench_tasks WHERE bench='lab'").fetchall()
         assert sorted(r[0] for r in rows) == sorted(f"lab-{i:02d}" for i in range(N_TASKS))
         assert {r[1] for r in rows} == {"done"}
@@ -232,7 +260,7 @@ def test_three_app_servers_two_workers_one_postgres_with_kills(tmp_path):
         report = {"wall_seconds": round(wall, 1), "answers": len(log), "raters": len(RATERS),
                   "tasks": N_TASKS, "redone_tasks": redone, "runs_by_status": statuses,
                   "model_calls": len(model.chat_requests()), "killed_app_after_answer": KILL_APP_AFTER,
-                  "killed_worker_after_task": KILL_WORKER_AFTER, "doomed_worker_reported": doomed_seen["done"]}
+                  "doomed_worker_reported": doomed_seen.get("done", [])}
         print("\nlab load:", json.dumps(report))
         out = os.environ.get("RT_RELIABILITY_OUT")
         if out:

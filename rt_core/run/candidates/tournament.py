@@ -28,6 +28,7 @@ from ... import keys
 from ...models.client import LLMClient
 from ...models.retry import RetryPolicy
 from ...models.settings import ModelSettings
+from ...settings.endpoint import JUDGE, MODEL
 from ...text import clip, words
 from ...types import Judgement, Tournament
 from .. import prompts
@@ -44,21 +45,19 @@ _JSON_WINNER = re.compile(r'"winner"\s*:\s*"(?:proposal\s*)?([AB])"', re.I)
 # -- who judges ---------------------------------------------------------------------------
 def judge_settings(request) -> ModelSettings:
     """The judge's settings: greedy; the run's key when it is the run's own model, else
-    the key given for the judge (RunRequest.judge_key) or, when none was, the one the key
+    the key given for the judge (its endpoint in the request) or, when none was, the one the key
     rule allows for the judge's model and base URL: never the run's."""
     c = request.config
     model, base_url = judge_target(c)
     own = not c.judge_model.strip() or (model == c.model.strip() and base_url == c.base_url.strip())
     if own:
-        key, server = request.api_key, request.server_key
-    elif request.judge_key:
-        key, server = request.judge_key, request.judge_server_key
+        key = request.endpoint(MODEL).key
+    elif request.endpoint(JUDGE).key.value:
+        key = request.endpoint(JUDGE).key
     else:  # none given for the judge: the operator's, only where the key rule allows it
-        held = keys.resolve(model, base_url)
-        key, server = held.value, held.server
-    return ModelSettings(model=model, api_key=key, base_url=base_url, temperature=0.0,
-                         timeout=request.timeout, retry=RetryPolicy(max_retries=request.max_retries),
-                         server_key=server)
+        key = keys.resolve(model, base_url)
+    return ModelSettings.with_key(model, key, base_url, temperature=0.0, timeout=request.timeout,
+                                  retry=RetryPolicy(max_retries=request.max_retries))
 
 
 def swiss_pairs(standing: list[str], met: set[frozenset]) -> list[tuple[str, str]]:

@@ -7,14 +7,16 @@ that the reading and writing stages apply.
 """
 from __future__ import annotations
 
-from ...errors import ConfigError, InputError
+from ...errors import ConfigError, InputError, SettingError
 from ...models import registry
+from ...settings import schema
 from ...store import Store
 from ...types import MODES, RunConfig
 
-MAX_REVIEWERS = 10
-MAX_CANDIDATES = 12  # candidates per run (several candidates, run/candidates/stages.py)
-MAX_ROUNDS = 3  # revision rounds after review (run/revision/rounds.py)
+# The bounds are the schema's (rt_core/settings/schema.py), named here for the stages.
+MAX_REVIEWERS = int(schema.option("num_reviewers").high or 0)
+MAX_CANDIDATES = int(schema.option("candidates").high or 0)
+MAX_ROUNDS = int(schema.option("revision_rounds").high or 0)
 
 # The stated rule for long inputs: an abstract longer than this is cut to its first
 # MAX_PROMPT_ABSTRACT characters before any prompt sees it, and the run says so.
@@ -29,11 +31,19 @@ def effective_cutoff(config: RunConfig, reference_year: int | None) -> int | Non
     return min(years) if years else None
 
 
+def check_options(config: RunConfig) -> None:
+    """Every stored option within the schema's type, bounds and choices: the sentence the
+    app shows beside a field, here for every door."""
+    for option in schema.stored():
+        message = schema.check(option.name, getattr(config, option.name))
+        if message:
+            raise SettingError(message, schema.hint(option.name))
+
+
 def validate(config: RunConfig, store: Store) -> None:
     """Fail early, with a clear message, before any model is called."""
-    mode = MODES.get(config.mode)
-    if mode is None:
-        raise InputError(f"unknown aggregation mode '{config.mode}'", f"Use one of: {', '.join(MODES)}.")
+    check_options(config)
+    mode = MODES[config.mode]
     if not config.researcher_ids and not config.paper_ids:
         raise InputError("the neighbourhood is empty", "Add at least one researcher or paper.")
     if mode.needs_researchers and not config.researcher_ids:
@@ -42,8 +52,6 @@ def validate(config: RunConfig, store: Store) -> None:
     if mode.needs_papers and not config.paper_ids:
         raise InputError(f"mode '{mode.name}' needs at least one paper",
                          "Add papers, or use mode 'agent'.")
-    if not 0 <= config.num_reviewers <= MAX_REVIEWERS:
-        raise InputError(f"number of reviewers must be between 0 and {MAX_REVIEWERS}")
     check_candidates(config)
     check_rounds(config)
     corpus = store.corpus
@@ -62,13 +70,11 @@ def validate(config: RunConfig, store: Store) -> None:
 def check_candidates(config: RunConfig) -> None:
     """The number of candidates, and a judge that can judge: a judge named on purpose that
     the registry declares a base model is refused rather than quietly replaced by signals."""
-    n = config.candidates
-    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_CANDIDATES:
-        raise ConfigError(f"the number of candidates must be a whole number from 1 to "
-                          f"{MAX_CANDIDATES} (got {n!r})",
-                          f"Ask for between 1 and {MAX_CANDIDATES} candidates.")
+    message = schema.check("candidates", config.candidates)
+    if message:
+        raise SettingError(message, schema.hint("candidates"))
     judge = config.judge_model.strip()
-    if n > 1 and judge and registry.prompt_style(judge) != registry.CHAT:
+    if config.candidates > 1 and judge and registry.prompt_style(judge) != registry.CHAT:
         raise ConfigError(f"model '{judge}' is a base model: it cannot judge proposals",
                           "Name an instruction model as the judge, or none: without a judge "
                           "the candidates are ranked by measured signals.")
@@ -76,9 +82,9 @@ def check_candidates(config: RunConfig) -> None:
 
 def check_rounds(config: RunConfig) -> None:
     """Revision rounds: 0 to MAX_ROUNDS, and only for a run that has reviews to answer."""
-    if not 0 <= config.revision_rounds <= MAX_ROUNDS:
-        raise ConfigError(f"revision rounds must be between 0 and {MAX_ROUNDS}, not "
-                          f"{config.revision_rounds}", f"Give 0 (no revision) to {MAX_ROUNDS} rounds.")
+    message = schema.check("revision_rounds", config.revision_rounds)
+    if message:
+        raise SettingError(message, schema.hint("revision_rounds"))
     if config.revision_rounds and not (config.reviewer_ids or config.num_reviewers):
         raise InputError("a run without reviewers cannot be revised: revision answers the reviews",
                          "Ask for at least one reviewer, or set revision rounds to 0.")
