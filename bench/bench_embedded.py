@@ -92,8 +92,9 @@ def one_run(tmp: Path, name: str, app_default: bool) -> dict:
     store = Store(tmp / f"{name}.sqlite3")  # a fresh store: no cached calls or profiles
     community.ensure_loaded(store)
     log = PromptLog()
-    dec = engine(BUNDLED_NAME).decoder
-    reused, decoded = dec.reused, dec.decoded
+    # main before the batch decoder has no decoder: its counts read as 0 (to measure "before")
+    dec = getattr(engine(BUNDLED_NAME), "decoder", None)
+    reused, decoded = (dec.reused, dec.decoded) if dec else (0, 0)
     load = os.getloadavg()[0]
     t, c = time.perf_counter(), time.process_time()
     try:
@@ -102,7 +103,8 @@ def one_run(tmp: Path, name: str, app_default: bool) -> dict:
         local._Engine.tokens = log._orig
     wall = time.perf_counter() - t
     return {"wall": wall, "cpu": time.process_time() - c, "load": load, "run": run,
-            "unique": log.unique(), "decoded": dec.decoded - decoded, "reused": dec.reused - reused}
+            "unique": log.unique(), "decoded": (dec.decoded - decoded) if dec else 0,
+            "reused": (dec.reused - reused) if dec else 0}
 
 
 def report(label: str, r: dict, tg: float) -> None:
