@@ -54,18 +54,28 @@ def raw_speed(repeats: int = 3) -> tuple[float, float]:
 
 
 class PromptLog:
-    """Every prompt the engine is asked to complete, as tokens (wraps _Engine.tokens)."""
+    """Every prompt the engine is asked to complete, as tokens. Wraps _Engine.tokens, or,
+    on an engine from before the batch decoder (to measure "before"), _Engine.complete."""
 
     def __init__(self) -> None:
         self.prompts: list[list[int]] = []
-        self._orig = local._Engine.tokens
+        self._name = "tokens" if hasattr(local._Engine, "tokens") else "complete"
+        self._orig = getattr(local._Engine, self._name)
+        log = self.prompts
 
         def tokens(eng, text: str) -> list[int]:
             out = self._orig(eng, text)
-            self.prompts.append(out)
+            log.append(out)
             return out
 
-        local._Engine.tokens = tokens
+        def complete(eng, prompt: str, params: dict) -> dict:
+            log.append(eng.llm.tokenize(prompt.encode("utf-8"), add_bos=True))
+            return self._orig(eng, prompt, params)
+
+        setattr(local._Engine, self._name, tokens if self._name == "tokens" else complete)
+
+    def restore(self) -> None:
+        setattr(local._Engine, self._name, self._orig)
 
     def unique(self) -> int:
         """Nodes of the prefix tree over the prompts: tokens no prefix cache could spare."""
@@ -100,7 +110,7 @@ def one_run(tmp: Path, name: str, app_default: bool) -> dict:
     try:
         run = Simulation(RunRequest(config_for(app_default)), store).run_sync()
     finally:
-        local._Engine.tokens = log._orig
+        log.restore()
     wall = time.perf_counter() - t
     return {"wall": wall, "cpu": time.process_time() - c, "load": load, "run": run,
             "unique": log.unique(), "decoded": (dec.decoded - decoded) if dec else 0,
