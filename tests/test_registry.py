@@ -127,3 +127,18 @@ def test_voyage_models_are_called_by_voyages_own_client_and_others_by_litellm():
     assert registry.capabilities("text-embedding-3-large").client == "litellm"
     assert Embedder("voyage-3").voyage_model == "voyage-3"
     assert Embedder("openai/voyage-like-name").voyage_model == ""
+
+
+def test_a_batching_serial_model_takes_its_batch_of_calls_at_once():
+    """The embedded engine decodes calls together: a run may have its batch in flight,
+    while runs on it still take turns (serial) and other models keep their concurrency."""
+    from rt_core.models.local_batch import SLOTS
+
+    assert registry.serial("local/gemma-3-270m")
+    assert registry.calls_at_once("local/gemma-3-270m", 4) == SLOTS > 1
+    assert registry.calls_at_once("gpt-4o-mini", 3) == 3
+    previous = registry.declare("openai/one-at-a-time", registry.Capabilities(serial=True))
+    try:
+        assert registry.calls_at_once("openai/one-at-a-time", 4) == 1
+    finally:
+        registry.forget("openai/one-at-a-time", previous)

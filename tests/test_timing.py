@@ -14,7 +14,7 @@ import pytest
 from rt_core.__main__ import main
 from rt_core.config import LOCAL_MODEL
 from rt_core.errors import ProviderError
-from rt_core.models import speeds
+from rt_core.models import registry, speeds
 from rt_core.run.pipeline import budget, timing
 from rt_core.run.pipeline.costs import Calls
 from rt_core.run.pipeline.simulation import Simulation
@@ -36,39 +36,38 @@ def plant(store, model: str, per_call: float, per_write: float = 0.0, n: int = 4
         store.call_speeds.add(model, CallTime(300, written, per_call + written * per_write))
 
 
-def plant_split(store, model: str, scale: float = 1.0) -> None:
-    """Calls of an engine that timed its own reading and writing (the embedded model):
-    2 ms a prompt token, 25 ms a written token and 0.1 s besides, times `scale`."""
-    for prompt, written in ((400, 30), (900, 2), (250, 30)):
-        read, write = prompt * 0.002 * scale, written * 0.025 * scale
-        store.call_speeds.add(model, CallTime(prompt, written, read + write + 0.1 * scale, read, write))
+def plant_linear(store, model: str, scale: float = 1.0) -> None:
+    """Calls taking 0.1 s, plus 2 ms a prompt token and 25 ms a written token, times `scale`."""
+    for prompt, written in ((400, 30), (900, 2), (250, 30), (600, 12)):
+        store.call_speeds.add(model, CallTime(prompt, written, (0.1 + prompt * 0.002 + written * 0.025) * scale))
 
 
 # -- the speed comes from what was measured ---------------------------------------------------------
-def test_an_engines_own_timings_give_its_reading_and_writing_speed(store):
-    plant_split(store, LOCAL_MODEL)
+def test_reading_and_writing_speeds_are_fitted_from_the_calls(store):
+    plant_linear(store, LOCAL_MODEL)
     s = speeds.measured(store, LOCAL_MODEL)
     assert s.per_read == pytest.approx(0.002) and s.per_write == pytest.approx(0.025)
-    assert s.per_call == pytest.approx(0.1) and s.calls == 3 and not s.calibrated
+    assert s.per_call == pytest.approx(0.1) and s.calls == 4 and not s.calibrated
 
 
-def test_a_providers_time_is_fitted_from_its_calls(store):
+def test_a_term_that_would_be_negative_is_left_out(store):
+    """Every call the same prompt length: reading cannot be told from the round trip, so
+    the fit keeps the round trip and the tokens written."""
     plant(store, "scripted/demo", per_call=0.4, per_write=0.01)
     s = speeds.measured(store, "scripted/demo")
-    assert s.per_call == pytest.approx(0.4) and s.per_write == pytest.approx(0.01) and s.per_read == 0
+    assert s.per_write == pytest.approx(0.01) and s.per_read >= 0 and s.per_call >= 0
+    assert s.seconds(1, 300, 50) == pytest.approx(0.4 + 0.5)
 
 
 def test_the_estimate_follows_the_measured_speed(community):
     """The same run on the embedded model, estimated on a machine twice as slow, takes twice
-    as long; and the figure is exactly the recorded speeds applied to the plan's calls (one
-    call at a time: the embedded model is serial)."""
+    as long; and the figure is the plan at exactly the recorded speeds."""
     cfg = config(model=LOCAL_MODEL)
-    plant_split(community, LOCAL_MODEL)
+    plant_linear(community, LOCAL_MODEL)
     fast = timing.for_config(cfg, community)
-    t = budget.estimate(cfg, community).total
-    assert fast.seconds == pytest.approx(0.1 * t.calls + 0.002 * t.prompt_tokens + 0.025 * t.completion_tokens)
+    assert fast.seconds == pytest.approx(timing.raw_seconds(cfg, community, speeds.Speed(0.1, 0.002, 0.025, 4)))
     community.db.conn.execute("DELETE FROM call_speeds")
-    plant_split(community, LOCAL_MODEL, scale=2.0)
+    plant_linear(community, LOCAL_MODEL, scale=2.0)
     assert timing.for_config(cfg, community).seconds == pytest.approx(2 * fast.seconds)
     assert "measured on this machine" in timing.for_config(cfg, community).text()
 
@@ -97,9 +96,19 @@ def test_credit_variants_side_by_side(community):
     plant(community, "scripted/demo", per_call=1.0)
     nine = Calls(9, 9, 0, 0)  # 3 variants, each the merge and 2 reviews
     assert timing.for_credit(cfg, nine, 3, 2, community).seconds == pytest.approx(9 / 6)
+    # The embedded model: one variant after another, each its two reviews in one batch.
     serial = config(model=LOCAL_MODEL)
     plant(community, LOCAL_MODEL, per_call=1.0)
-    assert timing.for_credit(serial, nine, 3, 2, community).seconds == pytest.approx(9.0)
+    assert timing.for_credit(serial, nine, 3, 2, community).seconds == pytest.approx(9 / 2)
+
+
+def test_the_embedded_models_batch_counts_as_calls_at_once(community):
+    """Its engine decodes up to its batch of calls together: the drafts of three authors
+    take one call's time, not three."""
+    plant(community, LOCAL_MODEL, per_call=1.0)
+    batched = timing.for_config(config(model=LOCAL_MODEL), community).seconds
+    t = budget.estimate(config(model=LOCAL_MODEL), community).total
+    assert registry.calls_at_once(LOCAL_MODEL, 4) > 1 and batched < t.calls
 
 
 def test_the_estimate_learns_how_far_finished_runs_were_from_it(community, demo):
@@ -209,16 +218,18 @@ def test_the_cli_states_the_time_before_run_credit_and_revise(tmp_path, demo, ca
     assert err.index("; expected wall time about ") < err.index("best: ")
 
 
-def test_the_embedded_model_is_calibrated_by_one_short_call(store):
-    """With nothing recorded, the CLI's estimate for the embedded model makes one small call
-    and keeps llama.cpp's own split of it, so the next estimate reads it from the store."""
+def test_the_embedded_model_is_calibrated_by_a_few_short_calls(store):
+    """With nothing recorded, the CLI's estimate for the embedded model times two small
+    calls (one mostly reading, one mostly writing) and keeps them, so both speeds are known
+    and the next estimate reads them from the store."""
     e = timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True)
     kept = store.call_speeds.recent(LOCAL_MODEL)
-    assert len(kept) == 1 and kept[0].calibration
-    assert kept[0].read_seconds > 0 and kept[0].write_seconds > 0 and kept[0].completion_tokens > 0
+    assert len(kept) == 2 and all(k.calibration for k in kept)
+    s = speeds.measured(store, LOCAL_MODEL)
+    assert s.calibrated and s.per_read > 0 and s.per_write > 0
     assert e.seconds > 0 and "short calibration" in e.text()
     assert timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True).seconds == e.seconds
-    assert len(store.call_speeds.recent(LOCAL_MODEL)) == 1  # measured once, then read
+    assert len(store.call_speeds.recent(LOCAL_MODEL)) == 2  # measured once, then read
 
 
 def test_credit_counts_the_full_proposal_when_a_later_stage_changed_it(community, scripted):

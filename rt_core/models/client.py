@@ -67,8 +67,8 @@ class LLMClient:
         self.settings = settings
         self.store = store
         self.usage = usage if usage is not None else Usage()
-        # A serial model (the embedded one) serves one request at a time anyway.
-        limit = 1 if registry.serial(settings.model) else max(1, concurrency)
+        # A serial model (the embedded one) takes as many as its engine batches.
+        limit = registry.calls_at_once(settings.model, concurrency)
         self.semaphore_limit = limit
         self.semaphore = asyncio.Semaphore(limit)
         self.cancel = cancel
@@ -90,9 +90,9 @@ class LLMClient:
         async def make() -> Completion:
             async with self.semaphore:
                 self.before_call()
-                started, holder = time.perf_counter(), speeds.begin()
+                started = time.perf_counter()
                 reply = await self._call(messages, params)
-                speeds.record(self.store, self.settings.model, reply, time.perf_counter() - started, holder)
+                speeds.record(self.store, self.settings.model, reply, time.perf_counter() - started)
             accounting.count_call(self.usage, reply)
             return self._checked(reply, max_tokens)
 

@@ -4,26 +4,26 @@ Why measured and not declared: the embedded model reads and writes at very diffe
 speeds on a quiet laptop and on a busy 2-core server (docs/PERFORMANCE.md: 39 against
 5 tokens a second written), and a provider's latency is the provider's. A time stated
 before Start is only worth reading if it comes from this machine, so every call that
-reaches a model leaves one row (its tokens and wall seconds; store/speeds.py) and an
-estimate reads the newest ones.
+reaches a model leaves one row (its tokens and wall seconds, timed by the client;
+store/speeds.py) and an estimate reads the newest ones.
 
 One call is modelled as
 
     seconds = per_call + prompt_tokens * per_read + completion_tokens * per_write
 
-- The embedded model (llama.cpp) times its own work: the client hands it a holder
-  (`local.split_timing`) and it fills in the seconds spent reading the prompt and writing. So
-  `per_read` and `per_write` are its own prompt-read and generation speeds (the prompt
-  tokens as the run counts them, so llama.cpp's reuse of a shared prefix is in the
-  figure), and `per_call` is what is left (tokenising, sampling, the client).
-- A provider gives no split. Its time is fitted as `per_call + completion * per_write`
-  by least squares: a hosted model reads the prompt far faster than it writes, and
-  the round trip is the large fixed part. Too few or too similar calls for a slope:
-  the mean time of a call.
+fitted by least squares to the newest calls, every coefficient at least zero (a term
+that would come out negative is dropped and the rest fitted again). `per_read` and
+`per_write` are then the model's own prompt-reading and writing speeds as this machine's
+calls show them: for the embedded model, with llama.cpp's reuse of shared prefixes and
+its batching of calls that arrive together in the figures (models/local_batch.py: a
+call's time is its time in the batch it shared); for a provider, mostly the round trip
+(`per_call`) and the tokens written.
 
 With no call recorded yet, the embedded model is measured by a short calibration
-(`calibrate`: two small calls, the second kept like any other call); a provider is not called just to be
-timed (it costs money): its time is unknown until its first run.
+(`calibrate`: a warm-up, then one call that mostly reads and one that mostly writes,
+with no shared prefix, so its first estimate errs long; the runs after it correct it);
+a provider is not called just to be timed (it costs money): its time is unknown until
+its first run.
 """
 from __future__ import annotations
 
@@ -32,12 +32,16 @@ import time
 from dataclasses import dataclass
 
 from ..store.speeds import CallTime
-from . import local, registry
+from . import registry
 from .completion import Completion
 
 log = logging.getLogger(__name__)
 RECENT = 200  # calls a fit reads: recent enough to follow the machine's load
-
+# The terms tried, in order, until the calls tell them apart with no negative one: a
+# provider's prompts of one length cannot separate reading from the round trip, and
+# two calibration calls carry no per-call term.
+TERMS = (("call", "read", "write"), ("call", "write"), ("read", "write"), ("call", "read"),
+         ("write",), ("read",))
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class Speed:
     per_read: float
     per_write: float
     calls: int  # calls measured
-    calibrated: bool = False  # only the calibration call: the first run will say more
+    calibrated: bool = False  # only the calibration: the first run will say more
 
     def seconds(self, calls: int, prompt_tokens: int, completion_tokens: int) -> float:
         return calls * self.per_call + prompt_tokens * self.per_read + completion_tokens * self.per_write
@@ -63,36 +67,31 @@ def fit(calls: list[CallTime]) -> Speed | None:
     """The speed the recorded calls show (None: nothing recorded)."""
     if not calls:
         return None
-    only_calibration = all(c.calibration for c in calls)
-    split_calls = [c for c in calls if c.read_seconds is not None and c.write_seconds is not None]
-    if split_calls:
-        return _from_split(split_calls, only_calibration)
-    return _fitted(calls, only_calibration)
+    calibrated = all(c.calibration for c in calls)
+    for terms in TERMS:
+        if len(terms) > len(calls):
+            continue
+        coef = _least_squares(calls, terms)
+        if coef is not None and min(coef.values()) >= -1e-9:  # rounding, not a negative speed
+            coef = {t: max(0.0, v) for t, v in coef.items()}
+            return Speed(coef.get("call", 0.0), coef.get("read", 0.0), coef.get("write", 0.0),
+                         len(calls), calibrated)
+    mean = sum(c.seconds for c in calls) / len(calls)
+    return Speed(mean, 0.0, 0.0, len(calls), calibrated)
 
 
-def _from_split(calls: list[CallTime], calibrated: bool) -> Speed:
-    """The engine's own reading and writing times, summed over the calls (a ratio of sums,
-    so short calls weigh what they cost, not one vote each)."""
-    read = sum(c.read_seconds or 0.0 for c in calls)
-    write = sum(c.write_seconds or 0.0 for c in calls)
-    prompt = sum(c.prompt_tokens for c in calls)
-    written = sum(c.completion_tokens for c in calls)
-    rest = sum(max(0.0, c.seconds - (c.read_seconds or 0.0) - (c.write_seconds or 0.0)) for c in calls)
-    return Speed(rest / len(calls), read / prompt if prompt else 0.0, write / written if written else 0.0,
-                 len(calls), calibrated)
+def _least_squares(calls: list[CallTime], terms: list[str]) -> dict[str, float] | None:
+    """Seconds on the chosen terms; None when the calls cannot tell them apart."""
+    import numpy as np  # noqa: PLC0415  (slow; the app and a run have it loaded)
 
-
-def _fitted(calls: list[CallTime], calibrated: bool) -> Speed:
-    """Least squares of seconds on tokens written; the mean call when no slope shows."""
-    n = len(calls)
-    xs = [c.completion_tokens for c in calls]
-    ys = [c.seconds for c in calls]
-    mx, my = sum(xs) / n, sum(ys) / n
-    var = sum((x - mx) ** 2 for x in xs)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / var if var else 0.0
-    if slope <= 0 or my - slope * mx < 0:
-        return Speed(my, 0.0, 0.0, n, calibrated)
-    return Speed(my - slope * mx, 0.0, slope, n, calibrated)
+    column = {"call": lambda c: 1.0, "read": lambda c: float(c.prompt_tokens),
+              "write": lambda c: float(c.completion_tokens)}
+    x = np.array([[column[t](c) for t in terms] for c in calls])
+    y = np.array([c.seconds for c in calls])
+    if np.linalg.matrix_rank(x) < len(terms):
+        return None
+    solution = np.linalg.lstsq(x, y, rcond=None)[0]
+    return {t: float(v) for t, v in zip(terms, solution, strict=True)}
 
 
 def measured(store, model: str) -> Speed | None:
@@ -102,54 +101,43 @@ def measured(store, model: str) -> Speed | None:
     return fit(store.call_speeds.recent(model, RECENT))
 
 
-def begin() -> dict:
-    """A fresh holder for the engine's split of the next call (`local.split_timing`)."""
-    holder: dict = {}
-    local.split_timing.set(holder)
-    return holder
-
-
-def record(store, model: str, reply: Completion, seconds: float, holder: dict | None = None) -> None:
+def record(store, model: str, reply: Completion, seconds: float) -> None:
     """Keep one call's time. A reply with no tokens counted (a provider that reports no
     usage) says nothing about speed per token and is left out."""
     if store is None or (reply.prompt_tokens + reply.completion_tokens) == 0:
         return
-    holder = holder or {}
     try:
-        store.call_speeds.add(model, CallTime(reply.prompt_tokens, reply.completion_tokens, seconds,
-                                              holder.get("read"), holder.get("write")))
+        store.call_speeds.add(model, CallTime(reply.prompt_tokens, reply.completion_tokens, seconds))
     except Exception:  # a busy or unreachable store: the reply matters more than its timing
         log.debug("could not keep a call's time", exc_info=True)
 
 
-# The calibration documents, in plain words: a start of ordinary length, then the same
-# start with a few more lines, as the base-model prompts grow within a run (each shares
-# most of its text with the call before, which llama.cpp does not read again: about one
-# prompt token in six was new in a traced run, docs/PERFORMANCE.md).
+# The calibration documents, in plain words: a document of ordinary length, read with one
+# token written, and a short one continued for a line.
 _CALIBRATION_TEXT = ("A research group studies how galaxies formed and how language models read "
                      "scientific papers. They plan a joint project, list their data and methods, "
                      "and write the questions the project should answer.\n")
 CALIBRATION_PROMPT = _CALIBRATION_TEXT * 8 + "The first question of the project is"
-CALIBRATION_MORE = "\n" + _CALIBRATION_TEXT * 2 + "The second question of the project is"
+CALIBRATION_SHORT = "Notes of a meeting about telescopes and text. The plan they agreed on was"
 CALIBRATION_TOKENS = 24
 
 
 def calibrate(store, model: str) -> Speed | None:
-    """Two small calls to the embedded model, the second timed and kept, when it has no
-    speed yet. The first warms the engine and leaves the prefix the second shares, as a
-    run's calls do; the time to load the model is not counted (paid once per process).
+    """When the embedded model has no speed yet: a warm-up call, then two timed calls kept
+    like any other (one that mostly reads, one that mostly writes), so the first estimate
+    has both speeds. The time to load the model is not counted (paid once per process).
     Only for a model that runs in this process; a provider is never called only to be timed."""
     if store is None or not registry.in_process(model) or registry.provider_of(model) != "local":
         return measured(store, model)
+    from . import local  # noqa: PLC0415  (loads llama.cpp: only when asked)
+
     eng = local.engine(registry.model_name(model))
-    params = {"max_tokens": CALIBRATION_TOKENS, "temperature": 0.0}
-    first = eng.complete(CALIBRATION_PROMPT, params)  # untimed: a fresh engine's first call is slow
-    holder = begin()
-    started = time.perf_counter()
-    out = eng.complete(CALIBRATION_PROMPT + first["choices"][0]["text"] + CALIBRATION_MORE, params)
-    seconds = time.perf_counter() - started
-    usage = out.get("usage") or {}
-    store.call_speeds.add(model, CallTime(int(usage.get("prompt_tokens", 0)),
-                                          int(usage.get("completion_tokens", 0)), seconds,
-                                          holder.get("read"), holder.get("write"), calibration=True))
+    eng.complete("Calibration. " + _CALIBRATION_TEXT, {"max_tokens": 4, "temperature": 0.0})
+    for prompt, tokens in ((CALIBRATION_PROMPT, 1), (CALIBRATION_SHORT, CALIBRATION_TOKENS)):
+        started = time.perf_counter()
+        out = eng.complete(prompt, {"max_tokens": tokens, "temperature": 0.0})
+        usage = out.get("usage") or {}
+        store.call_speeds.add(model, CallTime(int(usage.get("prompt_tokens", 0)),
+                                              int(usage.get("completion_tokens", 0)),
+                                              time.perf_counter() - started, calibration=True))
     return measured(store, model)

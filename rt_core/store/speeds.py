@@ -17,13 +17,10 @@ KEEP = 500  # rows per model; enough for a fit, small enough to read on every es
 
 @dataclass(frozen=True)
 class CallTime:
-    """One call: its tokens, its wall seconds and, when the engine split them (the embedded
-    model, llama.cpp's own timings), the seconds spent reading the prompt and writing."""
+    """One call: its tokens and its wall seconds (calibration: made only to be timed)."""
     prompt_tokens: int
     completion_tokens: int
     seconds: float
-    read_seconds: float | None = None
-    write_seconds: float | None = None
     calibration: bool = False
 
 
@@ -34,10 +31,10 @@ class CallSpeeds:
 
     def add(self, model: str, call: CallTime) -> None:
         self.db.conn.execute(
-            "INSERT INTO call_speeds(model, at, prompt_tokens, completion_tokens, seconds, read_seconds, "
-            "write_seconds, calibration) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO call_speeds(model, at, prompt_tokens, completion_tokens, seconds, calibration) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
             (model, time.time(), call.prompt_tokens, call.completion_tokens, call.seconds,
-             call.read_seconds, call.write_seconds, int(call.calibration)))
+             int(call.calibration)))
         self._written += 1
         if self._written % 50 == 0:  # now and then, not on every call
             self.prune(model)
@@ -51,14 +48,13 @@ class CallSpeeds:
     def between(self, model: str, start: float, end: float) -> list[CallTime]:
         """The calls of a model made between two times (epoch seconds): one run's calls."""
         rows = self.db.conn.execute(
-            "SELECT prompt_tokens, completion_tokens, seconds, read_seconds, write_seconds, calibration "
-            "FROM call_speeds WHERE model=? AND at >= ? AND at <= ? AND calibration=0",
-            (model, start, end)).fetchall()
-        return [CallTime(int(r[0]), int(r[1]), float(r[2]), r[3], r[4], bool(r[5])) for r in rows]
+            "SELECT prompt_tokens, completion_tokens, seconds, calibration FROM call_speeds "
+            "WHERE model=? AND at >= ? AND at <= ? AND calibration=0", (model, start, end)).fetchall()
+        return [CallTime(int(r[0]), int(r[1]), float(r[2]), bool(r[3])) for r in rows]
 
     def recent(self, model: str, limit: int = 200) -> list[CallTime]:
         """The newest calls of a model, newest first."""
         rows = self.db.conn.execute(
-            "SELECT prompt_tokens, completion_tokens, seconds, read_seconds, write_seconds, calibration "
-            "FROM call_speeds WHERE model=? ORDER BY at DESC LIMIT ?", (model, limit)).fetchall()
-        return [CallTime(int(r[0]), int(r[1]), float(r[2]), r[3], r[4], bool(r[5])) for r in rows]
+            "SELECT prompt_tokens, completion_tokens, seconds, calibration FROM call_speeds "
+            "WHERE model=? ORDER BY at DESC LIMIT ?", (model, limit)).fetchall()
+        return [CallTime(int(r[0]), int(r[1]), float(r[2]), bool(r[3])) for r in rows]

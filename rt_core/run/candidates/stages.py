@@ -185,6 +185,7 @@ async def choose_reviewers(state: RunState) -> None:
 
     tokens = state.embedder.tokens
     state.reviewer_ids = await asyncio.to_thread(choose)
+    state.run.reviewer_reasons = dict(state.reviewers.reasons)
     state.run.usage.prompt_tokens += state.embedder.tokens - tokens
 
 

@@ -94,6 +94,7 @@ async def choose_reviewers(state: RunState) -> None:
     tokens = state.embedder.tokens
     state.reviewer_ids = await asyncio.to_thread(state.reviewers.choose_reviewers, state.run.proposal,
                                                state.candidate_vectors)
+    state.run.reviewer_reasons = dict(state.reviewers.reasons)
     state.run.usage.prompt_tokens += state.embedder.tokens - tokens
 
 

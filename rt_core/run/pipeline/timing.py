@@ -3,17 +3,17 @@
 Each stage of the plan already says how many calls and tokens it makes (costs.py); the
 model's speed on this machine (rt_core/models/speeds.py) turns those into seconds of
 model work. Summing them would be right only for a model that answers one call at a
-time (the embedded one). A provider answers `concurrency` calls at once, and the plan
-runs stages that need nothing from each other side by side, so summing would be several
-times too long there. So the wall time is the longer of two bounds:
+time. A provider answers `concurrency` calls at once, the embedded model decodes up to
+its batch of calls together (models/local_batch.py; `registry.calls_at_once`), and the
+plan runs stages that need nothing from each other side by side, so summing would be
+several times too long. So the wall time is the longer of two bounds (each call's time
+is its measured time among the calls it ran beside):
 
 - the plan's critical path: a stage starts when the stages it needs have finished, and
   its calls go in rounds over its lanes (the agents that work at the same time: the
   authors drafting, the reviewers reviewing; never more than the client's concurrency),
   each round as long as the stage's mean call;
-- the total model work divided by the concurrency: every stage shares the one client.
-
-On a serial model both bounds are the sum of the calls.
+- the total model work divided by the calls at once: every stage shares the one client.
 
 What this leaves out is measured too: work that is not a model call (embedding,
 searching, saving), re-asks, and how far the plan's token counts (costs.py, four
@@ -116,8 +116,8 @@ def _stage_seconds(seconds: float, calls: int, at_once: int) -> float:
 
 
 def limit_for(config: RunConfig) -> int:
-    """Calls at once: one on a serial model (the client's rule, models/client.py)."""
-    return 1 if registry.serial(config.model) else max(1, config.concurrency)
+    """Calls at once (the client's rule, models/client.py): a serial model's batch."""
+    return registry.calls_at_once(config.model, config.concurrency)
 
 
 def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None:
@@ -169,21 +169,20 @@ def for_config(config: RunConfig, store, calibrate: bool = False,
 
 
 def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False) -> Expected:
-    """Calls that need nothing from each other, `at_once` going at the same time (one on a
-    serial model): their work divided among them."""
+    """Calls that need nothing from each other, `at_once` going at the same time: their
+    work divided among them."""
     speed = speed_for(config.model, store, calibrate)
     if speed is None:
         return Expected(config.model, None)
-    lanes_ = 1 if registry.serial(config.model) else max(1, at_once)
-    return _expected(config, store, speed, work(speed, calls) / lanes_)
+    return _expected(config, store, speed, work(speed, calls) / max(1, at_once))
 
 
 def for_credit(config: RunConfig, calls: Calls, variants: int, reviewers: int, store,
                calibrate: bool = False) -> Expected:
-    """Leave-one-out credit (run/credit/variants.py): the variants run side by side, each its
-    reviews at once, each variant on a client of its own (one after another on a serial
-    model)."""
-    return for_calls(config, calls, max(1, variants) * max(1, min(config.concurrency, reviewers)),
+    """Leave-one-out credit (run/credit/variants.py): each variant's reviews at once, on a
+    client of its own; the variants side by side, or one after another on a serial model."""
+    side_by_side = 1 if registry.serial(config.model) else max(1, variants)
+    return for_calls(config, calls, side_by_side * max(1, min(limit_for(config), reviewers)),
                      store, calibrate)
 
 

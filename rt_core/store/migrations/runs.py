@@ -153,9 +153,8 @@ def m016_run_owner_hash(db: sqlite3.Connection) -> None:
 @migration
 def m017_wall_time(db: sqlite3.Connection) -> None:
     """How long runs take, measured on this machine. `call_speeds` keeps one row per model call
-    that reached a model (its tokens, its wall seconds and, for the embedded model, llama.cpp's
-    own split into prompt reading and writing), so the time a run will take is estimated from
-    this machine's speeds (rt_core/models/speeds.py). Each run keeps the wall time it was
+    that reached a model (its tokens and wall seconds), so the time a run will take is
+    estimated from this machine's speeds (rt_core/models/speeds.py). Each run keeps the wall time it was
     expected to take beside the time it took, so the two can be compared in History."""
     db.executescript("""
     CREATE TABLE call_speeds (
@@ -164,8 +163,6 @@ def m017_wall_time(db: sqlite3.Connection) -> None:
         prompt_tokens INTEGER NOT NULL DEFAULT 0,
         completion_tokens INTEGER NOT NULL DEFAULT 0,
         seconds REAL NOT NULL,
-        read_seconds REAL,
-        write_seconds REAL,
         calibration INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX call_speeds_model ON call_speeds(model, at);
