@@ -30,6 +30,7 @@ from studio import (
     score_headline,
     state,
     steer_view,
+    timing_view,
 )
 from studio.frame import ensure_frame
 
@@ -118,6 +119,7 @@ score_headline.results_header(run)  # a base model's scores are noise: what was 
 st.caption(render.md_escape(f"Run {run.id} · {run.created_at} · model {run.config.model} · mode "
                         f"{run.config.mode} · {len(run.config.researcher_ids)} researchers, "
                         f"{len(run.config.paper_ids)} papers"))
+timing_view.results_line(store, run)
 if run.status in state.RESUMABLE and (job is None or job.done) and state.may(Action.RESUME, run.id):
     st.warning(f"This run is {run.status}: what finished is shown. Resuming re-runs it with the "
                "same settings; finished model calls come from the cache.", icon="⏯️")

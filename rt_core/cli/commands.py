@@ -16,7 +16,7 @@ from ..fiveq import QUESTION_KEYS
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
 from ..run.evidence.evaluate import judge, proposal_similarity, review_similarity
-from ..run.pipeline import budget, warmup
+from ..run.pipeline import budget, timing, warmup
 from ..run.pipeline.simulation import Simulation
 from ..run.replay import batch as bench
 from ..run.replay import batch_workers as bench_workers
@@ -105,7 +105,8 @@ def cmd_revise(args) -> int:
     store = _store(args)
     run = store.runs.load(args.run_id)
     plan = revise_more.plan(run, args.rounds, store)
-    print(plan.summary(), file=sys.stderr)
+    expected = timing.for_config(plan.config, store, calibrate=True, counted=set(plan.stages))
+    print(f"{plan.summary()} {expected.sentence()}", file=sys.stderr)
     sim = revise_more.simulation(store, run.id, args.rounds, on_progress=_progress,
                                  request_for=lambda config: settings.request_for(args, config),
                                  max_tokens=args.max_tokens, max_cost=args.max_cost)
@@ -125,7 +126,8 @@ def cmd_revise(args) -> int:
 def _print_estimate(configs, store, note: str = "") -> None:
     """The estimate of calls, tokens and cost before anything starts (and the cap)."""
     total = budget.combined([budget.estimate(c, store) for c in configs])
-    print(total.summary() + (f" {note}" if note else ""), file=sys.stderr)
+    expected = timing.combined([timing.for_config(c, store, calibrate=True) for c in configs])
+    print(f"{total.summary()}; {expected.text()}" + (f" {note}" if note else ""), file=sys.stderr)
     cap = budget.cap_text(configs[0]) if configs else ""
     if cap:
         print(f"Budget: {cap}" + (" per mode" if len(configs) > 1 else ""), file=sys.stderr)

@@ -17,6 +17,7 @@ from ..export.run import Names
 from ..export.sources import credit_csv, credit_rows
 from ..models import registry
 from ..run.credit import variants as credit
+from ..run.pipeline import timing
 from ..settings import schema
 from ..store import open_store
 from . import options, settings
@@ -48,7 +49,9 @@ def cmd_credit(args) -> int:
     run = store.runs.load(args.run_id)
     credit.check_comparable(run, args.papers)
     est = credit.estimate(run, store, args.papers)
-    print(est.summary() + _formula_text(run, args.papers), file=sys.stderr)
+    expected = timing.for_credit(run.config, est.calls, est.variants, len(credit.reviewers_of(run)),
+                                 store, calibrate=True)
+    print(f"{est.summary()}; {expected.text()}" + _formula_text(run, args.papers), file=sys.stderr)
     request = settings.request_for(args, run.config)
     bar = tqdm(total=est.variants + 1, desc="re-writings", unit="run", file=sys.stderr,
                disable=args.no_progress)

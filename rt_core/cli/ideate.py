@@ -20,7 +20,7 @@ from ..community import ensure_loaded
 from ..errors import ConfigError
 from ..export import candidates as export_candidates
 from ..run.candidates.judging import planned_calls
-from ..run.pipeline import budget
+from ..run.pipeline import budget, timing
 from ..run.pipeline.simulation import Simulation
 from ..store import open_store
 from ..types import ProgressEvent, RunConfig
@@ -69,7 +69,8 @@ def open_community(db: str | None):
 
 def print_estimate(config: RunConfig, store) -> None:
     """The estimate (candidates and tournament included) and the cap, before any call."""
-    print(budget.estimate(config, store).summary(), file=sys.stderr)
+    expected = timing.for_config(config, store, calibrate=True)
+    print(f"{budget.estimate(config, store).summary()}; {expected.text()}", file=sys.stderr)
     if budget.cap_text(config):
         print(f"Budget: {budget.cap_text(config)}", file=sys.stderr)
 

@@ -150,6 +150,9 @@ def estimate(run: Run, store=None, papers: bool = False) -> CreditEstimate:
     total = costs.Calls()
     for v in vs:
         total = total + changed_calls(v, store)
+    if run.config.candidates > 1 or len(run.rounds) > 1:  # the full proposal is written again
+        s = costs.sizes_for(vs[0].config, store)
+        total = total + costs.aggregate(s) + costs.review(s)
     price = registry.estimate_cost(run.config.model, total.prompt_tokens, total.completion_tokens)
     return CreditEstimate(run.config.model, len(vs) - 1, total, price)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import threading
+import time
 import uuid
 from collections.abc import Callable
 
@@ -32,6 +33,7 @@ from .plan import plan_for
 from .recorder import Recorder
 from .runner import Runner, Stage
 from .state import RunState
+from .timing import Expected, for_config, record_end, record_start
 from .validation import effective_cutoff, validate
 from .warmup import warm_up
 
@@ -62,6 +64,9 @@ class Simulation:
         self.started: list[str] = []  # stage names in the order the runner started them
         self.budget: Budget | None = None  # set by use_budget, else made at the start
         self.state: RunState | None = None  # made by start
+        # More work added to a run that already has its estimate (a revision of a finished
+        # run: run/revision/more.py); else a new run's estimate is made when it starts.
+        self.added_work: Expected | None = None
         self._embedder, self._sleep, self._recorder = embedder, sleep, recorder
 
     def use_budget(self, budget) -> None:
@@ -123,6 +128,8 @@ class Simulation:
         run, recorder = self.run, state.recorder
         run.status = "running"
         recorder.save()
+        self._record_estimate()
+        began = time.perf_counter()
         runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit)
         try:
             await runner.run()
@@ -144,9 +151,18 @@ class Simulation:
                 run.status = "interrupted"
             try:
                 recorder.save()
+                record_end(self.store, run.id, time.perf_counter() - began)
             finally:
                 recorder.release()
         return run
+
+    def _record_estimate(self) -> None:
+        """The run's expected wall time beside it (run/pipeline/timing.py): a new run's when it
+        starts, kept by a resume; a revision adds its own."""
+        if self.added_work is not None:
+            record_start(self.store, self.run.id, self.added_work, add=True)
+        elif not self.resume:
+            record_start(self.store, self.run.id, for_config(self.config, self.store))
 
     def _over_budget(self, runner: Runner, exc: BudgetExceeded) -> None:
         """Stopped by the budget: a failed run that says what was skipped and how to finish."""
