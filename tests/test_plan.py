@@ -190,8 +190,40 @@ def test_the_model_client_is_imported_before_the_first_run_needs_it():
     from rt_core.models import embed, registry
     from rt_core.run.pipeline.warmup import warm_up
 
-    thread = warm_up()
-    assert warm_up() is thread  # once per process
-    thread.join()
+    warming = warm_up()
+    assert warm_up().threads == warming.threads  # once per process
+    warming.join()
     assert registry._litellm is not None and "openai.resources" in sys.modules
     assert "minilm" in embed._local_models
+
+
+def test_a_run_warms_only_what_its_models_load():
+    """The embedded model never goes through the OpenAI SDK: a one-shot process running it
+    must not spend a second of CPU importing the SDK's resources beside llama.cpp."""
+    from rt_core.config import LOCAL_MODEL
+    from rt_core.run.pipeline.warmup import CLIENT, EMBEDDER, SDK, parts_for
+
+    assert parts_for(RunConfig(model=LOCAL_MODEL)) == (CLIENT, EMBEDDER)
+    assert parts_for(RunConfig(model="openai/x")) == (CLIENT, SDK, EMBEDDER)
+    assert parts_for(RunConfig(model=LOCAL_MODEL, judge_model="openai/judge")) == (CLIENT, SDK, EMBEDDER)
+    assert parts_for(RunConfig(model="openai/x", embedder="openai/text-embedding-3-small")) == (CLIENT, SDK)
+
+
+def test_the_first_stage_starts_after_the_warm_up(community, demo, monkeypatch):
+    """The imports a run's calls need are in before its first stage: they no longer run
+    beside the first rounds of a one-shot process (bench_orchestration.py --one-shot)."""
+    from rt_core.run.pipeline import simulation as sim_module
+    from rt_core.run.pipeline.warmup import Warming
+
+    order = []
+
+    class Recording(Warming):
+        def join(self, timeout=None):
+            order.append("warmed")
+
+    monkeypatch.setattr(sim_module, "warm_up", lambda parts: Recording([]))
+    sim = sim_module.Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=0),
+                                community)
+    sim.on_progress = lambda e: order.append("stage") if e.status == "started" else None
+    assert sim.run_sync().status == "done"
+    assert order[0] == "warmed" and "stage" in order

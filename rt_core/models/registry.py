@@ -69,6 +69,7 @@ _HOSTED["ollama"] = Capabilities()  # a server on the user's machine: no key
 _BARE_NAMES = (("voyage-", "voyage"),)
 
 _lock = threading.RLock()
+_import_lock = threading.Lock()  # litellm's import, apart from the declarations
 _declared: dict[str, Capabilities] = dict(_HOSTED)  # by provider prefix or whole model string
 _handlers: dict[str, Callable[[], Any]] = {}  # in-process providers: prefix -> handler factory
 _installed: set[str] = set()
@@ -241,16 +242,20 @@ def litellm():
     """The litellm module, imported on first use with telemetry and price fetches off."""
     global _litellm
     if _litellm is None:
-        with _lock:
+        # The import takes seconds and has a lock of its own: the declarations' lock is
+        # taken only to publish the module, so asking what a model is (a run being set
+        # up while the first call imports litellm) never waits for the import.
+        with _import_lock:
             if _litellm is None:
                 import litellm as lm  # noqa: PLC0415  (slow: seconds)
 
                 lm.telemetry = False
                 lm.suppress_debug_info = True
                 lm.drop_params = True  # providers that lack e.g. frequency_penalty ignore it
-                _litellm = lm
-                for prefix in list(_handlers):
-                    _install(prefix)
+                with _lock:
+                    _litellm = lm
+                    for prefix in list(_handlers):
+                        _install(prefix)
     return _litellm
 
 

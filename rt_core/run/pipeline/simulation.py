@@ -11,6 +11,7 @@ re-run resumes from the cache without new calls.
 """
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import threading
 import uuid
@@ -33,7 +34,7 @@ from .recorder import Recorder
 from .runner import Runner, Stage
 from .state import RunState
 from .validation import effective_cutoff, validate
-from .warmup import warm_up
+from .warmup import parts_for, warm_up
 
 
 class Simulation:
@@ -63,6 +64,7 @@ class Simulation:
         self.budget: Budget | None = None  # set by use_budget, else made at the start
         self.state: RunState | None = None  # made by start
         self._embedder, self._sleep, self._recorder = embedder, sleep, recorder
+        self._warming = None  # what start() began loading in the background
 
     def use_budget(self, budget) -> None:
         """The cap this run's calls answer to (before or after the start). One place,
@@ -86,7 +88,7 @@ class Simulation:
         validate(config, store)
         check_cap(config, store)
         keys.check_request(request)
-        warm_up()  # no-op when a page started it; else it overlaps the rest of the set-up
+        self._warming = warm_up(parts_for(config))  # overlaps the rest of the set-up
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
             old = store.runs.resumable(self.run.id)
@@ -125,6 +127,10 @@ class Simulation:
         recorder.save()
         runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit)
         try:
+            # The first stage starts once what its calls load is in (run/pipeline/warmup.py):
+            # the first call would wait for most of it anyway, and the rest would take the
+            # interpreter from the first rounds.
+            await asyncio.to_thread(self._warming.join)
             await runner.run()
             run.status = "done"
         except BudgetExceeded as exc:
