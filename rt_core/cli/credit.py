@@ -34,10 +34,11 @@ def add_parser(sub) -> None:
 
 def _formula_text(run, papers: bool) -> str:
     cfg = run.config
-    if registry.prompt_style(cfg.model, cfg.prompt_style) != registry.CHAT:
+    style = registry.prompt_style(cfg.model, cfg.prompt_style)
+    if not registry.traits(style).follows_instructions:
         return ""
     m, r, p = len(cfg.researcher_ids), len(credit.reviewers_of(run)), len(cfg.paper_ids)
-    n = credit.formula(registry.CHAT, m, r, p, papers)
+    n = credit.formula(style, m, r, p, papers)
     shape = f"P*(M+agg(M)+R), P={p}" if papers else "M*(agg(M-1)+R)"
     return f" [formula {shape}, M={m}, R={r}: {n}]"
 

@@ -123,15 +123,24 @@ class StyleTraits:
     follows_instructions: bool  # answers a free request: judge, explain, restate, rate, restyle
     ends_at_token_budget: bool  # its parts end at their token budget by design, so a reply
     # stopped by its limit is no reply cut short (a base model completing a sentence stem)
+    completes_stems: bool  # writes each part by completing a sentence stem, a call a part:
+    # its own writers (revision, candidates) and its own costs per answer
 
 
-STYLES = {CHAT: StyleTraits(CHAT, follows_instructions=True, ends_at_token_budget=False),
-          STEM: StyleTraits(STEM, follows_instructions=False, ends_at_token_budget=True)}
+STYLES = {CHAT: StyleTraits(CHAT, follows_instructions=True, ends_at_token_budget=False,
+                            completes_stems=False),
+          STEM: StyleTraits(STEM, follows_instructions=False, ends_at_token_budget=True,
+                            completes_stems=True)}
+
+
+def traits(style: str) -> StyleTraits:
+    """What a prompt style (a name `prompt_style` returned) can do; an unknown one is CHAT's."""
+    return STYLES.get(style, STYLES[CHAT])
 
 
 def style_traits(model: str, override: str = "auto") -> StyleTraits:
     """What the model's prompt style (`prompt_style`) can do."""
-    return STYLES[prompt_style(model, override)]
+    return traits(prompt_style(model, override))
 
 
 def follows_instructions(model: str, override: str = "auto") -> bool:
