@@ -164,13 +164,14 @@ def test_resuming_after_a_failed_stage_repeats_no_call_that_succeeded(community,
     assert again  # and the review that had failed was asked for
 
 
-async def _review_or_fail(sim) -> None:
+async def _review_or_fail(sim):
     """The review stage, failing the run when an agent failed (a failed *stage*)."""
     from rt_core.run.pipeline import steps
 
-    await steps.review(sim)
+    reviews = await steps.review(sim)
     if any(e.stage == "review" for e in sim.run.errors):
         raise ProviderError("the reviews failed")
+    return reviews
 
 
 # -- the stage protocol -------------------------------------------------------------------
@@ -227,3 +228,37 @@ def test_the_first_stage_starts_after_the_warm_up(community, demo, monkeypatch):
     sim.on_progress = lambda e: order.append("stage") if e.status == "started" else None
     assert sim.run_sync().status == "done"
     assert order[0] == "warmed" and "stage" in order
+
+
+# -- typed outputs ------------------------------------------------------------------------
+def test_the_runner_folds_each_stage_output_into_the_state_before_the_save():
+    events = []
+
+    async def first(state):
+        return "first's output"
+
+    async def second(state):
+        return None
+
+    plan = [Stage("first", first), Stage("second", second, ("first",))]
+    runner = Runner(plan, object(), on_end=lambda s, seconds: events.append(("saved", s.name)),
+                    fold=lambda out: events.append(("folded", out)))
+    asyncio.run(runner.run())
+    assert events == [("folded", "first's output"), ("saved", "first"), ("folded", None), ("saved", "second")]
+
+
+def test_the_read_write_review_path_hands_on_typed_outputs(community, demo, monkeypatch):
+    """Each stage of the main path returns its part as a typed record that the runner
+    folds into the state; none writes another stage's part behind the runner's back."""
+    from rt_core.run.pipeline import state as state_module
+
+    folded = []
+    fold = state_module.RunState.fold
+    monkeypatch.setattr(state_module.RunState, "fold",
+                        lambda self, out: (folded.append(type(out).__name__), fold(self, out))[1])
+    run = Simulation(request(researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"], num_reviewers=1),
+                     community).run_sync()
+    assert run.status == "done", run.errors
+    assert {"Profiles", "CandidateVectors", "Drafts", "Proposed", "Reviewers", "Reviews",
+            "MetaReviewed"} <= set(folded), folded
+    assert run.proposal.drafts and run.reviews and run.meta_review is not None

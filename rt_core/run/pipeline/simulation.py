@@ -125,7 +125,8 @@ class Simulation:
         run, recorder = self.run, state.recorder
         run.status = "running"
         recorder.save()
-        runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit)
+        runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit,
+                        state.fold)
         try:
             # The first stage starts once what its calls load is in (run/pipeline/warmup.py):
             # the first call would wait for most of it anyway, and the rest would take the
