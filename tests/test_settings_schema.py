@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from rt_core.cli import options, settings
+from rt_core.cli import settings
 from rt_core.cli.parser import build_parser
 from rt_core.errors import ConfigError
 from rt_core.run.pipeline.validation import check_options
@@ -61,9 +61,9 @@ def test_ideate_takes_revision_rounds_and_the_novelty_check_into_the_run():
 
 def test_run_takes_the_brainstorm_loop_and_keeps_its_plain_defaults():
     args = build_parser().parse_args(["run", "--candidates", "3", "--judge-model", "openai/j"])
-    c = options.config_from_args(args)
+    c = settings.config_from_args(args)
     assert (c.candidates, c.judge_model, c.check_novelty, c.revision_rounds) == (3, "openai/j", False, 0)
-    plain = options.config_from_args(build_parser().parse_args(["run"]))
+    plain = settings.config_from_args(build_parser().parse_args(["run"]))
     assert plain == RunConfig(), "the command line's defaults are the library's"
 
 

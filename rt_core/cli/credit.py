@@ -12,13 +12,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..community import ensure_loaded
+from ..community import loaded_store
 from ..export.run import Names
 from ..export.sources import credit_csv, credit_rows
 from ..models import registry
 from ..run.credit import variants as credit
 from ..settings import schema
-from ..store import open_store
 from . import options, settings
 
 
@@ -44,8 +43,7 @@ def _formula_text(run, papers: bool) -> str:
 
 
 def cmd_credit(args) -> int:
-    store = open_store(args.db)
-    ensure_loaded(store)
+    store = loaded_store(args.db)
     run = store.runs.load(args.run_id)
     credit.check_comparable(run, args.papers)
     est = credit.estimate(run, store, args.papers)

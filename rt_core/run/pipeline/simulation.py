@@ -22,11 +22,8 @@ from ...errors import CancelledRun
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
 from ...store import Store
-from ...types import MODES, ProgressEvent, Run, RunRequest, StageError, Usage
-from ..people.reading import Reader
-from ..people.reviewers import ReviewerChoice
+from ...types import ProgressEvent, Run, RunRequest, StageError, Usage
 from ..styles.context import StageContext
-from ..styles.grounding import Grounding
 from ..styles.style import stages_for
 from .budget import Budget, BudgetExceeded, check_cap
 from .plan import plan_for
@@ -73,7 +70,7 @@ class Simulation:
         run/revision/more.py)."""
         self.budget = budget
         if self.state is not None:
-            self.state.client.before_call = budget.check_call if budget.capped else (lambda: None)
+            self.state.client.before_call = _gate(budget)
 
     def _progress(self, event: ProgressEvent) -> None:
         self.on_progress(event)  # looked up per event: a caller may swap the listener
@@ -93,23 +90,20 @@ class Simulation:
         if self.resume:
             old = store.runs.resumable(self.run.id)
             self.run.created_at, prior = old.created_at, old.usage
+        self.budget = self.budget or Budget(config, self.run.usage, prior, store)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
+        client.before_call = _gate(self.budget)
         ctx = StageContext(client, self._progress, self.cancel)
         style = stages_for(client.settings.style)
         embedder = self._embedder or Embedder.for_request(request, store)
         ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
-        reader = Reader(store, config, effective_cutoff(config, ref.year if ref else None), ctx, style)
-        # Field names and background papers for the base-model stages' key concepts, which
-        # are computed on first use (chat stages never ask, so never pay the embedding).
-        ctx.grounding = Grounding.for_store(store, reader.grounding_papers(MODES[config.mode]), embedder)
-        self.state = RunState(
+        self.state = state = RunState(
             request=request, store=store, run=self.run, client=client, ctx=ctx, style=style,
             recorder=self._recorder(store, self.run, self.resume, self._progress, client.notes),
-            embedder=embedder, reader=reader,
-            reviewers=ReviewerChoice(store, config, reader, embedder))
-        self.use_budget(self.budget or Budget(config, self.run.usage, prior, store))
-        return self.state
+            embedder=embedder, cutoff_year=effective_cutoff(config, ref.year if ref else None))
+        ctx.grounding = state.grounding  # the base-model stages' material (run/pipeline/state.py)
+        return state
 
     def _stage_started(self, stage: Stage) -> None:
         self.started.append(stage.name)
@@ -169,6 +163,11 @@ class Simulation:
 
     def run_sync(self) -> Run:
         return run_async(self.arun())
+
+
+def _gate(budget: Budget) -> Callable[[], None]:
+    """What the client asks before each fresh call: the cap's check, or nothing uncapped."""
+    return budget.check_call if budget.capped else (lambda: None)
 
 
 def simulate(request: RunRequest, store: Store | None = None, **kw) -> Run:

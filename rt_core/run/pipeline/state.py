@@ -14,6 +14,7 @@ points back up.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,14 +22,15 @@ import numpy as np
 
 from ...models import registry
 from ...types import MODES, MetaReview, Mode, Profile, Proposal, Review, Run, RunConfig, RunRequest
+from ..people.reading import Reader
+from ..people.reviewers import ReviewerChoice
+from ..styles.grounding import Grounding
 
 if TYPE_CHECKING:
     from ...models.client import LLMClient
     from ...models.embed import Embedder
     from ...store import Store
     from ..evidence.evaluate import Reference
-    from ..people.reading import Reader
-    from ..people.reviewers import ReviewerChoice
     from ..styles.context import StageContext
     from ..styles.style import PromptStyle
     from .recorder import Recorder
@@ -56,8 +58,7 @@ class RunState:
     style: PromptStyle
     recorder: Recorder
     embedder: Embedder
-    reader: Reader
-    reviewers: ReviewerChoice
+    cutoff_year: int | None  # the profiles' cut-off, with the reference paper's year applied
     # -- what the stages leave for each other
     reference: Reference | None = None  # a replay resolves it once for every mode
     candidate_vectors: dict | None = None  # a replay shares them between modes
@@ -70,6 +71,22 @@ class RunState:
     @property
     def config(self) -> RunConfig:
         return self.request.config
+
+    # What the run reads and whom it may ask to review, derived from the context when a
+    # stage first asks (both keep nothing of their own, so a second copy would be the same).
+    @functools.cached_property
+    def reader(self) -> Reader:
+        return Reader(self.store, self.config, self.cutoff_year, self.ctx, self.style)
+
+    @functools.cached_property
+    def reviewers(self) -> ReviewerChoice:
+        return ReviewerChoice(self.store, self.config, self.reader, self.embedder)
+
+    @functools.cached_property
+    def grounding(self) -> Grounding:
+        """Field names and background papers for the base-model stages' key concepts, which
+        are computed on first use (chat stages never ask, so never pay the embedding)."""
+        return Grounding.for_store(self.store, self.reader.grounding_papers(self.mode), self.embedder)
 
     @property
     def mode(self) -> Mode:
