@@ -48,7 +48,9 @@ class CandidateWork:
 
 @dataclass
 class RunState:
-    """One run's context (fixed once it starts) and its stages' outputs."""
+    """One run's context (fixed once it starts), what it derives from that context (the
+    reader, the reviewer choice, the grounding: `start` only wires the models and the store
+    in), and its stages' outputs."""
     # -- the context every stage may read
     request: RunRequest
     store: Store
