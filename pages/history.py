@@ -10,7 +10,7 @@ from rt_core.access import Action
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
-from studio import identity, render, resources, state
+from studio import identity, render, resources, score_headline, state
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -53,6 +53,7 @@ st.dataframe(df, hide_index=True, key="hist_table",
                             "link": st.column_config.LinkColumn("link", display_text="open ↗",
                                                                 help="This run's address: open it or "
                                                                      "share it (read-only)")})
+score_headline.history_note(r["model"] for r in rows)
 ids = [r["id"] for r in rows]
 labels = {r["id"]: render.run_label(r) for r in rows}
 # Built when clicked (it reads every listed run): the runs above, people and papers by name.
@@ -122,10 +123,7 @@ except RTError as exc:
     st.stop()
 for col, run in zip((a_col, b_col), runs, strict=True):
     with col:
-        m1, m2 = st.columns(2)
-        m1.metric("Mean score", f"{run.meta_review.score:.1f}" if run.meta_review and
-                  run.meta_review.score is not None else "—")
-        m2.metric("Similarity", f"{run.similarity.mean:.3f}" if run.similarity else "—")
+        score_headline.compare_metrics(run)  # a base model's scores are noise: what was measured leads
         scored = [str(r.score) for r in run.reviews if r.score is not None]
         scores = f"reviewer scores {', '.join(scored)}" if scored else "no reviews"
         if run.similarity:  # two runs' scores are comparable only under the same evaluator

@@ -25,6 +25,7 @@ from studio import (
     request,
     resources,
     rounds_view,
+    score_headline,
     state,
 )
 from studio.frame import ensure_frame
@@ -110,13 +111,7 @@ if job is not None and not job.done:
 names = store.corpus.researcher_names([*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews)])
 
 # -- header ---------------------------------------------------------------------------------
-h1, h2, h3, h4 = st.columns(4)
-h1.metric("Status", run.status)
-h2.metric("Mean review score", f"{run.meta_review.score:.1f}" if run.meta_review and
-          run.meta_review.score is not None else "—")
-h3.metric("Similarity to reference", f"{run.similarity.mean:.3f}" if run.similarity else "—")
-h4.metric("Model calls", run.usage.calls, help=f"cache hits {run.usage.cache_hits}, tokens "
-          f"{run.usage.prompt_tokens + run.usage.completion_tokens:,}, cost ${run.usage.cost:.4f}")
+score_headline.results_header(run)  # a base model's scores are noise: what was measured leads
 st.caption(render.md_escape(f"Run {run.id} · {run.created_at} · model {run.config.model} · mode "
                         f"{run.config.mode} · {len(run.config.researcher_ids)} researchers, "
                         f"{len(run.config.paper_ids)} papers"))
@@ -350,7 +345,7 @@ if run.proposal is not None and (job is None or job.done) and allowed[Action.COM
                                             pasted=pasted_ref))
 
 # -- graph --------------------------------------------------------------------------------
-st.header("Community graph with the new paper")
+st.header("Community graph with the new paper", anchor=provenance_view.GRAPH_ANCHOR)
 rids = [i for i in run.config.researcher_ids if store.corpus.researcher_exists(i)]
 pids = [i for i in run.config.paper_ids if store.corpus.paper_exists(i)]
 g = build_graph(store.corpus.get_researchers(rids), store.corpus.get_papers(pids))

@@ -151,7 +151,10 @@ st.caption("The LLM judge (the model chosen on the Run page) rates the same "
            + " with the same rubric; its answers are compared with the humans'.")
 chat = follows_instructions(ss["model"].strip())
 if not chat:
-    st.caption("The embedded base model cannot judge: choose a hosted, Ollama or the scripted model on the Run page.")
+    # The scripted test model is not named: its canned verdicts (it always picks the left
+    # side) would calibrate nothing, and the Run page offers it only on test servers.
+    st.caption("The embedded base model cannot judge: choose a hosted model or an Ollama model "
+               "on the Run page.")
 if st.button("Run the LLM judge", key="sr_judge", disabled=not chat):
     bar = st.progress(0.0, text="The judge is reading...")
     render.act("The judge is rating...", lambda: study_models.run_judge(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+import sentencex
+
 
 def clip(text: str, limit: int) -> str:
     """Whitespace folded, cut at a word boundary with ' ...' when longer than limit."""
@@ -15,11 +17,26 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " ..."
 
 
+def sentences(text: str) -> list[str]:
+    """A text's sentences, split by sentencex (Wikimedia's segmenter, which knows that
+    "e.g.", "i.e.", "et al." and "Fig." end no sentence; a split at every full stop left
+    "...data analysis project (e."). A piece without a letter (a closing bracket the
+    segmenter split off) stays with the sentence before it."""
+    text = re.sub(r"\s+", " ", text or "").strip()
+    out: list[str] = []
+    for piece in (sentencex.segment("en", text) if text else []):
+        piece = piece.strip()
+        if out and not re.search(r"\w", piece):
+            out[-1] += piece
+        elif piece:
+            out.append(piece)
+    return out
+
+
 def first_sentence(text: str, limit: int = 180) -> str:
     """The first sentence (clipped): what a small model or a short summary has room for."""
-    text = re.sub(r"\s+", " ", text or "").strip()
-    m = re.match(r"(.+?[.!?])(\s|$)", text)
-    return clip(m.group(1) if m else text, limit)
+    found = sentences(text)
+    return clip(found[0] if found else "", limit)
 
 
 def wordset(text: str) -> frozenset[str]:

@@ -99,7 +99,9 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     stopped = f"stopped at {int(overall * 100)}%" if done and not finished_ok else f"{int(overall * 100)}%"
     st.progress(overall, text=f"{stopped} · {len(events)} progress events")
     where = _failed_where(run, by_stage)[0] if failed else ""
-    with st.status(label, state=box, expanded=not done or failed):
+    # Not `with st.status(...)`: leaving that block marks the status complete, which drew a
+    # check mark beside "Running"; a plain container inside keeps the state we set.
+    with st.status(label, state=box, expanded=not done or failed).container():
         for stage, frac in zip(groups, fractions, strict=True):
             agents = by_stage.get(stage, {})
             st.markdown(f"**{bar_titles[stage]}**" + (" · ❌ failed here" if stage == where else ""))

@@ -2,8 +2,9 @@
 
 A chip is an author's draft or a paper, with its attribution score (cosine with the
 run's embedder) and a mark when the editor cited it. Choosing a chip highlights that
-researcher or paper in the community graph further down (`highlighted`); a paper that is
-not drawn there (one the author's profile was read from) is said to be absent. Names and
+researcher or paper in the community graph further down (`highlighted`); the graph is far
+below, so a line right under the chip says what happened there (ringed, with a link down,
+or not drawn at all: a paper an author's profile was read from). Names and
 titles are escaped (st.pills renders its labels as Markdown), so they show as typed.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rt_core.types import Run, Source
 from . import render
 
 PREFIX = "prov_chip"
+GRAPH_ANCHOR = "community-graph-with-the-new-paper"  # the Results page's graph header
 
 
 def _key(run: Run, part: str) -> str:
@@ -41,13 +43,28 @@ def chip_label(s: Source, names: dict[str, str]) -> str:
     return f"{icon} {render.md_escape(name)} · {s.score:.2f}" + (" · cited" if s.cited else "")
 
 
-def _pills(label: str, sources: list[Source], key: str, names: dict[str, str]) -> None:
+def drawn(run: Run) -> set[str]:
+    """The ids the community graph draws: the run's authors, papers and reviewers."""
+    return {*run.config.researcher_ids, *run.config.paper_ids, *(r.reviewer_id for r in run.reviews)}
+
+
+def feedback(run: Run, chosen: str, names: dict[str, str]) -> str:
+    """What choosing a chip did, said beside it (the graph is far down the page)."""
+    name = render.md_escape(" ".join((names.get(chosen) or chosen).split()))
+    if chosen in drawn(run):
+        return f"↓ {name} is ringed in the [community graph below](#{GRAPH_ANCHOR})."
+    return f"{name} is not drawn in the community graph (a paper an author's profile was read from)."
+
+
+def _pills(run: Run, label: str, sources: list[Source], key: str, names: dict[str, str]) -> None:
     by_id = {s.id: s for s in sources}
-    st.pills(label, list(by_id), selection_mode="single", key=key,
-             format_func=lambda i: chip_label(by_id[i], names),
-             help="Cosine similarity of this text with each draft's same answer and with each "
-                  "paper's title and abstract; 'cited': the editor named the draft. Choose one "
-                  "to highlight it in the community graph below.")
+    chosen = st.pills(label, list(by_id), selection_mode="single", key=key,
+                      format_func=lambda i: chip_label(by_id[i], names),
+                      help="Cosine similarity of this text with each draft's same answer and with each "
+                           "paper's title and abstract; 'cited': the editor named the draft. Choose one "
+                           "to highlight it in the community graph below.")
+    if chosen:
+        st.caption(feedback(run, chosen, names))
 
 
 def chips(run: Run, question_key: str, store) -> None:
@@ -55,14 +72,14 @@ def chips(run: Run, question_key: str, store) -> None:
     prov = run.provenance
     sources = (prov.answers.get(question_key) or []) if prov else []
     if sources:
-        _pills("Draws on", sources, _key(run, question_key), names_for(store, run))
+        _pills(run, "Draws on", sources, _key(run, question_key), names_for(store, run))
 
 
 def review_chips(run: Run, reviewer_id: str, store) -> None:
     prov = run.provenance
     sources = (prov.reviews.get(reviewer_id) or []) if prov else []
     if sources:
-        _pills("Draws on the reviewer's own papers", sources, _key(run, f"review_{reviewer_id}"),
+        _pills(run, "Draws on the reviewer's own papers", sources, _key(run, f"review_{reviewer_id}"),
                names_for(store, run))
 
 

@@ -123,3 +123,18 @@ def test_with_a_reference_the_change_in_similarity_is_reported(community, script
     # The reference states Ada's sentence: without her the proposal drifts away from it.
     assert by_id["r-ada"].reference_change < 0
     assert by_id["r-ada"].reference_change < by_id["r-nia"].reference_change
+
+
+def test_the_credit_sentence_quotes_the_proposal_on_screen_or_says_what_it_quotes():
+    from rt_core.run.credit.measure import sentence
+    from rt_core.types import Proposal, Run
+
+    full = Run("f", RunConfig(), proposal=Proposal(
+        q1="How can stellar spectra from the Simons Observatory guide language agents?"))
+    without = Run("w", RunConfig(), proposal=Proposal(q1="How can language agents read text?"))
+    moves = {"q1": 0.5, "q2": 1.0}
+    on_screen = Proposal(q1="How can stellar spectra guide language agents?")
+    said = sentence("Ada Astro", moves, full, without, {}, on_screen)
+    assert "'stellar spectra'" in said and "Simons" not in said  # only words the reader can see
+    elsewhere = sentence("Ada Astro", moves, full, without, {}, Proposal(q1="How can galaxies be counted?"))
+    assert "re-written with everyone (not the one on screen)" in elsewhere and "'stellar spectra'" in elsewhere

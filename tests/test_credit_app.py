@@ -50,9 +50,29 @@ def test_sources_show_as_chips_that_highlight_the_graph(finished):
     assert len(options) >= 4 and any("Graham Neubig · 0." in o for o in options)
     assert any(o.startswith("WebArena") for o in options)  # a paper, by its title
     assert _rings(at) == 0
+    assert not _after(at, key)  # nothing said until a chip is chosen
     chips.set_value("r-neubig-graham").run()
     assert not at.exception
     assert _rings(at) == 1
+    # The graph is far down the page: the line right under the chip says what happened.
+    said = _after(at, key)
+    assert "Graham Neubig is ringed in the" in shown(said) and "#community-graph-with-the-new-paper" in said
+
+
+def _after(at, key: str) -> str:
+    """The caption drawn right after the element with `key` ('' when the next is none)."""
+    flat: list = []
+
+    def walk(node) -> None:
+        for i in sorted(getattr(node, "children", {}) or {}):
+            child = node.children[i]
+            flat.append(child)
+            walk(child)
+
+    walk(at.main)
+    at_key = next(i for i, n in enumerate(flat) if getattr(n, "key", None) == key)
+    nxt = flat[at_key + 1] if at_key + 1 < len(flat) else None
+    return nxt.value if type(nxt).__name__ == "Caption" else ""
 
 
 def test_credit_shows_the_estimate_then_bars_and_sentences(finished, module_demo):

@@ -159,6 +159,8 @@ def test_two_raters_interleaved_then_results_with_judge_and_csv(study, judge_mod
     assert XSS in [t.value for t in res.text]
     # Judge calibration with the scripted judge (an instruction model).
     assert res.button(key="sr_judge").disabled  # the default embedded model cannot judge
+    hint = next(c.value for c in res.caption if "cannot judge" in c.value)
+    assert "Run page" in hint and "scripted" not in hint  # names only what the Run page offers
     res.session_state["model"] = "scripted/demo"
     res.run()
     res.button(key="sr_judge").click().run()

@@ -254,8 +254,8 @@ def leave_one_out(run: Run, store: Store, request: RunRequest | None = None, pap
                           "Nothing was stored; fix the cause and run credit again (finished calls are cached).")
     full = done[0]
     names = _names(store, vs)
-    credits = [compare(embedder, v.kind, v.id, names.get(v.id, v.id), full, r, _own_text(store, v))
-               for v, r in zip(vs[1:], done[1:], strict=True)]
+    credits = [compare(embedder, v.kind, v.id, names.get(v.id, v.id), full, r, _own_text(store, v),
+                       run.proposal) for v, r in zip(vs[1:], done[1:], strict=True)]
     usage = Usage()
     for r in done:
         usage.calls += r.usage.calls

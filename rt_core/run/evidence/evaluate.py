@@ -210,16 +210,18 @@ async def judge(ctx: StageContext, reference: Proposal, generated: Proposal) -> 
 
 # -- on a stored run ---------------------------------------------------------------------
 
-def check_masked(run: Run, paper: Paper) -> None:
+def check_masked(run: Run, paper: Paper, names: dict[str, str] | None = None) -> None:
     """Refuse a reference the run could see: as a paper the writers read, or inside a
-    profile. Comparing with it would measure copying, not prediction."""
+    profile. Comparing with it would measure copying, not prediction. `names`: researchers
+    by id, so the refusal names people, not ids."""
     if paper.id in run.config.paper_ids:
         raise InputError(f"'{paper.title}' was one of the papers this run's writers read",
                          "Pick a reference outside the neighbourhood, or replay the paper "
                          "(which hides it first).")
     seen = [p.researcher_id for p in run.profiles.values() if paper.id in p.paper_ids]
     if seen:
-        raise InputError(f"'{paper.title}' went into the profile of {', '.join(seen)}",
+        who = ", ".join((names or {}).get(r, r) for r in seen)
+        raise InputError(f"'{paper.title}' went into the profile of {who}",
                          "Replay the paper (which hides it), or set a cut-off year before it.")
 
 
@@ -233,7 +235,7 @@ def evaluate_against(run: Run, paper_id: str, request: RunRequest, store,
     if run.proposal is None:
         raise InputError("this run has no proposal to compare", "Run the simulation first.")
     paper = store.corpus.get_paper(paper_id)
-    check_masked(run, paper)
+    check_masked(run, paper, store.corpus.researcher_names(p.researcher_id for p in run.profiles.values()))
     embedder = embedder or Embedder.for_request(request, store)
     reference = run_async(reference_answers(store, paper, pasted, restater_for(request, store)))
     return store.comparisons.add(run.id, paper.id, compare(embedder, run.proposal, reference))

@@ -61,7 +61,8 @@ def validate(config: RunConfig, store: Store) -> None:
         corpus.get_researchers(config.reviewer_ids)
         clash = set(config.reviewer_ids) & set(config.researcher_ids)
         if clash:
-            raise InputError(f"reviewers cannot be authors: {', '.join(sorted(clash))}",
+            who = corpus.researcher_names(sorted(clash))  # people by name, never by id
+            raise InputError(f"reviewers cannot be authors: {', '.join(who.get(r, r) for r in sorted(clash))}",
                              "Pick reviewers who are not in the neighbourhood.")
     if config.reference_paper_id:
         corpus.get_paper(config.reference_paper_id)

@@ -19,6 +19,9 @@ import re
 
 import numpy as np
 
+from ...text import sentences
+from .review_heading import STRENGTHS, WEAKNESSES, heading
+
 
 def review_points(text: str) -> list[str]:
     """The separate points of one review section (bullets, else sentences)."""
@@ -28,7 +31,7 @@ def review_points(text: str) -> list[str]:
         ln = ln[:1].upper() + ln[1:]
         if not ln:
             continue
-        pts += [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", ln) if len(s.split()) >= 3]
+        pts += [s for s in sentences(ln) if len(s.split()) >= 3]
     return pts
 
 
@@ -84,10 +87,20 @@ def summarise(points: list[tuple[int, str]], vecs: np.ndarray, n_reviewers: int,
     return "\n".join(lines)
 
 
-def clustered_section(embedder, texts: list[str], n_reviewers: int) -> str:
-    """The summary of one section across reviews (texts[i] is reviewer i's), or '' when
-    no reviewer made a point."""
-    points = [(i, p) for i, text in enumerate(texts) for p in review_points(text)]
+def clustered_section(embedder, points: list[tuple[int, str]], n_reviewers: int) -> str:
+    """The summary of one section's (reviewer index, point) pairs, or '' when there are none."""
     if not points:
         return ""
     return summarise(points, embedder.encode([point_content(p) for _, p in points]), n_reviewers)
+
+
+def clustered_sections(embedder, reviews) -> dict[str, str]:
+    """Both sections of a meta-review. Each point goes under the heading it leans to (praise
+    under Strengths, criticism under Weaknesses; run/styles/review_heading.py), else under
+    the one it was asked for: never by where a reviewer happened to write it."""
+    sections: dict[str, list[tuple[int, str]]] = {STRENGTHS: [], WEAKNESSES: []}
+    for i, r in enumerate(reviews):
+        for asked in (STRENGTHS, WEAKNESSES):
+            for p in review_points(getattr(r, asked)):
+                sections[heading(p, asked)].append((i, p))
+    return {key: clustered_section(embedder, pts, len(reviews)) for key, pts in sections.items()}

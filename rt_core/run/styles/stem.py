@@ -24,12 +24,15 @@ from . import parse
 from .chat import mean_score
 from .context import StageContext
 from .grounding import Grounding, researcher_record
-from .review_clusters import clustered_section
+from .review_clusters import clustered_sections
+from .review_heading import fits
 from .stem_checks import AUTO_CHECK, proposal_checks, review_line_score
+from .stem_claims import Evidence, unsupported
 from .stem_line import SCORE_GRAMMAR, line
 from .stem_material import concepts_block, fields_phrase, format_papers, format_proposal, grounding_of, offset_of
 from .stem_names import drop_invented, material_text, refers_to
 from .stem_write import GENERIC, five_questions
+from .trim import keep_sentences
 
 # Bump when profiles are built differently, so stored profiles from older rules are not reused.
 PROFILE_VERSION = "record-3"
@@ -124,6 +127,7 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
     # (what the reviewer was shown, and the neighbourhood's papers in full).
     subject = pw | set().union(*g.specific_words().values())
     material = material_text(doc, list(g.papers) + list(papers))
+    evidence = Evidence.of(material)
     good, bad = proposal_checks(proposal, g)
     parts: dict[str, str] = {}
     checked: list[str] = []
@@ -133,7 +137,8 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
         said = parts.get("strengths", "")
         for attempt in range(ctx.max_reasks + 1):
             seeds = [""] * (attempt * REVIEW_CANDIDATES) + [doc + "\n" + stems[key]] * REVIEW_CANDIDATES
-            found = await _best_review_line(ctx, seeds, lead, pw, said, subject, material)
+            found = await _best_review_line(ctx, seeds, lead, pw, said, subject, material,
+                                            _Sound(key, evidence))
             if found:
                 break
         if found:
@@ -156,14 +161,27 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
     return Review(reviewer_id, parts["strengths"], parts["weaknesses"], score, missing, checked)
 
 
+class _Sound:
+    """Whether a sentence of a review line may stand: it claims nothing the material does
+    not state (run/styles/stem_claims.py) and fits the heading it was asked for (no praise
+    under Weaknesses, no criticism under Strengths; run/styles/review_heading.py)."""
+
+    def __init__(self, asked: str, evidence: Evidence) -> None:
+        self.asked, self.evidence = asked, evidence
+
+    def __call__(self, sentence: str) -> bool:
+        return not unsupported(sentence, self.evidence) and fits(sentence, self.asked)
+
+
 async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: set[str],
                             said: str = "", subject: set[str] | None = None,
-                            material: str | None = None) -> str | None:
+                            material: str | None = None, sound: _Sound | None = None) -> str | None:
     """The most specific non-empty continuation, never one that repeats what the review
     already said (a weakness that restates the strength is no weakness), one that is not
     about the proposal (no word in common with it or its concepts: `subject`), or one
     naming something found nowhere in the `material` (an unknown parenthesised acronym is
-    cut instead, run/styles/stem_names.py)."""
+    cut instead, run/styles/stem_names.py). Sentences that are not `sound` are cut; a line
+    whose first sentence is not is dropped, so the caller asks again."""
     best: tuple[float, str] | None = None
     said_words = words(said)
     for seed, doc in enumerate(docs):
@@ -175,6 +193,10 @@ async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: s
             if unknown:
                 continue
             out = cut[len(lead):].strip()
+        if sound is not None:
+            out = keep_sentences(f"{lead} {out}", sound)[len(lead):].strip()
+            if not out:
+                continue
         ws = words(out)
         if said_words and ws and len(ws & said_words) / len(ws) > 0.6:
             continue
@@ -187,16 +209,13 @@ async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: s
 
 
 async def meta_review(ctx: StageContext, proposal: Proposal, reviews: list[Review]) -> MetaReview:
-    """No model call: the reviewers' points are embedded with the run's embedder,
-    clustered, and each cluster is represented by its most central point, most widely
-    shared first."""
+    """No model call: the reviewers' points go under the heading they lean to (else the
+    one they were asked for), are embedded with the run's embedder, clustered, and each
+    cluster is represented by its most central point, most widely shared first."""
     embedder = getattr(getattr(ctx, "grounding", None), "embedder", None)
     if embedder is None:
         raise ConfigError("the meta-review needs the run's embedder",
                           "Give the stage context a Grounding with an embedder.")
-    out, missing = {}, []
-    for key in ("strengths", "weaknesses"):
-        out[key] = clustered_section(embedder, [getattr(r, key) for r in reviews], len(reviews))
-        if not out[key]:
-            missing.append(key)
+    out = clustered_sections(embedder, reviews)
+    missing = [key for key in ("strengths", "weaknesses") if not out[key]]
     return MetaReview(out["strengths"], out["weaknesses"], mean_score(reviews), missing)

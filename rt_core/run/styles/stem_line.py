@@ -2,7 +2,8 @@
 
 Every stem-style stage (run.stem) asks for one line at a time: the line's seed and the
 cuts that keep one answer (run-ons into the next point, invented contact details,
-trailing fragments) live here, so writing and reviewing complete lines the same way.
+trailing fragments, cut at whole sentences by run/styles/trim.py) live here, so writing
+and reviewing complete lines the same way.
 The sampling that keeps a tiny model from looping is the model's own, declared once in
 the registry.
 """
@@ -12,6 +13,7 @@ import re
 
 from ... import fiveq
 from .context import StageContext
+from .trim import whole_sentences
 
 SCORE_GRAMMAR = 'root ::= " "? ([1-9] | "10")'
 # A base model sometimes runs on into the next numbered point on the same line.
@@ -80,6 +82,4 @@ def clean_line(text: str) -> str:
     m = _RUN_ON.search(text)
     if m:
         text = text[:m.start()].strip()
-    if text and text[-1] not in ".?!" and re.search(r"[.?!]", text):
-        text = text[:max(text.rfind("."), text.rfind("?"), text.rfind("!")) + 1]
-    return re.sub(r"\s+([.?!])$", r"\1", text)
+    return re.sub(r"\s+([.?!])$", r"\1", whole_sentences(text))

@@ -1,0 +1,97 @@
+"""Offline text that claims nothing false (issue 26, point 4): a base model's review line
+that reports results, numbers, data sets or prior tests the material never states is not
+kept; points land under the heading they lean to; no line is cut inside an abbreviation."""
+from __future__ import annotations
+
+import asyncio
+
+from rt_core.config import LOCAL_EMBEDDER
+from rt_core.models.client import LLMClient, ModelSettings
+from rt_core.models.embed import Embedder
+from rt_core.run.styles import context, grounding, stem, stem_checks, stem_line
+from rt_core.run.styles.review_heading import heading
+from rt_core.run.styles.stem_claims import Evidence, unsupported
+from rt_core.text import first_sentence
+from rt_core.types import Proposal, Review
+
+PROPOSAL = Proposal(q1="How can language agents classify stellar spectra?",
+                    q2="This matters because surveys are large.", q3="It is hard because labels are rare.",
+                    q4="Earlier work has not solved it because fields are apart.",
+                    q5="We will label spectra from 3 surveys and report classification accuracy.")
+INVENTED = " has been tested on multiple data sets in the past and works well, with an accuracy of 98%."
+
+
+def stem_ctx():
+    client = LLMClient(ModelSettings(model="scripted/base", prompt_style="stem"))
+    g = grounding.Grounding([], embedder=Embedder(LOCAL_EMBEDDER))
+    return context.StageContext(client, max_reasks=2, grounding=g)
+
+
+def planted(lines):
+    """A base model that says `lines` in turn (a score when the grammar asks for one)."""
+    it = iter(lines)
+    return lambda m, p: " 6" if p.get("grammar") else next(it)
+
+
+def test_a_review_line_reporting_invented_results_is_asked_again(scripted):
+    scripted.responder = planted([INVENTED, " labels survey spectra with language agents.",
+                                  " never says which survey data the agents read."])
+    rev = asyncio.run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
+    assert rev.strengths == "- The proposal labels survey spectra with language agents."
+    assert rev.weaknesses == "- However, the proposal never says which survey data the agents read."
+    assert "98" not in rev.strengths + rev.weaknesses and "tested" not in rev.strengths
+    asks = [h for h in scripted.history if not h["params"].get("grammar")]
+    assert len(asks) == 3  # the invented line cost one more question, nothing else
+
+
+def test_an_invented_claim_after_a_sound_sentence_is_cut_alone(scripted):
+    scripted.responder = planted([" labels survey spectra with language agents. It achieved 98% on"
+                                  " five data sets.", " never says which survey data the agents read."])
+    rev = asyncio.run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
+    assert rev.strengths == "- The proposal labels survey spectra with language agents."
+
+
+def test_praise_asked_as_a_weakness_and_criticism_asked_as_a_strength_are_asked_again(scripted):
+    scripted.responder = planted([" is not a language agents proposal.",
+                                  " labels survey spectra with language agents.",
+                                  " has a lot of potential for stellar spectra.",
+                                  " does not say which survey spectra the agents read."])
+    rev = asyncio.run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
+    assert rev.strengths == "- The proposal labels survey spectra with language agents."
+    assert rev.weaknesses == "- However, the proposal does not say which survey spectra the agents read."
+    assert stem_checks.AUTO_CHECK not in rev.strengths + rev.weaknesses
+
+
+def test_meta_review_points_land_under_the_heading_they_lean_to():
+    reviews = [Review("a", "- The proposal is not an LLM proposal.",
+                      "- However, the proposal has a lot of potential.", 6),
+               Review("b", "- The proposal labels survey spectra with language agents.",
+                      "- However, the proposal ignores the cost of labelling spectra.", 7)]
+    meta = asyncio.run(stem.meta_review(stem_ctx(), PROPOSAL, reviews))
+    assert "potential" in meta.strengths and "potential" not in meta.weaknesses
+    assert "not an LLM proposal" in meta.weaknesses and "LLM" not in meta.strengths
+    # A point that leans neither way keeps the heading it was asked for.
+    assert "labels survey spectra" in meta.strengths and "cost of labelling" in meta.weaknesses
+
+
+def test_a_claim_is_supported_only_by_the_same_claim_in_the_material():
+    ev = Evidence.of("5. We will label spectra from 3 surveys and report accuracy.\n"
+                     "Our classifier outperforms baselines on stellar spectra with an accuracy of 91%.")
+    assert unsupported("The proposal uses spectra from 3 surveys.", ev) == []
+    assert unsupported("The proposal will be tested on survey spectra.", ev) == []  # a plan
+    assert unsupported("The classifier outperforms baselines on stellar spectra.", ev) == []
+    assert unsupported("It reaches an accuracy of 91% on stellar spectra.", ev) == []
+    assert unsupported(INVENTED.strip(), ev) == ["98", "data sets", "prior test", "result"]
+    assert unsupported("It was validated on ten thousand spectra.", ev) == ["prior test"]
+    assert heading("The proposal is a good idea.", "weaknesses") == "strengths"
+
+
+def test_no_line_is_cut_inside_an_abbreviation_or_a_bracket():
+    clean = stem_line.clean_line
+    assert clean(" is a data analysis project (e.g. using Gaia") == "is a data analysis project"
+    assert clean(" is a data analysis project (e.") == "is a data analysis project"
+    assert clean(" is clear. It is a data analysis project (e.g. using") == "is clear."
+    assert clean(" uses Gaia (Fig. 2) and SDSS. It") == "uses Gaia (Fig. 2) and SDSS."
+    assert clean(" builds on Smith et al. and on Gaia.") == "builds on Smith et al. and on Gaia."
+    assert clean(" helps with data, e.") == "helps with data"
+    assert first_sentence("We use e.g. Gaia spectra. Then more.") == "We use e.g. Gaia spectra."
