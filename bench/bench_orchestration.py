@@ -17,8 +17,11 @@ for the imports.
 `python -m rt_core run` process against the same loopback server, on a fresh store. Its
 process start-up (imports, the store) is not orchestration, so the figure is the server's
 view: from the first chat request's arrival to the last one's, plus the last call's L,
-against the critical path 6 x L. `--profile DIR` writes a cProfile of each child process
-there (CPU time is usable on a loaded machine; wall-clock ratios are not).
+against the critical path 6 x L. Each child runs under bench/thread_cpu.py, and the bench
+prints the CPU each of its threads spent between the first and the last request: CPU time
+says where that time goes even on a loaded machine, where wall-clock ratios do not (a
+thread importing or loading weights there takes the interpreter from the event loop).
+`--profile DIR` also writes a cProfile of each child (its main thread) there.
 
     .venv/bin/python bench/bench_orchestration.py [--latency 0.5] [--repeats 5] [--cold-process]
     .venv/bin/python bench/bench_orchestration.py --one-shot [--repeats 3] [--profile DIR]
@@ -26,6 +29,7 @@ there (CPU time is usable on a loaded machine; wall-clock ratios are not).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -72,22 +76,35 @@ def neighbourhood(store, n_authors):
     return researchers[:n_authors], papers
 
 
-def one_shot_run(server, db: Path, authors, papers, k, profile: Path | None) -> tuple[float, int]:
-    """A fresh `python -m rt_core run` process; (first-to-last request + L, chat requests)."""
+def cpu_in_window(path: Path, start: float, end: float) -> dict[str, float]:
+    """CPU seconds per thread (the pool's threads together) between two monotonic times."""
+    data = json.loads(path.read_text())
+    out: dict[str, float] = {}
+    for t, name, ticks in data["samples"]:
+        if start <= t <= end:
+            key = "thread pool" if name.startswith("asyncio_") else name
+            out[key] = out.get(key, 0.0) + ticks / data["ticks_per_second"]
+    return {k: round(v, 2) for k, v in sorted(out.items(), key=lambda kv: -kv[1]) if v}
+
+
+def one_shot_run(server, db: Path, authors, papers, k, profile: Path | None) -> tuple[float, int, dict]:
+    """A fresh `python -m rt_core run` process: (first-to-last request + L, chat requests,
+    CPU seconds per thread between the first and the last request)."""
     arrivals: list[float] = []
     answer = server.responder
 
     def timed(msgs):  # called as each request arrives (under the server's lock)
-        arrivals.append(time.perf_counter())
+        arrivals.append(time.monotonic())  # the child's clock too (bench/thread_cpu.py)
         return answer(msgs)
 
     server.responder = timed
-    cli = ["-m", "rt_core", "--db", str(db), "run", "--researchers", ",".join(authors),
+    cpu = db.with_suffix(".cpu.json")
+    cli = [str(ROOT / "bench" / "thread_cpu.py"), str(cpu), "--db", str(db), "run", "--researchers", ",".join(authors),
            "--papers", ",".join(papers), "--reviewers", str(k), "--concurrency", "10",
            "--model", "openai/bench", "--base-url", server.base_url, "--api-key-env", "BENCH_KEY",
            "--out-json", str(db.with_suffix(".json"))]
     if profile is not None:
-        cli = ["-m", "cProfile", "-o", str(profile / f"{db.stem}.prof")] + cli
+        cli = ["-m", "cProfile", "-o", str(profile / f"{db.stem}.prof"), *cli]
     env = {**os.environ, "BENCH_KEY": "sk-bench", "PYTHONPATH": str(ROOT)}
     try:
         done = subprocess.run([sys.executable, *cli], env=env, cwd=ROOT, capture_output=True, text=True)
@@ -95,7 +112,8 @@ def one_shot_run(server, db: Path, authors, papers, k, profile: Path | None) -> 
         server.responder = answer
     if done.returncode != 0 or not arrivals:
         raise SystemExit(f"the run failed:\n{done.stderr[-2000:]}")
-    return arrivals[-1] - arrivals[0] + server.latency, len(arrivals)
+    return (arrivals[-1] - arrivals[0] + server.latency, len(arrivals),
+            cpu_in_window(cpu, arrivals[0], arrivals[-1]))
 
 
 def one_shot(args) -> None:
@@ -110,10 +128,12 @@ def one_shot(args) -> None:
     windows, calls = [], []
     try:
         for i in range(args.repeats):
-            window, n = one_shot_run(server, tmp / f"one-shot-{i}.sqlite3", authors, papers,
-                                     args.reviewers, profile)
+            window, n, cpu = one_shot_run(server, tmp / f"one-shot-{i}.sqlite3", authors, papers,
+                                          args.reviewers, profile)
             windows.append(window)
             calls.append(n)
+            print(f"process {i + 1}: first request to last reply {window:.2f}s; CPU seconds inside "
+                  f"it by thread: {cpu}")
     finally:
         server.close()
     ideal = ROUNDS * args.latency
