@@ -81,6 +81,8 @@ def warm_up(parts: Iterable[str] = ALL) -> Warming:
     wanted = set(parts)
     client_part = SDK if SDK in wanted else CLIENT if CLIENT in wanted else None
     with _lock:
+        if client_part == CLIENT and SDK in _threads:
+            client_part = SDK  # already importing litellm, then the SDK (a page warmed everything)
         chosen = []
         for part in [p for p in (client_part, EMBEDDER if EMBEDDER in wanted else None) if p]:
             if part not in _threads:
