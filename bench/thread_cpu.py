@@ -38,7 +38,10 @@ def _sample(samples: list, stop: threading.Event) -> None:
             ticks = _ticks(t.native_id)
             if ticks is None:
                 continue
-            samples.append((now, t.name, ticks - last.get(t.native_id, ticks)))
+            prev = last.get(t.native_id)
+            # A new thread counts from its first reading; an id the system gave again, from 0.
+            delta = 0 if prev is None else ticks - prev if ticks >= prev else ticks
+            samples.append((now, t.name, delta))
             last[t.native_id] = ticks
 
 
