@@ -27,6 +27,7 @@ from studio import (
     rounds_view,
     score_headline,
     state,
+    steer_view,
 )
 from studio.frame import ensure_frame
 
@@ -222,6 +223,7 @@ if run.reviews and (job is None or job.done):
 
 rounds_view.show(run, names)  # revision rounds: score trajectory and per-question diffs
 rounds_view.revise_control(run, store, read_only)  # more rounds for a finished run
+steer_view.show(run, store, bool(state.may(Action.STEER, run_id, linked=run_id in viewed)), names)
 
 # -- similarity -------------------------------------------------------------------------------
 JUDGE_LABELS = {"topic": "Topic", "method": "Method", "factual": "Facts", "claim": "Claims",

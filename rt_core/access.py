@@ -31,12 +31,13 @@ class Action(enum.StrEnum):
     REVISE = "revise"  # more revision rounds
     CREDIT = "credit"  # ablations that call the model again
     COMPARE = "compare"  # similarity, review comparison, the judge: they write to the run
+    STEER = "steer"  # edit or comment on a version and let the community continue (model calls)
     CREATE_STUDY = "create_study"
 
 
 # Actions that change a run or spend model calls on it: its owner or the operator only.
 CHANGES = frozenset({Action.DELETE, Action.RESUME, Action.CANCEL, Action.REVISE, Action.CREDIT,
-                     Action.COMPARE})
+                     Action.COMPARE, Action.STEER})
 
 
 @dataclass(frozen=True)

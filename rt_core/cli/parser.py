@@ -7,6 +7,7 @@ from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
 from ..settings import schema
 from . import credit as credit_cli
 from . import ideate, novelty, options, study_token
+from . import steer as steer_cli
 from .commands import (
     cmd_bench,
     cmd_init,
@@ -21,7 +22,7 @@ from .commands import (
 )
 
 DESCRIPTION = ("Command line: `python -m rt_core run|resume|revise|replay|bench|similarity|novelty|search|"
-               "init|credit ...`.")
+               "init|credit|steer ...`.")
 KEY_HELP = ("name of the environment variable holding the API key for this model and base URL "
             "(without it, the provider's usual variable is used, and only at the provider's own "
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
@@ -135,4 +136,5 @@ def build_parser() -> argparse.ArgumentParser:
     ms.add_argument("--to", dest="target", required=True, help="SQLite file or postgresql:// URL")
     ms.set_defaults(fn=cmd_migrate_store)
     credit_cli.add_parser(sub)
+    steer_cli.add_parser(sub)
     return ap

@@ -122,6 +122,16 @@ _STOP = {"about", "their", "there", "these", "those", "which", "using", "towards
          "strengths", "weaknesses", "review", "reviewer", "format", "exactly", "headings"}
 
 
+def _asked(prompt: str) -> str:
+    """The reviewed proposal's question, quoted (a review that names what it read shows
+    which version of a proposal it is about); '' when the prompt holds none."""
+    head = fiveq.QUESTIONS[0].heading + "\n"
+    if head not in prompt:
+        return ""
+    question = prompt.split(head, 1)[1].strip().split("\n", 1)[0]
+    return f': "{" ".join(question.split()[:16])}"' if question else ""
+
+
 def demo_responder(messages: list, params: dict) -> str:
     """Plausible, well-formed replies so demos and UI tests exercise the whole flow."""
     prompt = str(messages[-1].get("content", ""))
@@ -142,7 +152,7 @@ def demo_responder(messages: list, params: dict) -> str:
         return (f"Strengths:\n- Reviewers value the link between {topic}.\n- The plan is concrete.\n"
                 f"Weaknesses:\n- Evaluation details are thin.\n- Data access is uncertain.")
     if "Score:" in prompt and "Strengths:" in prompt:
-        return (f"Strengths:\n- A fresh combination of {topic}.\n- Clear research question.\n"
+        return (f"Strengths:\n- A fresh combination of {topic}.\n- Clear research question{_asked(prompt)}.\n"
                 f"Weaknesses:\n- The data plan is vague.\n- Baselines are not named.\nScore: 6")
     if "whose keys are" in prompt:  # study judge (rt_core/run/prompts/study.yaml)
         keys = re.search(r"whose keys are ([\w, ]+), each", prompt).group(1).split(", ")

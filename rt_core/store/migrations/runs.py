@@ -148,3 +148,26 @@ def m016_run_owner_hash(db: sqlite3.Connection) -> None:
     ALTER TABLE runs ADD COLUMN owner_hash TEXT;
     CREATE INDEX runs_owner_hash ON runs(owner_hash);
     """)
+
+
+@migration
+def m018_run_versions(db: sqlite3.Connection) -> None:
+    """Versions of a run's idea that a user steered (rt_core/run/steer): one row per node of
+    the run's version tree, beside the run and never in its record, so a steer changes
+    nothing the run already shows. The node's proposal, reviews and meta-review are in
+    `version_json`; the columns are what a tree or a listing reads without parsing it.
+    Plain SQL both engines read."""
+    db.executescript("""
+    CREATE TABLE run_versions (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        parent_id TEXT NOT NULL DEFAULT '',
+        author TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        mean_score REAL,
+        version_json TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, id)
+    );
+    CREATE INDEX run_versions_parent ON run_versions(run_id, parent_id);
+    """)

@@ -1,0 +1,36 @@
+"""What a steer will cost, before any call: the run's own estimate (run/pipeline/budget.py)
+of the stages a steer repeats, a review per reviewer and the meta-review, and for each
+revision round the authors' rewrite and the same again. Nothing else of the run is redone."""
+from __future__ import annotations
+
+import dataclasses
+
+from ...models import registry
+from ...types import RunConfig
+from ..pipeline.budget import cost_text, estimate
+from ..pipeline.costs import Calls
+from ..revision.rounds import stage_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SteerCost:
+    calls: Calls
+    cost: float | None
+    model: str
+
+    def summary(self) -> str:
+        c = self.calls
+        calls = f"{c.calls}" if c.calls == c.max_calls else f"{c.calls} (up to {c.max_calls} with re-asks)"
+        return (f"This steer: about {calls} model calls, {c.tokens:,} tokens, "
+                f"{cost_text(self.cost, self.model)}; the same steer again comes from the cache.")
+
+
+def steer_cost(config: RunConfig, reviewers: int, rounds: int, store=None) -> SteerCost:
+    """The estimate for `reviewers` reviewers and `rounds` revision rounds on `config`'s model."""
+    c = dataclasses.replace(config, candidates=1, check_novelty=False, num_reviewers=max(1, reviewers),
+                            reviewer_ids=[], revision_rounds=rounds, revision_reopened=[])
+    est = estimate(c, store)
+    wanted = {"review", "meta_review", *stage_names(rounds)}
+    calls = sum((v for k, v in est.stages.items() if k in wanted), Calls())
+    return SteerCost(calls, registry.estimate_cost(c.model, calls.prompt_tokens, calls.completion_tokens),
+                     c.model)
