@@ -10,7 +10,7 @@ from rt_core.access import Action
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
-from studio import identity, render, resources, score_headline, state
+from studio import idea_map_view, identity, render, resources, score_headline, state
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -107,6 +107,8 @@ elif target and target in labels:
             ss.pop("_confirm_delete", None)
             st.rerun()
 render.show_flashes("history")
+
+idea_map_view.history_section(store, ids)  # on request: every listed run's ideas on one map
 
 # -- compare ------------------------------------------------------------------------------------
 st.subheader("Compare two runs")

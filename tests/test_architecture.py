@@ -147,12 +147,20 @@ def test_rt_core_never_imports_streamlit():
     assert offenders == []
 
 
+# The one private module of another package we lean on, and the only files allowed to:
+# llama-cpp-python keeps its context and sampler-chain wrappers in `_internals` (its own
+# Llama class builds them there), and the batch decoder needs a context with several
+# sequences that the Llama class does not offer. The version is pinned in requirements.txt.
+BORROWED_PRIVATE = {("local.py", "llama_cpp._internals"), ("local_batch.py", "llama_cpp._internals")}
+
+
 def test_no_module_imports_another_modules_private_names():
     offenders = []
     for path in [*_core_files(), *(ROOT / "studio").rglob("*.py"), *(ROOT / "pages").glob("*.py")]:
         for target, names in _imports(path, top_level_only=False):
             offenders += [f"{path.name}: {target}.{n}" for n in names
-                          if n.startswith("_") and not n.startswith("__")]
+                          if n.startswith("_") and not n.startswith("__")
+                          and (path.name, f"{target}.{n}") not in BORROWED_PRIVATE]
     assert offenders == []
 
 

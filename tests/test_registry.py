@@ -170,3 +170,18 @@ def test_asking_what_a_model_is_does_not_wait_for_litellms_import(monkeypatch):
         finish.set()
         importer.join(60)
     assert registry._litellm is sys.modules["litellm"]
+
+
+def test_a_batching_serial_model_takes_its_batch_of_calls_at_once():
+    """The embedded engine decodes calls together: a run may have its batch in flight,
+    while runs on it still take turns (serial) and other models keep their concurrency."""
+    from rt_core.models.local_batch import SLOTS
+
+    assert registry.serial("local/gemma-3-270m")
+    assert registry.calls_at_once("local/gemma-3-270m", 4) == SLOTS > 1
+    assert registry.calls_at_once("gpt-4o-mini", 3) == 3
+    previous = registry.declare("openai/one-at-a-time", registry.Capabilities(serial=True))
+    try:
+        assert registry.calls_at_once("openai/one-at-a-time", 4) == 1
+    finally:
+        registry.forget("openai/one-at-a-time", previous)

@@ -65,8 +65,8 @@ class LLMClient:
         self.settings = settings
         self.store = store
         self.usage = usage if usage is not None else Usage()
-        # A serial model (the embedded one) serves one request at a time anyway.
-        limit = 1 if registry.serial(settings.model) else max(1, concurrency)
+        # A serial model (the embedded one) takes as many as its engine batches.
+        limit = registry.calls_at_once(settings.model, concurrency)
         self.semaphore_limit = limit
         self.semaphore = asyncio.Semaphore(limit)
         self.cancel = cancel

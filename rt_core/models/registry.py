@@ -45,6 +45,7 @@ class Capabilities:
     prompt_style: str = CHAT  # CHAT: an instruction model; STEM: a base model completing stems
     in_process: bool = False  # served by this process: no network, no key, costs nothing
     serial: bool = False  # one call at a time; runs on it take turns in a queue
+    batch: int = 1  # of a serial model: calls within one run its engine decodes together
     context_tokens: int = 0  # 0: litellm's model info, else RT_CONTEXT_TOKENS
     sampling: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     key_env: str = ""  # the environment variable holding the operator's key ('' needs none)
@@ -157,6 +158,13 @@ def in_process(model: str) -> bool:
 
 def serial(model: str) -> bool:
     return capabilities(model).serial
+
+
+def calls_at_once(model: str, concurrency: int) -> int:
+    """Calls one run may have in flight: a serial model's batch (its engine decodes them
+    together), else the run's concurrency."""
+    caps = capabilities(model)
+    return max(1, caps.batch) if caps.serial else max(1, concurrency)
 
 
 def routed(model: str) -> bool:

@@ -75,7 +75,7 @@ class RunState:
         return self.request.config
 
     # What the run reads and whom it may ask to review, derived from the context when a
-    # stage first asks (both keep nothing of their own, so a second copy would be the same).
+    # stage first asks (once: the reviewer choice keeps the reasons of its last choice).
     @functools.cached_property
     def reader(self) -> Reader:
         return Reader(self.store, self.config, self.cutoff_year, self.ctx, self.style)
@@ -154,11 +154,15 @@ class Proposed:
 
 @dataclass(frozen=True)
 class Reviewers:
-    """`choose` and `read_reviewers`: who reviews, in order."""
+    """`choose` and `read_reviewers`: who reviews, in order, and (from the choice) one
+    sentence each saying why (None: the reasons the run has stand)."""
     ids: tuple[str, ...]
+    reasons: dict[str, str] | None = None
 
     def fold_into(self, state: RunState) -> None:
         state.reviewer_ids = list(self.ids)
+        if self.reasons is not None:
+            state.run.reviewer_reasons = dict(self.reasons)
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,7 @@ async def pick_reviewers(state: RunState, proposal: Proposal, query=None) -> Rev
     tokens = state.embedder.tokens
     chosen = await asyncio.to_thread(state.reviewers.choose_reviewers, proposal, state.candidate_vectors, query)
     state.run.usage.prompt_tokens += state.embedder.tokens - tokens
-    return Reviewers(tuple(chosen))
+    return Reviewers(tuple(chosen), dict(state.reviewers.reasons))
 
 
 async def read_reviewers(state: RunState) -> Reviewers:
