@@ -9,7 +9,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .. import keys, topic_search
-from ..community import ensure_loaded
+from ..community import loaded_store
 from ..errors import InputError
 from ..export.run import run_markdown
 from ..fiveq import QUESTION_KEYS
@@ -43,8 +43,7 @@ def _read_text(arg: str) -> str:
 
 def _store(args):
 
-    store = open_store(args.db)
-    ensure_loaded(store)
+    store = loaded_store(args.db)
     for run_id in store.runs.reap_orphans():  # runs whose process died: resumable
         print(f"run {run_id} was left running by a process that has ended: marked interrupted "
               f"(resume it with: python -m rt_core resume {run_id})", file=sys.stderr)
@@ -71,8 +70,8 @@ def _progress(event: ProgressEvent) -> None:
 
 def cmd_run(args) -> int:
 
-    store = _store(args)
     researchers, papers = settings.ids(args.researchers), settings.ids(args.papers)
+    store = _store(args)
     if args.input:
         r2, p2 = _load_input_file(store, args.input)
         researchers, papers = researchers + r2, papers + p2

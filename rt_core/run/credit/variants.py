@@ -137,7 +137,7 @@ def formula(style: str, authors: int, reviewers: int, papers: int = 0, by_paper:
     """Changed calls without re-asks, in closed form (instruction models; `changed_calls`
     covers base models): M*(agg(M-1)+R) for authors, P*(M+agg(M)+R) for papers, where
     agg(n) = 1 if n >= 2 else 0."""
-    if style != registry.CHAT:
+    if not registry.traits(style).follows_instructions:
         raise ValueError("the closed form is stated for instruction models")
     agg = lambda n: 1 if n >= 2 else 0
     if by_paper:

@@ -11,6 +11,7 @@ re-run resumes from the cache without new calls.
 """
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import threading
 import time
@@ -22,11 +23,8 @@ from ...errors import CancelledRun
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
 from ...store import Store
-from ...types import MODES, ProgressEvent, Run, RunRequest, StageError, Usage
-from ..people.reading import Reader
-from ..people.reviewers import ReviewerChoice
+from ...types import ProgressEvent, Run, RunRequest, StageError, Usage
 from ..styles.context import StageContext
-from ..styles.grounding import Grounding
 from ..styles.style import stages_for
 from .budget import Budget, BudgetExceeded, check_cap
 from .plan import plan_for
@@ -35,7 +33,7 @@ from .runner import Runner, Stage
 from .state import RunState
 from .timing import Expected, for_config, record_end, record_start
 from .validation import effective_cutoff, validate
-from .warmup import warm_up
+from .warmup import parts_for, warm_up
 
 
 class Simulation:
@@ -68,6 +66,7 @@ class Simulation:
         # run: run/revision/more.py); else a new run's estimate is made when it starts.
         self.added_work: Expected | None = None
         self._embedder, self._sleep, self._recorder = embedder, sleep, recorder
+        self._warming = None  # what start() began loading in the background
 
     def use_budget(self, budget) -> None:
         """The cap this run's calls answer to (before or after the start). One place,
@@ -76,7 +75,7 @@ class Simulation:
         run/revision/more.py)."""
         self.budget = budget
         if self.state is not None:
-            self.state.client.before_call = budget.check_call if budget.capped else (lambda: None)
+            self.state.client.before_call = _gate(budget)
 
     def _progress(self, event: ProgressEvent) -> None:
         self.on_progress(event)  # looked up per event: a caller may swap the listener
@@ -91,28 +90,25 @@ class Simulation:
         validate(config, store)
         check_cap(config, store)
         keys.check_request(request)
-        warm_up()  # no-op when a page started it; else it overlaps the rest of the set-up
+        self._warming = warm_up(parts_for(config))  # overlaps the rest of the set-up
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
             old = store.runs.resumable(self.run.id)
             self.run.created_at, prior = old.created_at, old.usage
+        self.budget = self.budget or Budget(config, self.run.usage, prior, store)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
+        client.before_call = _gate(self.budget)
         ctx = StageContext(client, self._progress, self.cancel)
         style = stages_for(client.settings.style)
         embedder = self._embedder or Embedder.for_request(request, store)
         ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
-        reader = Reader(store, config, effective_cutoff(config, ref.year if ref else None), ctx, style)
-        # Field names and background papers for the base-model stages' key concepts, which
-        # are computed on first use (chat stages never ask, so never pay the embedding).
-        ctx.grounding = Grounding.for_store(store, reader.grounding_papers(MODES[config.mode]), embedder)
-        self.state = RunState(
+        self.state = state = RunState(
             request=request, store=store, run=self.run, client=client, ctx=ctx, style=style,
             recorder=self._recorder(store, self.run, self.resume, self._progress, client.notes),
-            embedder=embedder, reader=reader,
-            reviewers=ReviewerChoice(store, config, reader, embedder))
-        self.use_budget(self.budget or Budget(config, self.run.usage, prior, store))
-        return self.state
+            embedder=embedder, cutoff_year=effective_cutoff(config, ref.year if ref else None))
+        ctx.grounding = state.grounding  # the base-model stages' material (run/pipeline/state.py)
+        return state
 
     def _stage_started(self, stage: Stage) -> None:
         self.started.append(stage.name)
@@ -130,8 +126,13 @@ class Simulation:
         recorder.save()
         self._record_estimate()
         began = time.perf_counter()
-        runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit)
+        runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit,
+                        state.fold)
         try:
+            # The first stage starts once what its calls load is in (run/pipeline/warmup.py):
+            # the first call would wait for most of it anyway, and the rest would take the
+            # interpreter from the first rounds.
+            await asyncio.to_thread(self._warming.join)
             await runner.run()
             run.status = "done"
         except BudgetExceeded as exc:
@@ -178,6 +179,11 @@ class Simulation:
 
     def run_sync(self) -> Run:
         return run_async(self.arun())
+
+
+def _gate(budget: Budget) -> Callable[[], None]:
+    """What the client asks before each fresh call: the cap's check, or nothing uncapped."""
+    return budget.check_call if budget.capped else (lambda: None)
 
 
 def simulate(request: RunRequest, store: Store | None = None, **kw) -> Run:
