@@ -13,13 +13,26 @@ the model client when it is drawn (rt_core.run.pipeline.warmup), before anyone c
 `--cold-process` skips that, as a one-shot CLI process does, so its first run also waits
 for the imports.
 
+`--one-shot` is the way users and scripts run it: each repeat is a fresh
+`python -m rt_core run` process against the same loopback server, on a fresh store. Its
+process start-up (imports, the store) is not orchestration, so the figure is the server's
+view: from the first chat request's arrival to the last one's, plus the last call's L,
+against the critical path 6 x L. Each child runs under bench/thread_cpu.py, and the bench
+prints the CPU each of its threads spent between the first and the last request: CPU time
+says where that time goes even on a loaded machine, where wall-clock ratios do not (a
+thread importing or loading weights there takes the interpreter from the event loop).
+`--profile DIR` also writes a cProfile of each child (its main thread) there.
+
     .venv/bin/python bench/bench_orchestration.py [--latency 0.5] [--repeats 5] [--cold-process]
+    .venv/bin/python bench/bench_orchestration.py --one-shot [--repeats 3] [--profile DIR]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,6 +67,85 @@ def one_run(server, store, authors, papers, k):
     return wall, len(server.requests) - before, run
 
 
+def neighbourhood(store, n_authors):
+    """The bench's authors and papers: NLP and astronomy researchers, 3 + 2 papers."""
+    researchers = [r.id for r in store.corpus.search_researchers(fields=["nlp"], limit=50)]
+    researchers += [r.id for r in store.corpus.search_researchers(fields=["astronomy"], limit=50)]
+    papers = [p.id for p in store.corpus.search_papers(fields=["nlp"], limit=3)] + \
+             [p.id for p in store.corpus.search_papers(fields=["astronomy"], limit=2)]
+    return researchers[:n_authors], papers
+
+
+def cpu_in_window(path: Path, start: float, end: float) -> dict[str, float]:
+    """CPU seconds per thread (the pool's threads together) between two monotonic times."""
+    data = json.loads(path.read_text())
+    out: dict[str, float] = {}
+    for t, name, ticks in data["samples"]:
+        if start <= t <= end:
+            key = "thread pool" if name.startswith("asyncio_") else name
+            out[key] = out.get(key, 0.0) + ticks / data["ticks_per_second"]
+    return {k: round(v, 2) for k, v in sorted(out.items(), key=lambda kv: -kv[1]) if v}
+
+
+def one_shot_run(server, db: Path, authors, papers, k, profile: Path | None) -> tuple[float, int, dict]:
+    """A fresh `python -m rt_core run` process: (first-to-last request + L, chat requests,
+    CPU seconds per thread between the first and the last request)."""
+    arrivals: list[float] = []
+    answer = server.responder
+
+    def timed(msgs):  # called as each request arrives (under the server's lock)
+        arrivals.append(time.monotonic())  # the child's clock too (bench/thread_cpu.py)
+        return answer(msgs)
+
+    server.responder = timed
+    cpu = db.with_suffix(".cpu.json")
+    cli = [str(ROOT / "bench" / "thread_cpu.py"), str(cpu), "--db", str(db), "run", "--researchers", ",".join(authors),
+           "--papers", ",".join(papers), "--reviewers", str(k), "--concurrency", "10",
+           "--model", "openai/bench", "--base-url", server.base_url, "--api-key-env", "BENCH_KEY",
+           "--out-json", str(db.with_suffix(".json"))]
+    if profile is not None:
+        cli = ["-m", "cProfile", "-o", str(profile / f"{db.stem}.prof"), *cli]
+    env = {**os.environ, "BENCH_KEY": "sk-bench", "PYTHONPATH": str(ROOT)}
+    try:
+        done = subprocess.run([sys.executable, *cli], env=env, cwd=ROOT, capture_output=True, text=True)
+    finally:
+        server.responder = answer
+    if done.returncode != 0 or not arrivals:
+        raise SystemExit(f"the run failed:\n{done.stderr[-2000:]}")
+    return (arrivals[-1] - arrivals[0] + server.latency, len(arrivals),
+            cpu_in_window(cpu, arrivals[0], arrivals[-1]))
+
+
+def one_shot(args) -> None:
+    server = OpenAIServer(responder=lambda msgs: demo_responder(msgs, {}), latency=args.latency)
+    tmp = Path(tempfile.mkdtemp())
+    profile = Path(args.profile) if args.profile else None
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+    seed = Store(tmp / "ids.sqlite3")
+    community.ensure_loaded(seed)
+    authors, papers = neighbourhood(seed, args.authors)
+    windows, calls = [], []
+    try:
+        for i in range(args.repeats):
+            window, n, cpu = one_shot_run(server, tmp / f"one-shot-{i}.sqlite3", authors, papers,
+                                          args.reviewers, profile)
+            windows.append(window)
+            calls.append(n)
+            print(f"process {i + 1}: first request to last reply {window:.2f}s; CPU seconds inside "
+                  f"it by thread: {cpu}")
+    finally:
+        server.close()
+    ideal = ROUNDS * args.latency
+    med = statistics.median(windows)
+    print(f"one-shot CLI processes: latency L={args.latency}s, M={args.authors} authors, "
+          f"k={args.reviewers} reviewers, {args.repeats} processes; load average "
+          f"{os.getloadavg()[0]:.2f}")
+    print(f"first request to last reply: median {med:.2f}s (min {min(windows):.2f}, max "
+          f"{max(windows):.2f}); critical path {ROUNDS} x L = {ideal:.2f}s; ratio {med / ideal:.3f}; "
+          f"chat requests {statistics.median(calls):.0f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency", type=float, default=0.5)
@@ -62,7 +154,12 @@ def main() -> None:
     ap.add_argument("--reviewers", type=int, default=5)
     ap.add_argument("--cold-process", action="store_true",
                     help="no warm-up before the first run (a one-shot CLI process)")
+    ap.add_argument("--one-shot", action="store_true",
+                    help="each run a fresh `python -m rt_core run` process (timed by the server)")
+    ap.add_argument("--profile", help="with --one-shot: write each process's cProfile to this folder")
     args = ap.parse_args()
+    if args.one_shot:
+        return one_shot(args)
     if not args.cold_process:
         warm_up().join()  # the Run page was drawn before Start could be pressed
 
@@ -73,11 +170,7 @@ def main() -> None:
         for i in range(args.repeats):  # every run counts, the process's first too
             store = Store(tmp / f"bench-{i}.sqlite3")
             community.ensure_loaded(store)
-            researchers = [r.id for r in store.corpus.search_researchers(fields=["nlp"], limit=50)]
-            researchers += [r.id for r in store.corpus.search_researchers(fields=["astronomy"], limit=50)]
-            authors = researchers[:args.authors]
-            papers = [p.id for p in store.corpus.search_papers(fields=["nlp"], limit=3)] + \
-                     [p.id for p in store.corpus.search_papers(fields=["astronomy"], limit=2)]
+            authors, papers = neighbourhood(store, args.authors)
             wall, n, run = one_run(server, store, authors, papers, args.reviewers)
             last = run
             walls.append(wall)

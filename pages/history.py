@@ -10,7 +10,7 @@ from rt_core.access import Action
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
-from studio import identity, render, resources, score_headline, state
+from studio import idea_map_view, identity, render, resources, score_headline, state, timing_view
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -44,6 +44,7 @@ if not rows:
 df = pd.DataFrame(rows)[["created_at", "status", "model", "mode", "mean_score", "similarity",
                          "evaluator", "title", "id"]]
 df = df.rename(columns={"created_at": "created", "mean_score": "score", "title": "problem (Q1)"})
+df.insert(df.columns.get_loc("model"), "wall time", timing_view.history_column(store, df["id"]))
 # Each run's own address (relative, so it works wherever the app is served): a link to
 # open or share; it opens the run read-only.
 df.insert(0, "link", [f"{state.URL_PATHS['results']}?{state.RUN_PARAM}={i}" for i in df["id"]])
@@ -107,6 +108,8 @@ elif target and target in labels:
             ss.pop("_confirm_delete", None)
             st.rerun()
 render.show_flashes("history")
+
+idea_map_view.history_section(store, ids)  # on request: every listed run's ideas on one map
 
 # -- compare ------------------------------------------------------------------------------------
 st.subheader("Compare two runs")

@@ -9,7 +9,7 @@ from rt_core import community, topic_search
 from rt_core.errors import RTError
 from rt_core.graph import build_graph, interdisciplinarity
 from rt_core.types import Paper
-from studio import charts, render, request, resources, state
+from studio import charts, render, request, resources, state, suggest_view
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -133,6 +133,7 @@ with left:
         _hits(p_hits, more_p, empty if text.strip() else "No paper in these fields yet.",
               lambda h: _row("paper", h.paper.id, h.paper.title,
                              _why(render.paper_caption(h.paper, fnames), h), "sp"))
+    suggest_view.panel(store, fnames)
 
 # -- the neighbourhood ---------------------------------------------------------------
 hood_r = store.corpus.get_researchers([i for i in ss["hood_r"] if store.corpus.researcher_exists(i)])

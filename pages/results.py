@@ -12,12 +12,14 @@ from rt_core.graph import add_proposal, build_graph
 from rt_core.models.client import ModelSettings
 from rt_core.models.registry import follows_instructions
 from rt_core.run.evidence.evaluate import compare_reviews, evaluate_against, judge_run
+from rt_core.run.people.reviewers import reason_for, uncovered_fields
 from rt_core.types import Proposal, Run, Similarity
 from studio import (
     candidates_view,
     chance,
     charts,
     credit_view,
+    idea_map_view,
     identity,
     novelty_view,
     provenance_view,
@@ -28,6 +30,7 @@ from studio import (
     score_headline,
     state,
     steer_view,
+    timing_view,
 )
 from studio.frame import ensure_frame
 
@@ -116,6 +119,7 @@ score_headline.results_header(run)  # a base model's scores are noise: what was 
 st.caption(render.md_escape(f"Run {run.id} · {run.created_at} · model {run.config.model} · mode "
                         f"{run.config.mode} · {len(run.config.researcher_ids)} researchers, "
                         f"{len(run.config.paper_ids)} papers"))
+timing_view.results_line(store, run)
 if run.status in state.RESUMABLE and (job is None or job.done) and state.may(Action.RESUME, run.id):
     st.warning(f"This run is {run.status}: what finished is shown. Resuming re-runs it with the "
                "same settings; finished model calls come from the cache.", icon="⏯️")
@@ -183,10 +187,15 @@ else:
                             [r.score for r in run.reviews],
                             run.meta_review.score if run.meta_review else None)
     st.plotly_chart(fig, key=f"scores_{run.id}")
+    if uncovered_fields(store, run):
+        st.caption(render.md_escape("No reviewer from " + ", ".join(uncovered_fields(store, run)) + ": every "
+                                    "researcher there is an author or a close co-author, or the seats ran out."))
     for r in run.reviews:
         who = names.get(r.reviewer_id, r.reviewer_id)
         score = r.score if r.score is not None else "missing"
         with st.expander(f"Review by {render.md_escape(who)} · score {score}"):
+            if reason_for(run, r.reviewer_id):
+                st.caption("Why this reviewer: " + render.md_escape(reason_for(run, r.reviewer_id)))
             st.markdown("**Strengths**")
             render.show_text(r.strengths or "(missing)")
             st.markdown("**Weaknesses**")
@@ -224,6 +233,7 @@ if run.reviews and (job is None or job.done):
 rounds_view.show(run, names)  # revision rounds: score trajectory and per-question diffs
 rounds_view.revise_control(run, store, read_only)  # more rounds for a finished run
 steer_view.show(run, store, bool(state.may(Action.STEER, run_id, linked=run_id in viewed)), names)
+idea_map_view.section(run, store)  # every candidate and version by meaning (studio/idea_map_view.py)
 
 # -- similarity -------------------------------------------------------------------------------
 JUDGE_LABELS = {"topic": "Topic", "method": "Method", "factual": "Facts", "claim": "Claims",

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from .errors import InputError
-from .store import Store
+from .store import Store, open_store
 from .types import Paper, Proposal, Researcher
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "community"
@@ -50,6 +50,14 @@ def ensure_loaded(store: Store, folder: Path = ASSETS) -> bool:
                                  note=target.get("five_q_source", "summary written for this app"))
         store.db.set_meta("community_version", v)
     return True
+
+
+def loaded_store(path: str | None = None) -> Store:
+    """The store at `path` (open_store's default when None) with the starter community in
+    it: what every command that reads the neighbourhood opens."""
+    store = open_store(path)
+    ensure_loaded(store)
+    return store
 
 
 def replay_targets(folder: Path = ASSETS) -> list[dict]:

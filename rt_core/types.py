@@ -348,6 +348,8 @@ class Run(_Record):
     rounds: list[Round] = field(default_factory=list)
     provenance: Provenance | None = None
     credit: list[Credit] = field(default_factory=list)
+    # Why each reviewer was chosen (reviewer id -> one sentence; run/people/reviewers.py).
+    reviewer_reasons: dict[str, str] = field(default_factory=dict)
     # The stored row's version (optimistic locking); set by the store, not serialised.
     version: int = field(default=0, compare=False)
 

@@ -12,7 +12,7 @@ from rt_core.errors import RTError
 from rt_core.run.pipeline import budget
 from rt_core.settings import schema
 
-from . import render, request, run_fields
+from . import render, request, run_fields, timing_view
 
 # Session keys of the two caps (0: no cap), and of their fields (the schema's). The caps
 # are plain keys, copied from the fields when they change: Streamlit drops a widget's key
@@ -43,6 +43,7 @@ def show(store) -> None:
         st.caption(render.md_escape(f"No estimate yet: {exc}"))
         return
     st.caption(render.md_escape(est.summary()))
+    timing_view.run_page(config, store)
     if config.max_tokens is not None and request.demo_tokens_left() is not None:
         st.caption(f"Shared demo: this run may spend at most {config.max_tokens:,} tokens.")
 

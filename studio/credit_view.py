@@ -13,7 +13,7 @@ from rt_core.errors import RTError
 from rt_core.run.credit import variants as credit
 from rt_core.types import Run
 
-from . import charts, render
+from . import charts, render, timing_view
 from . import request as studio_request
 
 
@@ -63,6 +63,7 @@ def show(run: Run, store, read_only: bool = False) -> None:
         return
     est = credit.estimate(run, store, by_paper)
     st.caption(render.md_escape(est.summary()))
+    timing_view.credit_caption(run, est, store)
     label = "What each paper brought" if by_paper else "What each researcher brought"
     if read_only or not st.button(label, key=f"credit_go_{run.id}"):
         return

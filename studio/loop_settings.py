@@ -17,7 +17,6 @@ import streamlit as st
 
 from rt_core import keys
 from rt_core.settings import schema
-from rt_core.types import RunConfig
 
 from . import run_fields
 
@@ -53,14 +52,3 @@ def show() -> None:
         run_fields.checkbox("check_novelty")
         run_fields.checkbox("literature", disabled=not st.session_state["loop_novelty"])
         run_fields.number("revision_rounds")
-
-
-def restore(config: RunConfig) -> None:
-    """A refreshed page shows the loop settings the run was started with."""
-    ss = st.session_state
-    ss["loop_candidates"] = config.candidates
-    ss["loop_judge_model"] = config.judge_model
-    ss["judge_base_url"] = config.judge_base_url
-    ss["loop_novelty"] = config.check_novelty
-    ss["loop_online"] = config.literature == "online"
-    ss["loop_rounds"] = config.revision_rounds

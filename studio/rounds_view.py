@@ -28,7 +28,7 @@ from rt_core.run.revision.diff import diff_lines, proposal_diff
 from rt_core.run.revision.report import stop_words
 from rt_core.types import Round, Run
 
-from . import fields, render, state
+from . import fields, render, state, timing_view
 from . import request as studio_request
 from .charts import LEGEND, PLOT_CONFIG
 from .render import plot_escape
@@ -169,6 +169,7 @@ def revise_control(run: Run, store, read_only: bool) -> None:
     caps = studio_request.typed_caps()
     cap = budget.cap_text(dataclasses.replace(run.config, **caps))  # as revise_more applies it
     st.caption(render.md_escape(plan.summary() + (f" Budget for the new calls: {cap}." if cap else "")))
+    timing_view.revision_caption(plan, store)
     if not st.button("Revise this run", key=f"revise_more_go_{run.id}"):
         return
     try:

@@ -27,6 +27,7 @@ from .persist import ACROSS_PAGES
 # studio.budget copies the fields into these.
 CAPS = {"max_tokens": "cap_tokens", "max_cost": "cap_cost"}
 NAMED_REVIEWERS = "Named reviewers"
+CLOSEST_REVIEWERS = "Most relevant researchers"
 # The app's default for a field whose session value is not the stored value itself.
 _APP_DEFAULTS = {"cutoff_year": 2024, "literature": False}
 
@@ -66,6 +67,30 @@ def values() -> dict[str, Any]:
         out["num_reviewers"] = len(out["reviewer_ids"])
     else:
         out["reviewer_ids"] = []
+    return out
+
+
+def session_values(config) -> dict[str, Any]:
+    """What `values` reads, written back: the session keys and values that make the fields
+    show a stored run's settings, one entry (or two) for every stored option of the schema,
+    so an option added there is restored without a line here (a refreshed or linked page,
+    studio.state.restore_settings)."""
+    out: dict[str, Any] = {}
+    for o in schema.stored():
+        value = getattr(config, o.name)
+        if o.name in CAPS:
+            out[CAPS[o.name]] = value or o.kind(0)  # 0: no cap
+        elif o.name == "cutoff_year":
+            out["use_cutoff"] = value is not None
+            if value is not None:
+                out[o.key] = value
+        elif o.name == "literature":
+            out[o.key] = value == "online"
+        elif o.kind is IDS:
+            out[o.key] = list(value)
+        else:
+            out[o.key] = value
+    out["reviewer_choice"] = NAMED_REVIEWERS if config.reviewer_ids else CLOSEST_REVIEWERS
     return out
 
 

@@ -43,7 +43,7 @@ URL_PATHS = {"neighbourhood": "neighbourhood", "run": "run", "results": "results
 # with persist_state=studio.persist.ACROSS_PAGES, so its value survives other pages.
 PERSISTENT = {
     "provider": "Embedded offline demo model",
-    "reviewer_choice": "Most relevant researchers",
+    "reviewer_choice": run_fields.CLOSEST_REVIEWERS,
     "use_cutoff": False,
     **run_fields.defaults(),  # every option of the settings schema
     **loop_settings.DEFAULTS,
@@ -248,25 +248,19 @@ def adopt_linked_run() -> None:
         ss["session_runs"].append(run_id)
     ss.setdefault("current_run", run_id)
     ss.setdefault(f"_final_{run_id}", job.done)
-    _restore_settings(job.run.config)
+    restore_settings(job.run.config)
 
 
-def _restore_settings(config: RunConfig) -> None:
-    """The refreshed page shows the settings the run was started with (its neighbourhood,
-    model, mode, reviewers), not the defaults of a new session. A typed key is not among
-    them: it lived in the old session only (the running job still holds it)."""
+def restore_settings(config: RunConfig) -> None:
+    """The refreshed page shows the settings the run was started with: its neighbourhood
+    and every option the schema stores (studio.run_fields.session_values), not the defaults
+    of a new session. A typed key is not among them: it lived in the old session only (the
+    running job still holds it), and neither is the timeout, which a run does not store."""
     ss = st.session_state
     if not (ss["hood_r"] or ss["hood_p"]):
         set_hood(config.researcher_ids, config.paper_ids)
-    ss["model"], ss["base_url"] = config.model, config.base_url
+    ss.update(run_fields.session_values(config))
     ss["provider"] = request.provider_for_model(config.model)
-    ss["mode"], ss["temperature"], ss["embedder"] = config.mode, config.temperature, config.embedder
-    if config.reviewer_ids:
-        ss["reviewer_choice"], ss["reviewer_ids"] = request.NAMED_REVIEWERS, list(config.reviewer_ids)
-    else:
-        ss["num_reviewers"] = config.num_reviewers
-    ss["reference_id"] = config.reference_paper_id
-    loop_settings.restore(config)
 
 
 def job_for(run_id: str):

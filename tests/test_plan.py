@@ -164,13 +164,14 @@ def test_resuming_after_a_failed_stage_repeats_no_call_that_succeeded(community,
     assert again  # and the review that had failed was asked for
 
 
-async def _review_or_fail(sim) -> None:
+async def _review_or_fail(sim):
     """The review stage, failing the run when an agent failed (a failed *stage*)."""
     from rt_core.run.pipeline import steps
 
-    await steps.review(sim)
+    reviews = await steps.review(sim)
     if any(e.stage == "review" for e in sim.run.errors):
         raise ProviderError("the reviews failed")
+    return reviews
 
 
 # -- the stage protocol -------------------------------------------------------------------
@@ -190,8 +191,74 @@ def test_the_model_client_is_imported_before_the_first_run_needs_it():
     from rt_core.models import embed, registry
     from rt_core.run.pipeline.warmup import warm_up
 
-    thread = warm_up()
-    assert warm_up() is thread  # once per process
-    thread.join()
+    warming = warm_up()
+    assert warm_up().threads == warming.threads  # once per process
+    warming.join()
     assert registry._litellm is not None and "openai.resources" in sys.modules
     assert "minilm" in embed._local_models
+
+
+def test_a_run_warms_only_what_its_models_load():
+    """The embedded model never goes through the OpenAI SDK: a one-shot process running it
+    must not spend a second of CPU importing the SDK's resources beside llama.cpp."""
+    from rt_core.config import LOCAL_MODEL
+    from rt_core.run.pipeline.warmup import CLIENT, EMBEDDER, SDK, parts_for
+
+    assert parts_for(RunConfig(model=LOCAL_MODEL)) == (CLIENT, EMBEDDER)
+    assert parts_for(RunConfig(model="openai/x")) == (CLIENT, SDK, EMBEDDER)
+    assert parts_for(RunConfig(model=LOCAL_MODEL, judge_model="openai/judge")) == (CLIENT, SDK, EMBEDDER)
+    assert parts_for(RunConfig(model="openai/x", embedder="openai/text-embedding-3-small")) == (CLIENT, SDK)
+
+
+def test_the_first_stage_starts_after_the_warm_up(community, demo, monkeypatch):
+    """The imports a run's calls need are in before its first stage: they no longer run
+    beside the first rounds of a one-shot process (bench_orchestration.py --one-shot)."""
+    from rt_core.run.pipeline import simulation as sim_module
+    from rt_core.run.pipeline.warmup import Warming
+
+    order = []
+
+    class Recording(Warming):
+        def join(self, timeout=None):
+            order.append("warmed")
+
+    monkeypatch.setattr(sim_module, "warm_up", lambda parts: Recording([]))
+    sim = sim_module.Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=0),
+                                community)
+    sim.on_progress = lambda e: order.append("stage") if e.status == "started" else None
+    assert sim.run_sync().status == "done"
+    assert order[0] == "warmed" and "stage" in order
+
+
+# -- typed outputs ------------------------------------------------------------------------
+def test_the_runner_folds_each_stage_output_into_the_state_before_the_save():
+    events = []
+
+    async def first(state):
+        return "first's output"
+
+    async def second(state):
+        return None
+
+    plan = [Stage("first", first), Stage("second", second, ("first",))]
+    runner = Runner(plan, object(), on_end=lambda s, seconds: events.append(("saved", s.name)),
+                    fold=lambda out: events.append(("folded", out)))
+    asyncio.run(runner.run())
+    assert events == [("folded", "first's output"), ("saved", "first"), ("folded", None), ("saved", "second")]
+
+
+def test_the_read_write_review_path_hands_on_typed_outputs(community, demo, monkeypatch):
+    """Each stage of the main path returns its part as a typed record that the runner
+    folds into the state; none writes another stage's part behind the runner's back."""
+    from rt_core.run.pipeline import state as state_module
+
+    folded = []
+    fold = state_module.RunState.fold
+    monkeypatch.setattr(state_module.RunState, "fold",
+                        lambda self, out: (folded.append(type(out).__name__), fold(self, out))[1])
+    run = Simulation(request(researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"], num_reviewers=1),
+                     community).run_sync()
+    assert run.status == "done", run.errors
+    assert {"Profiles", "CandidateVectors", "Drafts", "Proposed", "Reviewers", "Reviews",
+            "MetaReviewed"} <= set(folded), folded
+    assert run.proposal.drafts and run.reviews and run.meta_review is not None

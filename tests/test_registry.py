@@ -127,3 +127,61 @@ def test_voyage_models_are_called_by_voyages_own_client_and_others_by_litellm():
     assert registry.capabilities("text-embedding-3-large").client == "litellm"
     assert Embedder("voyage-3").voyage_model == "voyage-3"
     assert Embedder("openai/voyage-like-name").voyage_model == ""
+
+
+def test_asking_what_a_model_is_does_not_wait_for_litellms_import(monkeypatch):
+    """A one-shot run sets itself up (the registry asked for every model) while a thread
+    imports litellm, which takes seconds: the questions must not queue behind the import."""
+    import importlib.abc
+    import importlib.machinery
+    import threading
+
+    importing, finish = threading.Event(), threading.Event()
+
+    class SlowLoader(importlib.abc.Loader):
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):  # an import that is under way until the test ends it
+            importing.set()
+            finish.wait(60)
+            for name in ("telemetry", "suppress_debug_info", "drop_params"):
+                setattr(module, name, None)
+            module.custom_provider_map = []
+
+    class SlowFinder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            return importlib.machinery.ModuleSpec(name, SlowLoader()) if name == "litellm" else None
+
+    monkeypatch.setattr(registry, "_litellm", None)
+    monkeypatch.setattr(registry, "_handlers", {})
+    monkeypatch.delitem(sys.modules, "litellm", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [SlowFinder(), *sys.meta_path])
+    importer = threading.Thread(target=registry.litellm, daemon=True)
+    importer.start()
+    try:
+        assert importing.wait(60)
+        answers = []
+        asker = threading.Thread(target=lambda: answers.append(registry.serial("openai/x")), daemon=True)
+        asker.start()
+        asker.join(30)  # a liveness check: the answer needs no import, so it comes at once
+        assert answers == [False], "the registry's questions waited for litellm's import"
+    finally:
+        finish.set()
+        importer.join(60)
+    assert registry._litellm is sys.modules["litellm"]
+
+
+def test_a_batching_serial_model_takes_its_batch_of_calls_at_once():
+    """The embedded engine decodes calls together: a run may have its batch in flight,
+    while runs on it still take turns (serial) and other models keep their concurrency."""
+    from rt_core.models.local_batch import SLOTS
+
+    assert registry.serial("local/gemma-3-270m")
+    assert registry.calls_at_once("local/gemma-3-270m", 4) == SLOTS > 1
+    assert registry.calls_at_once("gpt-4o-mini", 3) == 3
+    previous = registry.declare("openai/one-at-a-time", registry.Capabilities(serial=True))
+    try:
+        assert registry.calls_at_once("openai/one-at-a-time", 4) == 1
+    finally:
+        registry.forget("openai/one-at-a-time", previous)

@@ -103,8 +103,9 @@ def test_every_chosen_field_with_a_candidate_gets_a_reviewer():
     fields_of = {"n1": {"nlp"}, "n2": {"nlp"}, "n3": {"nlp"}, "a1": {"astronomy"}}
     assert reviewers.cover_fields(ranked, fields_of, ["nlp", "astronomy"], 2) == ["n1", "a1"]
     assert reviewers.cover_fields(ranked, fields_of, ["nlp", "astronomy"], 3) == ["n1", "n2", "a1"]
-    # Fewer seats than fields: by rank alone; a field nobody covers takes no seat.
-    assert reviewers.cover_fields(ranked, fields_of, ["nlp", "astronomy", "crime"], 2) == ["n1", "n2"]
+    # Fewer seats than fields: still as many fields as the seats can cover; a field nobody
+    # covers takes no seat.
+    assert reviewers.cover_fields(ranked, fields_of, ["nlp", "astronomy", "crime"], 2) == ["n1", "a1"]
     assert reviewers.cover_fields(ranked, fields_of, ["nlp", "crime"], 2) == ["n1", "n2"]
 
 
@@ -114,6 +115,12 @@ def test_nlp_and_astronomy_get_an_astronomer_among_three_reviewers(starter_store
     from rt_core import community
 
     preset = community.preset("nlp-astronomy")
+    # The starter set's only other astronomer co-wrote four Gaia papers with an author, so
+    # he may not review; one astronomer from outside the authors' circle is added.
+    starter_store.corpus.upsert_papers([Paper(id="p-halo", title="Stellar streams in the Milky Way halo",
+                                              year=2020, fields=["astronomy"])])
+    starter_store.corpus.upsert_researchers([Researcher(id="r-halo", name="Hal O", fields=["astronomy"],
+                                                        publication_ids=["p-halo"])])
     sim = sim_for(starter_store, Embedder(store=starter_store), researcher_ids=preset["researcher_ids"],
                   paper_ids=preset["paper_ids"], num_reviewers=3)
     assert set(sim.state.reviewers.chosen_fields()) == {"nlp", "astronomy"}
@@ -121,6 +128,6 @@ def test_nlp_and_astronomy_get_an_astronomer_among_three_reviewers(starter_store
                         q5="We will fine-tune a transformer language model on a text benchmark.")
     chosen = sim.state.reviewers.choose_reviewers(proposal)
     fields = {rid: set(starter_store.corpus.researcher_fields([rid])) for rid in chosen}
-    assert len(chosen) == 3 and not set(chosen) & set(preset["researcher_ids"])
+    assert len(chosen) == 3 and not set(chosen) & {*preset["researcher_ids"], "r-brown-anthony"}
     assert any("astronomy" in f for f in fields.values()), fields
     assert any("nlp" in f for f in fields.values()), fields

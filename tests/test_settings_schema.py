@@ -9,12 +9,12 @@ import dataclasses
 
 import pytest
 
-from rt_core.cli import options, settings
+from rt_core.cli import settings
 from rt_core.cli.parser import build_parser
 from rt_core.errors import ConfigError
 from rt_core.run.pipeline.validation import check_options
 from rt_core.settings import schema
-from rt_core.settings.schema import KEY
+from rt_core.settings.schema import IDS, KEY
 from rt_core.types import Run, RunConfig
 from tests.apphelp import PRESET, goto, module_data_dir, new_app
 
@@ -61,9 +61,9 @@ def test_ideate_takes_revision_rounds_and_the_novelty_check_into_the_run():
 
 def test_run_takes_the_brainstorm_loop_and_keeps_its_plain_defaults():
     args = build_parser().parse_args(["run", "--candidates", "3", "--judge-model", "openai/j"])
-    c = options.config_from_args(args)
+    c = settings.config_from_args(args)
     assert (c.candidates, c.judge_model, c.check_novelty, c.revision_rounds) == (3, "openai/j", False, 0)
-    plain = options.config_from_args(build_parser().parse_args(["run"]))
+    plain = settings.config_from_args(build_parser().parse_args(["run"]))
     assert plain == RunConfig(), "the command line's defaults are the library's"
 
 
@@ -163,3 +163,40 @@ def test_the_settings_page_lists_every_option_with_its_flag():
     table = next(t.value for t in at.table if "command line" in t.value.columns)
     assert [flag.split()[0] for flag in table["command line"]] == [o.cli_flag for o in schema.OPTIONS]
     assert "1 to 12" in set(table["range or choices"])
+
+
+def _unusual(o: schema.Option):
+    """A stored value of option `o` other than its default, that its field can show."""
+    d = schema.default(o.name)
+    if o.kind is IDS:
+        return ["r-unusual"]
+    if o.kind is bool:
+        return not d
+    if o.choices:
+        return next(c for c in o.choices if c != d)
+    if o.number:
+        return o.kind(o.high)
+    return f"unusual-{o.name}"
+
+
+def test_a_linked_run_restores_every_stored_option_of_the_schema(monkeypatch):
+    """A refreshed or linked Run page shows the run's settings, every one the schema stores:
+    an option added to the schema is restored too, or this fails (it read the defaults)."""
+    import streamlit
+
+    from studio import run_fields, state
+
+    values = {o.name: _unusual(o) for o in schema.stored()}
+    values["num_reviewers"] = len(values["reviewer_ids"])  # named reviewers: as many as named
+    config = RunConfig(researcher_ids=["r-a"], paper_ids=["p-a"], **values)
+    assert all(getattr(config, n) != schema.default(n) for n in values), "every value is not the default"
+    session = {**state.PERSISTENT, "hood_r": [], "hood_p": [], "cap_tokens": 0, "cap_cost": 0.0}
+    monkeypatch.setattr(streamlit, "session_state", session)
+    state.restore_settings(config)
+    assert run_fields.values() == values
+    assert (session["hood_r"], session["hood_p"]) == (["r-a"], ["p-a"])
+    # Back to the closest reviewers, no cut-off, no cap: the page follows that run too.
+    plain = dataclasses.replace(config, reviewer_ids=[], num_reviewers=7, cutoff_year=None, max_tokens=None)
+    state.restore_settings(plain)
+    assert run_fields.values() == {**values, "reviewer_ids": [], "num_reviewers": 7, "cutoff_year": None,
+                                   "max_tokens": None}

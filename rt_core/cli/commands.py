@@ -9,14 +9,14 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .. import keys, topic_search
-from ..community import ensure_loaded
+from ..community import loaded_store
 from ..errors import InputError
 from ..export.run import run_markdown
 from ..fiveq import QUESTION_KEYS
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
 from ..run.evidence.evaluate import judge, proposal_similarity, review_similarity
-from ..run.pipeline import budget, warmup
+from ..run.pipeline import budget, timing, warmup
 from ..run.pipeline.simulation import Simulation
 from ..run.replay import batch as bench
 from ..run.replay import batch_workers as bench_workers
@@ -43,8 +43,7 @@ def _read_text(arg: str) -> str:
 
 def _store(args):
 
-    store = open_store(args.db)
-    ensure_loaded(store)
+    store = loaded_store(args.db)
     for run_id in store.runs.reap_orphans():  # runs whose process died: resumable
         print(f"run {run_id} was left running by a process that has ended: marked interrupted "
               f"(resume it with: python -m rt_core resume {run_id})", file=sys.stderr)
@@ -71,8 +70,8 @@ def _progress(event: ProgressEvent) -> None:
 
 def cmd_run(args) -> int:
 
-    store = _store(args)
     researchers, papers = settings.ids(args.researchers), settings.ids(args.papers)
+    store = _store(args)
     if args.input:
         r2, p2 = _load_input_file(store, args.input)
         researchers, papers = researchers + r2, papers + p2
@@ -105,7 +104,8 @@ def cmd_revise(args) -> int:
     store = _store(args)
     run = store.runs.load(args.run_id)
     plan = revise_more.plan(run, args.rounds, store)
-    print(plan.summary(), file=sys.stderr)
+    expected = timing.for_config(plan.config, store, calibrate=True, counted=set(plan.stages))
+    print(f"{plan.summary()} {expected.sentence()}", file=sys.stderr)
     sim = revise_more.simulation(store, run.id, args.rounds, on_progress=_progress,
                                  request_for=lambda config: settings.request_for(args, config),
                                  max_tokens=args.max_tokens, max_cost=args.max_cost)
@@ -125,7 +125,8 @@ def cmd_revise(args) -> int:
 def _print_estimate(configs, store, note: str = "") -> None:
     """The estimate of calls, tokens and cost before anything starts (and the cap)."""
     total = budget.combined([budget.estimate(c, store) for c in configs])
-    print(total.summary() + (f" {note}" if note else ""), file=sys.stderr)
+    expected = timing.combined([timing.for_config(c, store, calibrate=True) for c in configs])
+    print(f"{total.summary()}; {expected.text()}" + (f" {note}" if note else ""), file=sys.stderr)
     cap = budget.cap_text(configs[0]) if configs else ""
     if cap:
         print(f"Budget: {cap}" + (" per mode" if len(configs) > 1 else ""), file=sys.stderr)

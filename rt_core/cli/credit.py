@@ -12,13 +12,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..community import ensure_loaded
+from ..community import loaded_store
 from ..export.run import Names
 from ..export.sources import credit_csv, credit_rows
 from ..models import registry
 from ..run.credit import variants as credit
+from ..run.pipeline import timing
 from ..settings import schema
-from ..store import open_store
 from . import options, settings
 
 
@@ -34,21 +34,23 @@ def add_parser(sub) -> None:
 
 def _formula_text(run, papers: bool) -> str:
     cfg = run.config
-    if registry.prompt_style(cfg.model, cfg.prompt_style) != registry.CHAT:
+    style = registry.prompt_style(cfg.model, cfg.prompt_style)
+    if not registry.traits(style).follows_instructions:
         return ""
     m, r, p = len(cfg.researcher_ids), len(credit.reviewers_of(run)), len(cfg.paper_ids)
-    n = credit.formula(registry.CHAT, m, r, p, papers)
+    n = credit.formula(style, m, r, p, papers)
     shape = f"P*(M+agg(M)+R), P={p}" if papers else "M*(agg(M-1)+R)"
     return f" [formula {shape}, M={m}, R={r}: {n}]"
 
 
 def cmd_credit(args) -> int:
-    store = open_store(args.db)
-    ensure_loaded(store)
+    store = loaded_store(args.db)
     run = store.runs.load(args.run_id)
     credit.check_comparable(run, args.papers)
     est = credit.estimate(run, store, args.papers)
-    print(est.summary() + _formula_text(run, args.papers), file=sys.stderr)
+    expected = timing.for_credit(run.config, est.calls, est.variants, len(credit.reviewers_of(run)),
+                                 store, calibrate=True)
+    print(f"{est.summary()}; {expected.text()}" + _formula_text(run, args.papers), file=sys.stderr)
     request = settings.request_for(args, run.config)
     bar = tqdm(total=est.variants + 1, desc="re-writings", unit="run", file=sys.stderr,
                disable=args.no_progress)

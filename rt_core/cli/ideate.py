@@ -16,13 +16,12 @@ from urllib.parse import urlparse
 
 from tqdm import tqdm
 
-from ..community import ensure_loaded
+from ..community import loaded_store
 from ..errors import ConfigError
 from ..export import candidates as export_candidates
 from ..run.candidates.judging import planned_calls
-from ..run.pipeline import budget
+from ..run.pipeline import budget, timing
 from ..run.pipeline.simulation import Simulation
-from ..store import open_store
 from ..types import ProgressEvent, RunConfig
 from . import options, settings
 
@@ -59,8 +58,7 @@ def check_reachable(model: str, base_url: str, timeout: float = 3.0) -> None:
 
 def open_community(db: str | None):
     """The store with the starter community, runs left by dead processes marked interrupted."""
-    store = open_store(db)
-    ensure_loaded(store)
+    store = loaded_store(db)
     for run_id in store.runs.reap_orphans():
         print(f"run {run_id} was left running by a process that has ended: marked interrupted "
               f"(resume it with: python -m rt_core resume {run_id})", file=sys.stderr)
@@ -69,7 +67,8 @@ def open_community(db: str | None):
 
 def print_estimate(config: RunConfig, store) -> None:
     """The estimate (candidates and tournament included) and the cap, before any call."""
-    print(budget.estimate(config, store).summary(), file=sys.stderr)
+    expected = timing.for_config(config, store, calibrate=True)
+    print(f"{budget.estimate(config, store).summary()}; {expected.text()}", file=sys.stderr)
     if budget.cap_text(config):
         print(f"Budget: {budget.cap_text(config)}", file=sys.stderr)
 

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..community import ensure_loaded
+from ..community import loaded_store
 from ..config import LOCAL_EMBEDDER
 from ..errors import InputError
 from ..models.client import LLMClient
@@ -18,7 +18,6 @@ from ..models.embed import Embedder
 from ..novelty import OnlineLiterature, assess, report
 from ..run.styles.context import StageContext
 from ..run.styles.parse import parse_five_questions
-from ..store import open_store
 from ..types import Proposal
 from . import settings
 
@@ -63,8 +62,7 @@ def read_proposal(text: str, where: str) -> Proposal:
 def cmd_novelty(args) -> int:
     text = sys.stdin.read() if args.proposal == "-" else _read(args.proposal)
     proposal = read_proposal(text, args.proposal)
-    store = open_store(args.db)
-    ensure_loaded(store)
+    store = loaded_store(args.db)
     ctx = None
     if args.model:
         ctx = StageContext(LLMClient(settings.judge_settings(args), store=store))

@@ -1,8 +1,8 @@
 """The command line's run options, derived from the settings schema (rt_core/settings).
 
 `add` gives a subcommand the flags of the options it takes (all of them for `run` and
-`ideate`), with the schema's names, types, defaults, choices and help; `config_from_args`
-turns what was given back into a RunConfig. Values are checked where every door's are,
+`ideate`), with the schema's names, types, defaults, choices and help; what was given
+becomes a RunConfig in settings.py (`config_from_args`). Values are checked where every door's are,
 before the run starts (rt_core/run/pipeline/validation.py), so a bad value gets the same sentence
 as in the app.
 """
@@ -14,7 +14,6 @@ from typing import Any
 
 from ..settings import schema
 from ..settings.schema import IDS, KEY, Option
-from ..types import RunConfig
 
 KEY_NOTE = ("names the environment variable holding it (keys are never given as arguments, "
             "which other users can read); without it, a key the server holds is used, and only "
@@ -58,23 +57,3 @@ def add(p: argparse.ArgumentParser, names: Iterable[str] | None = None,
             p.add_argument(o.cli_flag, choices=o.choices, default=default, **kw)
         else:
             p.add_argument(o.cli_flag, type=o.kind, default=default, **kw)
-
-
-def ids(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
-
-
-def config_from_args(args, **fields) -> RunConfig:
-    """The RunConfig of the stored options the command was given (the rest keep their
-    defaults), plus `fields` (the neighbourhood)."""
-    values: dict[str, Any] = {}
-    for o in schema.stored():
-        if not hasattr(args, dest(o)):
-            continue
-        value = getattr(args, dest(o))
-        if o.kind is IDS:
-            value = ids(value)
-        elif o.kind is str:
-            value = (value or "").strip()
-        values[o.name] = value
-    return RunConfig(**{**values, **fields})

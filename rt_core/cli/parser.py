@@ -8,6 +8,7 @@ from ..settings import schema
 from . import credit as credit_cli
 from . import ideate, novelty, options, study_token
 from . import steer as steer_cli
+from . import suggest as suggest_cli
 from .commands import (
     cmd_bench,
     cmd_init,
@@ -22,7 +23,7 @@ from .commands import (
 )
 
 DESCRIPTION = ("Command line: `python -m rt_core run|resume|revise|replay|bench|similarity|novelty|search|"
-               "init|credit|steer ...`.")
+               "suggest|init|credit|steer ...`.")
 KEY_HELP = ("name of the environment variable holding the API key for this model and base URL "
             "(without it, the provider's usual variable is used, and only at the provider's own "
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
@@ -128,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     novelty.add_parser(sub, KEY_HELP)
     ideate.add_parser(sub)
     study_token.add_parser(sub)
+    suggest_cli.add_parser(sub)
 
     i = sub.add_parser("init", help="create the store and load the starter community")
     i.set_defaults(fn=cmd_init)

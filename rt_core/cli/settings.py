@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Any
 
 from .. import keys
 from ..errors import InputError
 from ..models.settings import ModelSettings
 from ..settings import schema
+from ..settings.schema import IDS
 from ..types import RunConfig, RunRequest
 from . import options
 
@@ -61,16 +63,35 @@ def request_for(args, config: RunConfig) -> RunRequest:
                       timeout=getattr(args, "timeout", schema.default("timeout")))
 
 
+def ids(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def config_from_args(args, **fields) -> RunConfig:
+    """The RunConfig of the stored options the command was given (the rest keep their
+    defaults), plus `fields` (the neighbourhood)."""
+    values: dict[str, Any] = {}
+    for o in schema.stored():
+        if not hasattr(args, options.dest(o)):
+            continue
+        value = getattr(args, options.dest(o))
+        if o.kind is IDS:
+            value = ids(value)
+        elif o.kind is str:
+            value = (value or "").strip()
+        values[o.name] = value
+    return RunConfig(**{**values, **fields})
+
+
 def run_request(args, researcher_ids: list[str], paper_ids: list[str]) -> RunRequest:
     """`run` and `ideate`: the neighbourhood and every option given on the command line."""
-    return request_for(args, options.config_from_args(
-        args, researcher_ids=researcher_ids, paper_ids=paper_ids))
+    return request_for(args, config_from_args(args, researcher_ids=researcher_ids, paper_ids=paper_ids))
 
 
 def replay_request(args) -> RunRequest:
     """`replay` and `bench`: the options they take (schema.REPLAY); the neighbourhood is
     the hidden paper's."""
-    return request_for(args, options.config_from_args(args))
+    return request_for(args, config_from_args(args))
 
 
 def with_cap(args, config: RunConfig) -> RunConfig:
@@ -87,5 +108,3 @@ def judge_settings(args) -> ModelSettings:
     keys.check(settings.model, settings.base_url, settings.api_key, settings.server_key)
     return settings
 
-
-ids = options.ids

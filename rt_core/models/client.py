@@ -9,7 +9,8 @@
   or another on the same store, share one model call;
 - bounded retries on litellm's typed transient errors, honouring Retry-After, and the
   translation of everything else into rt_core's errors (`call_retry.py`, `translate.py`);
-- usage and cost accounting per run (`accounting.py`).
+- usage and cost accounting per run (`accounting.py`), and each call's time kept for the
+  estimate of how long the next run takes (`speeds.py`).
 
 Only usable replies are cached: a reply with no choices is retried like a transient
 fault; an empty text, a refusal (finish_reason "content_filter") or a reply cut off at
@@ -24,13 +25,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from .. import keys
 from ..errors import ProviderError
 from ..types import Usage
-from . import accounting, call_retry, call_sharing, registry, router
+from . import accounting, call_retry, call_sharing, registry, router, speeds
 from .accounting import agent_calls
 from .call_cache import LOGPROBS_SUFFIX, CallCache, cache_key
 from .completion import Completion, cut_short, from_response, refused
@@ -65,8 +67,8 @@ class LLMClient:
         self.settings = settings
         self.store = store
         self.usage = usage if usage is not None else Usage()
-        # A serial model (the embedded one) serves one request at a time anyway.
-        limit = 1 if registry.serial(settings.model) else max(1, concurrency)
+        # A serial model (the embedded one) takes as many as its engine batches.
+        limit = registry.calls_at_once(settings.model, concurrency)
         self.semaphore_limit = limit
         self.semaphore = asyncio.Semaphore(limit)
         self.cancel = cancel
@@ -88,7 +90,9 @@ class LLMClient:
         async def make() -> Completion:
             async with self.semaphore:
                 self.before_call()
+                started = time.perf_counter()
                 reply = await self._call(messages, params)
+                speeds.record(self.store, self.settings.model, reply, time.perf_counter() - started)
             accounting.count_call(self.usage, reply)
             return self._checked(reply, max_tokens)
 

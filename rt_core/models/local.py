@@ -22,13 +22,14 @@ from .. import config
 from ..errors import ConfigError
 from . import registry
 from .fitting import fit_text, prompt_budget
+from .local_batch import SLOTS, BatchDecoder, Request
 
 BUNDLED_NAME = "gemma-3-270m"
 # What the embedded model is, declared once (registered by rt_core/models/__init__.py): a
-# 270M base model with a 4,096-token window, run by llama.cpp one call at a time, with
-# sampling that keeps it from looping on one phrase.
+# 270M base model with a 4,096-token window, run by llama.cpp one run at a time (its calls
+# decoded SLOTS at once, models/local_batch.py), with sampling that keeps it from looping.
 CAPABILITIES = registry.Capabilities(
-    prompt_style=registry.STEM, in_process=True, serial=True, context_tokens=4096,
+    prompt_style=registry.STEM, in_process=True, serial=True, batch=SLOTS, context_tokens=4096,
     sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}))
 N_CTX = CAPABILITIES.context_tokens
 
@@ -60,7 +61,10 @@ def resolve_model_path(name: str) -> Path:
 
 
 class _Engine:
-    """One loaded model; llama.cpp contexts are not thread-safe, so calls are serialised."""
+    """One loaded model. Completions go through one BatchDecoder (models/local_batch.py):
+    calls that arrive together are decoded together, each in its own sequence, and a
+    call starts from the longest prefix any sequence holds. The Llama object's own
+    context stays for the benches' raw llama.cpp speed."""
 
     def __init__(self, path: Path):
         try:
@@ -75,94 +79,85 @@ class _Engine:
         self.lock = threading.Lock()
         self.threads = cores
         self.chooser = ThreadChooser(cores)
+        self._decoder: BatchDecoder | None = None
+
+    @property
+    def decoder(self) -> BatchDecoder:
+        """Made on first use: one context holding SLOTS sequences of up to N_CTX tokens."""
+        with self.lock:
+            if self._decoder is None:
+                self._decoder = BatchDecoder(self.llm._model, self.llm._model.vocab, self.llm.context_params,
+                                             2 * N_CTX,
+                                             self.threads, SLOTS, self.chooser.choose,
+                                             self.chooser.record)
+            return self._decoder
 
     def _ctx(self):
         return getattr(getattr(self.llm, "_ctx", None), "ctx", None)
 
-    def _set_threads(self) -> None:
-        """The thread count the chooser picks for this call (see ThreadChooser)."""
-        n = self.chooser.choose()
-        ctx = self._ctx()
-        if n != self.threads and ctx is not None:
-            from llama_cpp import llama_set_n_threads  # noqa: PLC0415
-
-            llama_set_n_threads(ctx, n, n)
-            self.threads = n
-
-    def _decode_ms(self) -> tuple[float, int]:
-        """llama.cpp's own timing of the tokens generated since the last reset."""
-        import llama_cpp  # noqa: PLC0415
-
-        data = llama_cpp.llama_perf_context(self._ctx())
-        return float(data.t_eval_ms), int(data.n_eval)
+    def tokens(self, text: str) -> list[int]:
+        """The prompt as llama-cpp-python's create_completion tokenizes it."""
+        return [self.llm.token_bos()] + self.llm.tokenize(text.encode("utf-8"), add_bos=False,
+                                                          special=True)
 
     def fit_prompt(self, prompt: str, max_tokens: int) -> str:
         """The client's rule (models/fitting.py) again, counted with this model's own
         tokenizer: the client's estimate is generous, so this rarely cuts anything."""
-        return fit_text(prompt, prompt_budget(N_CTX, max_tokens),
-                        lambda text: len(self.llm.tokenize(text.encode("utf-8"), add_bos=True)))
+        return fit_text(prompt, prompt_budget(N_CTX, max_tokens), lambda text: len(self.tokens(text)))
 
     def complete(self, prompt: str, params: dict) -> dict:
         """One completion; sampling the caller left out comes from the model's declaration."""
         params = {**CAPABILITIES.sampling, **params}
         max_tokens = int(params.get("max_tokens") or 256)
-        with self.lock:
-            self._set_threads()
-            prompt = self.fit_prompt(prompt, max_tokens)
-            measured = self._ctx() is not None
-            if measured:
-                import llama_cpp  # noqa: PLC0415
+        tokens = self.tokens(prompt)
+        if len(tokens) > prompt_budget(N_CTX, max_tokens):
+            tokens = self.tokens(self.fit_prompt(prompt, max_tokens))
+        logprobs = bool(params.get("logprobs"))
+        req = self.decoder.submit(Request(
+            tokens, max_tokens, lambda: self._sampler(params),
+            stop=tuple(s.encode("utf-8") for s in params.get("stop") or () if s),
+            logprobs=logprobs))
+        choice: dict = {"text": req.text.decode("utf-8", errors="ignore"), "index": 0,
+                        "finish_reason": req.finish_reason, "logprobs": None}
+        if logprobs:
+            choice["logprobs"] = {"content": [
+                {"token": self.llm.detokenize([t]).decode("utf-8", errors="ignore"), "logprob": v,
+                 "bytes": None, "top_logprobs": []} for t, v in zip(req.tokens, req.values, strict=False)]}
+        return {"choices": [choice], "usage": {
+            "prompt_tokens": len(tokens), "completion_tokens": len(req.tokens),
+            "total_tokens": len(tokens) + len(req.tokens)}}
 
-                llama_cpp.llama_perf_context_reset(self._ctx())
-            recorder = TokenLogprobs() if params.get("logprobs") else None
-            out = self.llm.create_completion(
-                prompt, max_tokens=max_tokens,
-                temperature=float(params.get("temperature", 0.0) or 0.0),
-                top_p=float(params["top_p"]), top_k=40,
-                stop=params.get("stop") or None,
-                repeat_penalty=float(params["repeat_penalty"]),
-                frequency_penalty=float(params["frequency_penalty"] or 0.0),
-                presence_penalty=float(params.get("presence_penalty", 0.0) or 0.0),
-                seed=int(params.get("seed", 0) or 0),
-                grammar=_grammar(params.get("grammar")),
-                logits_processor=[recorder] if recorder is not None else None)
-            if measured:
-                self.chooser.record(self.threads, *self._decode_ms())
-            if recorder is not None:
-                out["choices"][0]["logprobs"] = {"content": recorder.content(self.llm)}
-        return out
+    def _sampler(self, params: dict):
+        """The sampler chain llama-cpp-python's create_completion builds for these
+        parameters (penalties, grammar, then top-k, typical, top-p, min-p, temperature and
+        a seeded draw; greedy at temperature 0), one per call."""
+        from llama_cpp import _internals  # noqa: PLC0415
 
+        s = _internals.LlamaSampler()
+        s.add_penalties(n_vocab=self.llm.n_vocab(), penalty_last_n=self.llm.last_n_tokens_size,
+                        penalty_repeat=float(params["repeat_penalty"]),
+                        penalty_freq=float(params["frequency_penalty"] or 0.0),
+                        penalty_present=float(params.get("presence_penalty", 0.0) or 0.0))
+        grammar = _grammar(params.get("grammar"))
+        if grammar is not None:
+            s.add_grammar(self.llm._model, grammar)
+        temperature = float(params.get("temperature", 0.0) or 0.0)
+        if temperature == 0.0:
+            s.add_greedy()
+        else:
+            s.add_top_k(40)
+            s.add_typical(1.0, 1)
+            s.add_top_p(float(params["top_p"]), 1)
+            s.add_min_p(0.05, 1)
+            s.add_temp(temperature)
+            s.add_dist(int(params.get("seed", 0) or 0))
+        return s
 
-class TokenLogprobs:
-    """The model's own log-probability of each token it samples, read at sampling time.
-
-    llama.cpp returns `logprobs` only from a model loaded with logits_all=True, which keeps
-    a vocabulary-sized row per context token (Gemma's 262k words x 4,096 tokens: ~4 GB).
-    Instead this logits processor, which changes nothing, sees each step's raw logits;
-    the next step's input ends with the token that was sampled, whose log-probability
-    is read then. The last sampled token (a line's end, cut as a stop) is not counted.
-    Measured here: the same text as without it, at no visible cost per call."""
-
-    def __init__(self) -> None:
-        self.tokens: list[int] = []
-        self.values: list[float] = []
-        self._prev = None
-
-    def __call__(self, input_ids, logits):
-        import numpy as np  # noqa: PLC0415  (slow)
-
-        if self._prev is not None:
-            token = int(input_ids[-1])
-            self.tokens.append(token)
-            self.values.append(float(self._prev[token]))
-        top = float(logits.max())
-        self._prev = logits - (top + float(np.log(np.exp(logits - top).sum())))
-        return logits
-
-    def content(self, llm) -> list[dict]:
-        """In the OpenAI chat format (choices[0].logprobs.content), so litellm carries it."""
-        return [{"token": llm.detokenize([t]).decode("utf-8", errors="ignore"), "logprob": v,
-                 "bytes": None, "top_logprobs": []} for t, v in zip(self.tokens, self.values, strict=True)]
+    def close(self) -> None:
+        if self._decoder is not None:
+            self._decoder.close()
+            self._decoder = None
+        self.llm.close()
 
 
 def threads_for_load(cores: int | None = None, load: float | None = None) -> int:
@@ -260,7 +255,7 @@ def _close_engines() -> None:
     """Free models before interpreter shutdown tears down what llama.cpp's finaliser needs."""
     for eng in _engines.values():
         with contextlib.suppress(Exception):  # shutting down anyway
-            eng.llm.close()
+            eng.close()
     _engines.clear()
 
 

@@ -45,6 +45,7 @@ class Capabilities:
     prompt_style: str = CHAT  # CHAT: an instruction model; STEM: a base model completing stems
     in_process: bool = False  # served by this process: no network, no key, costs nothing
     serial: bool = False  # one call at a time; runs on it take turns in a queue
+    batch: int = 1  # of a serial model: calls within one run its engine decodes together
     context_tokens: int = 0  # 0: litellm's model info, else RT_CONTEXT_TOKENS
     sampling: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     key_env: str = ""  # the environment variable holding the operator's key ('' needs none)
@@ -69,6 +70,7 @@ _HOSTED["ollama"] = Capabilities()  # a server on the user's machine: no key
 _BARE_NAMES = (("voyage-", "voyage"),)
 
 _lock = threading.RLock()
+_import_lock = threading.Lock()  # litellm's import, apart from the declarations
 _declared: dict[str, Capabilities] = dict(_HOSTED)  # by provider prefix or whole model string
 _handlers: dict[str, Callable[[], Any]] = {}  # in-process providers: prefix -> handler factory
 _installed: set[str] = set()
@@ -122,19 +124,27 @@ class StyleTraits:
     follows_instructions: bool  # answers a free request: judge, explain, restate, rate, restyle
     ends_at_token_budget: bool  # its parts end at their token budget by design, so a reply
     # stopped by its limit is no reply cut short (a base model completing a sentence stem)
+    completes_stems: bool  # writes each part by completing a sentence stem, a call a part:
+    # its own writers (revision, candidates) and its own costs per answer
     scores_carry_signal: bool = True  # its 1-10 review scores say something about the proposal;
     # a base model's (a digit a grammar forces after a stem) are close to noise: an off-topic
     # run scored 8.0 against 6.3 for the full one (issue 26), so nothing leads with them
 
 
-STYLES = {CHAT: StyleTraits(CHAT, follows_instructions=True, ends_at_token_budget=False),
+STYLES = {CHAT: StyleTraits(CHAT, follows_instructions=True, ends_at_token_budget=False,
+                            completes_stems=False),
           STEM: StyleTraits(STEM, follows_instructions=False, ends_at_token_budget=True,
-                         scores_carry_signal=False)}
+                            completes_stems=True, scores_carry_signal=False)}
+
+
+def traits(style: str) -> StyleTraits:
+    """What a prompt style (a name `prompt_style` returned) can do; an unknown one is CHAT's."""
+    return STYLES.get(style, STYLES[CHAT])
 
 
 def style_traits(model: str, override: str = "auto") -> StyleTraits:
     """What the model's prompt style (`prompt_style`) can do."""
-    return STYLES[prompt_style(model, override)]
+    return traits(prompt_style(model, override))
 
 
 def follows_instructions(model: str, override: str = "auto") -> bool:
@@ -148,6 +158,13 @@ def in_process(model: str) -> bool:
 
 def serial(model: str) -> bool:
     return capabilities(model).serial
+
+
+def calls_at_once(model: str, concurrency: int) -> int:
+    """Calls one run may have in flight: a serial model's batch (its engine decodes them
+    together), else the run's concurrency."""
+    caps = capabilities(model)
+    return max(1, caps.batch) if caps.serial else max(1, concurrency)
 
 
 def routed(model: str) -> bool:
@@ -245,16 +262,20 @@ def litellm():
     """The litellm module, imported on first use with telemetry and price fetches off."""
     global _litellm
     if _litellm is None:
-        with _lock:
+        # The import takes seconds and has a lock of its own: the declarations' lock is
+        # taken only to publish the module, so asking what a model is (a run being set
+        # up while the first call imports litellm) never waits for the import.
+        with _import_lock:
             if _litellm is None:
                 import litellm as lm  # noqa: PLC0415  (slow: seconds)
 
                 lm.telemetry = False
                 lm.suppress_debug_info = True
                 lm.drop_params = True  # providers that lack e.g. frequency_penalty ignore it
-                _litellm = lm
-                for prefix in list(_handlers):
-                    _install(prefix)
+                with _lock:
+                    _litellm = lm
+                    for prefix in list(_handlers):
+                        _install(prefix)
     return _litellm
 
 

@@ -22,6 +22,7 @@ from .corpus import BundleSummary, Corpus, ImportSummary
 from .db import Database, is_url
 from .references import References
 from .runs import Runs
+from .speeds import CallSpeeds
 from .studies import Studies
 from .tasks import BenchTasks
 
@@ -42,6 +43,7 @@ class Store:
         self.profiles = ProfileCache(self.db)
         self.references = References(self.db)
         self.bench_tasks = BenchTasks(self.db)
+        self.call_speeds = CallSpeeds(self.db)
 
     @property
     def path(self) -> Path | str:

@@ -261,6 +261,48 @@ class Runs:
             out.update({r[0]: r[1] for r in self.db.conn.execute(sql, chunk) if r[1]})
         return out
 
+    # -- expected and actual wall time (rt_core/run/pipeline/timing.py) -------------------
+    def expect(self, run_id: str, seconds: float | None, add: bool = False) -> None:
+        """The wall time the run was expected to take, set when it is first started (a
+        resume keeps it: it finishes the same work); add=True adds more work's estimate (a
+        revision of a finished run). Outside the versioned row: no writer conflicts on it."""
+        if seconds is None:
+            return
+        sql = ("UPDATE runs SET estimate_seconds=COALESCE(estimate_seconds, 0) + ? WHERE id=?" if add
+               else "UPDATE runs SET estimate_seconds=? WHERE id=? AND estimate_seconds IS NULL")
+        self.db.conn.execute(sql, (float(seconds), run_id))
+
+    def add_wall(self, run_id: str, seconds: float) -> None:
+        """One attempt's wall time, added to the run's (a resumed run took every attempt)."""
+        self.db.conn.execute("UPDATE runs SET wall_seconds=COALESCE(wall_seconds, 0) + ? WHERE id=?",
+                             (float(seconds), run_id))
+
+    def fresh_finished(self, model: str, limit: int = 5) -> list[tuple[dict, float, str]]:
+        """(config, wall seconds, created at) of the newest finished runs of a model that made
+        their own calls (at most one reply in ten from the cache): how long such runs take."""
+        rows = self.db.conn.execute(
+            "SELECT config_json, wall_seconds, created_at, json_extract(result_json, '$.usage.calls'), "
+            "json_extract(result_json, '$.usage.cache_hits') FROM runs WHERE model=? AND "
+            "status='done' AND wall_seconds IS NOT NULL ORDER BY created_at DESC LIMIT ?",
+            (model, 4 * limit)).fetchall()
+        out = []
+        for config, wall, created, calls, hits in rows:
+            calls, hits = int(float(calls or 0)), int(float(hits or 0))
+            if calls and hits <= calls // 10:
+                out.append((json.loads(config), float(wall), str(created)))
+        return out[:limit]
+
+    def wall_times(self, run_ids: list[str]) -> dict[str, tuple[float | None, float | None]]:
+        """Run id to (expected seconds, actual seconds), for runs that have either."""
+        out: dict[str, tuple[float | None, float | None]] = {}
+        for i in range(0, len(run_ids), 500):
+            chunk = run_ids[i:i + 500]
+            sql = (f"SELECT id, estimate_seconds, wall_seconds FROM runs WHERE id IN "
+                   f"({','.join('?' * len(chunk))})")
+            out.update({r[0]: (r[1], r[2]) for r in self.db.conn.execute(sql, chunk)
+                        if r[1] is not None or r[2] is not None})
+        return out
+
     def list(self, text: str = "", status: str = "", limit: int = 200) -> list[dict]:
         # The evaluator travels with the similarity: scores by different evaluators are
         # not comparable, so a list that shows one shows the other.

@@ -21,7 +21,7 @@ def _times(c: Calls, n: int) -> Calls:
 
 
 def write_candidates(s: Sizes) -> Calls:
-    if s.style == registry.STEM:
+    if registry.traits(s.style).completes_stems:
         cand = stem.MERGE_CANDIDATES
         per = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))
         prompt = costs.STEM_HEADER + 3 * costs.STEM_LINE * 3

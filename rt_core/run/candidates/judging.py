@@ -23,7 +23,7 @@ def judge_target(config: RunConfig) -> tuple[str, str]:
 
 def can_judge(config: RunConfig) -> bool:
     """Whether the judge follows instructions, as the registry declares it."""
-    return registry.prompt_style(judge_target(config)[0]) == registry.CHAT
+    return registry.follows_instructions(judge_target(config)[0])
 
 
 def rounds(n: int) -> int:

@@ -25,8 +25,8 @@ from ...types import Candidate, Tournament
 from ..evidence import provenance
 from ..evidence.evaluate import content_text
 from ..pipeline.agents import gather
-from ..pipeline.state import RunState
-from ..pipeline.steps import NEUTRAL_REVIEWER
+from ..pipeline.state import Reviewers, RunState
+from ..pipeline.steps import pick_reviewers
 from . import leads
 from .writing import lead_first, seeded, writer_for
 
@@ -171,21 +171,12 @@ def mean_vector(vectors: dict[str, dict[str, np.ndarray]], cands: list[Candidate
                          for c in cands if vectors.get(c.id)], axis=0))
 
 
-async def choose_reviewers(state: RunState) -> None:
+async def choose_reviewers(state: RunState) -> Reviewers:
     """Reviewers chosen once, against the mean of the live candidates' vectors."""
     if not state.mode.reads_profiles:
-        state.reviewer_ids = [NEUTRAL_REVIEWER]
-        return
-    if state.candidates_error is not None:
-        raise state.candidates_error
-
-    def choose():
-        return state.reviewers.choose_reviewers(live(state)[0].proposal, state.candidate_vectors,
-                                              query=mean_vector(state.candidates.vectors, live(state)))
-
-    tokens = state.embedder.tokens
-    state.reviewer_ids = await asyncio.to_thread(choose)
-    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+        return await pick_reviewers(state, state.run.proposal)
+    return await pick_reviewers(state, live(state)[0].proposal,
+                                query=mean_vector(state.candidates.vectors, live(state)))
 
 
 async def review_candidates(state: RunState) -> None:

@@ -95,9 +95,6 @@ async def write_stem(ctx: StageContext, drafts: list[Proposal], lead_text: str, 
     return merged
 
 
-WRITERS = {registry.CHAT: write_chat, registry.STEM: write_stem}
-
-
 def writer_for(style: str):
-    """The candidate writer of a prompt style (chat unless the style is stem)."""
-    return WRITERS.get(style, write_chat)
+    """The candidate writer of a prompt style: by stems for a style that completes them."""
+    return write_stem if registry.traits(style).completes_stems else write_chat

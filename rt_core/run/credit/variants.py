@@ -137,7 +137,7 @@ def formula(style: str, authors: int, reviewers: int, papers: int = 0, by_paper:
     """Changed calls without re-asks, in closed form (instruction models; `changed_calls`
     covers base models): M*(agg(M-1)+R) for authors, P*(M+agg(M)+R) for papers, where
     agg(n) = 1 if n >= 2 else 0."""
-    if style != registry.CHAT:
+    if not registry.traits(style).follows_instructions:
         raise ValueError("the closed form is stated for instruction models")
     agg = lambda n: 1 if n >= 2 else 0
     if by_paper:
@@ -150,6 +150,9 @@ def estimate(run: Run, store=None, papers: bool = False) -> CreditEstimate:
     total = costs.Calls()
     for v in vs:
         total = total + changed_calls(v, store)
+    if run.config.candidates > 1 or len(run.rounds) > 1:  # the full proposal is written again
+        s = costs.sizes_for(vs[0].config, store)
+        total = total + costs.aggregate(s) + costs.review(s)
     price = registry.estimate_cost(run.config.model, total.prompt_tokens, total.completion_tokens)
     return CreditEstimate(run.config.model, len(vs) - 1, total, price)
 

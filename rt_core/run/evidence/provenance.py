@@ -108,7 +108,7 @@ def checked(state: RunState, proposal: Proposal,
     out, and what it cited (None: a base model, or a single draft, cites nothing). The
     one rule for the plain aggregate and for every candidate's merge, applied as soon as
     the merge returns, before anything reads the answers."""
-    if registry.prompt_style(state.config.model, state.config.prompt_style) != registry.CHAT \
+    if not registry.follows_instructions(state.config.model, state.config.prompt_style) \
             or not proposal.drafts or len(proposal.drafts) < 2:
         return proposal, None
     return take_citations(proposal, state.client.notes, who)

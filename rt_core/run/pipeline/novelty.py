@@ -61,7 +61,7 @@ def estimate_for(config: RunConfig):
 
 
 def estimate(sizes: costs.Sizes, proposals: int = 1) -> costs.Calls:
-    if sizes.style != registry.CHAT:
+    if not registry.traits(sizes.style).follows_instructions:
         return costs.Calls()
     n = FACETS * proposals
     return costs.Calls(n, 2 * n, n * EXPLAIN_PROMPT, n * EXPLAIN_REPLY)
@@ -81,7 +81,7 @@ async def run_stage(state: RunState) -> None:
     if not todo:
         return
     literature = literature_for(state.config, state.store)
-    ctx = state.ctx if state.ctx.style == registry.CHAT else None
+    ctx = state.ctx if state.ctx.traits.follows_instructions else None
     tokens = state.embedder.tokens
     try:
         for i, (label, owner) in enumerate(todo):

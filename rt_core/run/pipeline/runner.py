@@ -7,7 +7,8 @@ the caller, which knows what a failure means for its run. `on_start` and `on_end
 let the caller time and save around every stage, whether it finished or failed.
 `admit(stage)` may refuse a stage before it starts (the budget, run.budget): then no
 further stage starts, the stages going finish, and the refusal is raised; `skipped`
-names the stages that never ran.
+names the stages that never ran. A stage returns its output; `fold` takes it into the
+state as the stage ends, before `on_end` (which saves the run) is called.
 """
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ from . import costs
 class Stage:
     """One step of a plan: what it does, which stages it waits for, and what it costs."""
     name: str
-    # A function of the run's state (run.state.RunState; a replay's own stages take the
-    # Replay): it reads what the stages it needs left there and adds its own part.
-    action: Callable[[Any], Awaitable[None]]
+    # A function of the run's state (run/pipeline/state.py's RunState; a replay's own stages
+    # take the Replay): it reads what the stages it needs handed on and returns its own
+    # output, which the runner folds into the state (None: nothing to fold).
+    action: Callable[[Any], Awaitable[Any]]
     needs: tuple[str, ...] = ()
     group: str | None = None  # the progress bar it belongs to; None: not shown
     saves: bool = True  # the run is saved when it ends (False: it changed nothing stored)
@@ -51,13 +53,15 @@ class Runner:
     def __init__(self, plan: Sequence[Stage], state: Any,
                  on_start: Callable[[Stage], None] = lambda s: None,
                  on_end: Callable[[Stage, float], None] = lambda s, seconds: None,
-                 admit: Callable[[Stage], None] = lambda s: None):
+                 admit: Callable[[Stage], None] = lambda s: None,
+                 fold: Callable[[Any], None] = lambda output: None):
         check(plan)
         self.plan = list(plan)
         self.state = state
         self.on_start = on_start
         self.on_end = on_end
         self.admit = admit
+        self.fold = fold  # takes a stage's output into the state
         self.failed: Stage | None = None  # the stage whose failure stopped the plan
         self.finished: list[str] = []
         self.skipped: list[str] = []  # stages that never ran because the plan stopped
@@ -65,7 +69,7 @@ class Runner:
     async def _one(self, stage: Stage) -> None:
         started = time.perf_counter()
         try:
-            await stage.action(self.state)
+            self.fold(await stage.action(self.state))
         except BaseException:
             if self.failed is None:
                 self.failed = stage

@@ -11,8 +11,10 @@ re-run resumes from the cache without new calls.
 """
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import threading
+import time
 import uuid
 from collections.abc import Callable
 
@@ -21,19 +23,17 @@ from ...errors import CancelledRun
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
 from ...store import Store
-from ...types import MODES, ProgressEvent, Run, RunRequest, StageError, Usage
-from ..people.reading import Reader
-from ..people.reviewers import ReviewerChoice
+from ...types import ProgressEvent, Run, RunRequest, StageError, Usage
 from ..styles.context import StageContext
-from ..styles.grounding import Grounding
 from ..styles.style import stages_for
 from .budget import Budget, BudgetExceeded, check_cap
 from .plan import plan_for
 from .recorder import Recorder
 from .runner import Runner, Stage
 from .state import RunState
+from .timing import Expected, for_config, record_end, record_start
 from .validation import effective_cutoff, validate
-from .warmup import warm_up
+from .warmup import parts_for, warm_up
 
 
 class Simulation:
@@ -62,7 +62,11 @@ class Simulation:
         self.started: list[str] = []  # stage names in the order the runner started them
         self.budget: Budget | None = None  # set by use_budget, else made at the start
         self.state: RunState | None = None  # made by start
+        # More work added to a run that already has its estimate (a revision of a finished
+        # run: run/revision/more.py); else a new run's estimate is made when it starts.
+        self.added_work: Expected | None = None
         self._embedder, self._sleep, self._recorder = embedder, sleep, recorder
+        self._warming = None  # what start() began loading in the background
 
     def use_budget(self, budget) -> None:
         """The cap this run's calls answer to (before or after the start). One place,
@@ -71,7 +75,7 @@ class Simulation:
         run/revision/more.py)."""
         self.budget = budget
         if self.state is not None:
-            self.state.client.before_call = budget.check_call if budget.capped else (lambda: None)
+            self.state.client.before_call = _gate(budget)
 
     def _progress(self, event: ProgressEvent) -> None:
         self.on_progress(event)  # looked up per event: a caller may swap the listener
@@ -86,28 +90,25 @@ class Simulation:
         validate(config, store)
         check_cap(config, store)
         keys.check_request(request)
-        warm_up()  # no-op when a page started it; else it overlaps the rest of the set-up
+        self._warming = warm_up(parts_for(config))  # overlaps the rest of the set-up
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
             old = store.runs.resumable(self.run.id)
             self.run.created_at, prior = old.created_at, old.usage
+        self.budget = self.budget or Budget(config, self.run.usage, prior, store)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
+        client.before_call = _gate(self.budget)
         ctx = StageContext(client, self._progress, self.cancel)
         style = stages_for(client.settings.style)
         embedder = self._embedder or Embedder.for_request(request, store)
         ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
-        reader = Reader(store, config, effective_cutoff(config, ref.year if ref else None), ctx, style)
-        # Field names and background papers for the base-model stages' key concepts, which
-        # are computed on first use (chat stages never ask, so never pay the embedding).
-        ctx.grounding = Grounding.for_store(store, reader.grounding_papers(MODES[config.mode]), embedder)
-        self.state = RunState(
+        self.state = state = RunState(
             request=request, store=store, run=self.run, client=client, ctx=ctx, style=style,
             recorder=self._recorder(store, self.run, self.resume, self._progress, client.notes),
-            embedder=embedder, reader=reader,
-            reviewers=ReviewerChoice(store, config, reader, embedder))
-        self.use_budget(self.budget or Budget(config, self.run.usage, prior, store))
-        return self.state
+            embedder=embedder, cutoff_year=effective_cutoff(config, ref.year if ref else None))
+        ctx.grounding = state.grounding  # the base-model stages' material (run/pipeline/state.py)
+        return state
 
     def _stage_started(self, stage: Stage) -> None:
         self.started.append(stage.name)
@@ -123,8 +124,15 @@ class Simulation:
         run, recorder = self.run, state.recorder
         run.status = "running"
         recorder.save()
-        runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit)
+        self._record_estimate()
+        began = time.perf_counter()
+        runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit,
+                        state.fold)
         try:
+            # The first stage starts once what its calls load is in (run/pipeline/warmup.py):
+            # the first call would wait for most of it anyway, and the rest would take the
+            # interpreter from the first rounds.
+            await asyncio.to_thread(self._warming.join)
             await runner.run()
             run.status = "done"
         except BudgetExceeded as exc:
@@ -144,9 +152,18 @@ class Simulation:
                 run.status = "interrupted"
             try:
                 recorder.save()
+                record_end(self.store, run.id, time.perf_counter() - began)
             finally:
                 recorder.release()
         return run
+
+    def _record_estimate(self) -> None:
+        """The run's expected wall time beside it (run/pipeline/timing.py): a new run's when it
+        starts, kept by a resume; a revision adds its own."""
+        if self.added_work is not None:
+            record_start(self.store, self.run.id, self.added_work, add=True)
+        elif not self.resume:
+            record_start(self.store, self.run.id, for_config(self.config, self.store))
 
     def _over_budget(self, runner: Runner, exc: BudgetExceeded) -> None:
         """Stopped by the budget: a failed run that says what was skipped and how to finish."""
@@ -162,6 +179,11 @@ class Simulation:
 
     def run_sync(self) -> Run:
         return run_async(self.arun())
+
+
+def _gate(budget: Budget) -> Callable[[], None]:
+    """What the client asks before each fresh call: the cap's check, or nothing uncapped."""
+    return budget.check_call if budget.capped else (lambda: None)
 
 
 def simulate(request: RunRequest, store: Store | None = None, **kw) -> Run:

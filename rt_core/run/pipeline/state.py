@@ -1,30 +1,36 @@
-"""What a run's stages share, as typed records: the run's fixed context and what each
-stage leaves for the next.
+"""What a run's stages share, as typed records: the run's fixed context, what each stage
+hands on, and the state the runner folds those outputs into.
 
-A stage is a function of one `RunState` (run/pipeline/runner.py's `Stage.action`). The record is
-made once, when the run starts (`Simulation.start`), from the validated request; a
-stage reads the context (`store`, `ctx`, `reader`...) and the outputs of the stages it
-needs (`drafts`, `reviewer_ids`...), and writes its own. Keeping the fields here, in a
-module that imports no stage, is what lets every stage name its input's type without
-importing the simulation or the plan: nothing below the runner points back up.
+A stage is a function of one `RunState` (run/pipeline/runner.py's `Stage.action`) that
+returns its output: a small frozen record below (`Drafts`, `Reviewers`, `Proposed`...),
+which the runner folds into the state when the stage ends (`RunState.fold`), before the
+run is saved, like the memory steps of an agent loop. A stage reads the context (`store`,
+`ctx`, `reader`...) and the folded outputs of the stages it needs, and never writes
+another stage's part. What its agents produce one by one (profiles, reviews) is also kept
+on the run's record the moment each arrives, so a failure keeps what finished. Keeping
+the records here, in a module that imports no stage, is what lets every stage name its
+input's type without importing the simulation or the plan: nothing below the runner
+points back up.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...models import registry
-from ...types import MODES, Mode, Proposal, Run, RunConfig, RunRequest
+from ...types import MODES, MetaReview, Mode, Profile, Proposal, Review, Run, RunConfig, RunRequest
+from ..people.reading import Reader
+from ..people.reviewers import ReviewerChoice
+from ..styles.grounding import Grounding
 
 if TYPE_CHECKING:
     from ...models.client import LLMClient
     from ...models.embed import Embedder
     from ...store import Store
     from ..evidence.evaluate import Reference
-    from ..people.reading import Reader
-    from ..people.reviewers import ReviewerChoice
     from ..styles.context import StageContext
     from ..styles.style import PromptStyle
     from .recorder import Recorder
@@ -42,7 +48,9 @@ class CandidateWork:
 
 @dataclass
 class RunState:
-    """One run's context (fixed once it starts) and its stages' outputs."""
+    """One run's context (fixed once it starts), what it derives from that context (the
+    reader, the reviewer choice, the grounding: `start` only wires the models and the store
+    in), and its stages' outputs."""
     # -- the context every stage may read
     request: RunRequest
     store: Store
@@ -52,8 +60,7 @@ class RunState:
     style: PromptStyle
     recorder: Recorder
     embedder: Embedder
-    reader: Reader
-    reviewers: ReviewerChoice
+    cutoff_year: int | None  # the profiles' cut-off, with the reference paper's year applied
     # -- what the stages leave for each other
     reference: Reference | None = None  # a replay resolves it once for every mode
     candidate_vectors: dict | None = None  # a replay shares them between modes
@@ -66,6 +73,22 @@ class RunState:
     @property
     def config(self) -> RunConfig:
         return self.request.config
+
+    # What the run reads and whom it may ask to review, derived from the context when a
+    # stage first asks (once: the reviewer choice keeps the reasons of its last choice).
+    @functools.cached_property
+    def reader(self) -> Reader:
+        return Reader(self.store, self.config, self.cutoff_year, self.ctx, self.style)
+
+    @functools.cached_property
+    def reviewers(self) -> ReviewerChoice:
+        return ReviewerChoice(self.store, self.config, self.reader, self.embedder)
+
+    @functools.cached_property
+    def grounding(self) -> Grounding:
+        """Field names and background papers for the base-model stages' key concepts, which
+        are computed on first use (chat stages never ask, so never pay the embedding)."""
+        return Grounding.for_store(self.store, self.reader.grounding_papers(self.mode), self.embedder)
 
     @property
     def mode(self) -> Mode:
@@ -82,3 +105,83 @@ class RunState:
 
     def ordered_drafts(self) -> list[Proposal]:
         return [self.drafts[a] for a in self.author_order if a in self.drafts]
+
+    def fold(self, output: Output | None) -> None:
+        """Take a stage's output into the state (the runner calls this as the stage ends)."""
+        if output is not None:
+            output.fold_into(self)
+
+
+# -- what the stages hand on (each folds itself into the state) ---------------------------------
+@dataclass(frozen=True)
+class Profiles:
+    """`read`: the researchers' profiles (also kept on the run as each is read)."""
+    by_researcher: dict[str, Profile]
+
+    def fold_into(self, state: RunState) -> None:
+        state.run.profiles.update(self.by_researcher)
+
+
+@dataclass(frozen=True)
+class CandidateVectors:
+    """`candidates`: the reviewer candidates' vectors, or why they could not be made (the
+    writers go on; the choice, which needs them, fails with it)."""
+    vectors: dict | None
+    error: Exception | None = None
+
+    def fold_into(self, state: RunState) -> None:
+        state.candidate_vectors, state.candidates_error = self.vectors, self.error
+
+
+@dataclass(frozen=True)
+class Drafts:
+    """`write`: one draft per author, in the authors' order."""
+    by_author: dict[str, Proposal]
+    order: tuple[str, ...]
+
+    def fold_into(self, state: RunState) -> None:
+        state.drafts, state.author_order = dict(self.by_author), list(self.order)
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """`aggregate`: the drafts merged into the run's proposal."""
+    proposal: Proposal
+
+    def fold_into(self, state: RunState) -> None:
+        state.run.proposal = self.proposal
+
+
+@dataclass(frozen=True)
+class Reviewers:
+    """`choose` and `read_reviewers`: who reviews, in order, and (from the choice) one
+    sentence each saying why (None: the reasons the run has stand)."""
+    ids: tuple[str, ...]
+    reasons: dict[str, str] | None = None
+
+    def fold_into(self, state: RunState) -> None:
+        state.reviewer_ids = list(self.ids)
+        if self.reasons is not None:
+            state.run.reviewer_reasons = dict(self.reasons)
+
+
+@dataclass(frozen=True)
+class Reviews:
+    """`review`: the reviews in reviewer order (kept on the run as each arrives; the order
+    is set here, so the meta-review's prompt does not depend on who answered first)."""
+    reviews: tuple[Review, ...]
+
+    def fold_into(self, state: RunState) -> None:
+        state.run.reviews = list(self.reviews)
+
+
+@dataclass(frozen=True)
+class MetaReviewed:
+    """`meta_review`: the reviews summarised."""
+    meta_review: MetaReview
+
+    def fold_into(self, state: RunState) -> None:
+        state.run.meta_review = self.meta_review
+
+
+Output = Profiles | CandidateVectors | Drafts | Proposed | Reviewers | Reviews | MetaReviewed

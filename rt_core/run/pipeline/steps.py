@@ -1,9 +1,10 @@
 """What each stage of a run does, as a function of the run's state (run/pipeline/state.py).
 
-Each step reads what earlier stages left on the run and adds its own part, and skips
-what is already there: a resumed run, or a replay whose modes share their authors'
-profiles and reviewer candidates, passes through the same steps and makes no call
-twice. Which steps run, and after what, is decided by `run.plan`, never here.
+Each step reads what earlier stages handed on and returns its own output, a typed record
+of run/pipeline/state.py that the runner folds into the state; it skips what is already
+there: a resumed run, or a replay whose modes share their authors' profiles and reviewer
+candidates, passes through the same steps and makes no call twice. Which steps run, and
+after what, is decided by `run.plan`, never here.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..evidence import provenance
 from ..evidence.evaluate import compare, reference_answers, restater_for
 from .agents import gather
 from .novelty import prior_titles
+from .state import CandidateVectors, Drafts, MetaReviewed, Profiles, Proposed, Reviewers, Reviews
 
 if TYPE_CHECKING:
     from .state import RunState
@@ -23,30 +25,32 @@ if TYPE_CHECKING:
 NEUTRAL_REVIEWER = "reviewer"  # the one reviewer of a mode without researchers
 
 
-async def read_profiles(state: RunState, researcher_ids: list[str]) -> None:
-    """Profiles of these researchers, those not on the run yet (progress under 'read')."""
+async def read_profiles(state: RunState, researcher_ids: list[str]) -> Profiles:
+    """Profiles of these researchers, those not on the run yet (progress under 'read');
+    each is kept on the run as it arrives, so a failed stage keeps those it read."""
     todo = [rid for rid in researcher_ids if rid not in state.run.profiles]
     jobs = [(rid, (lambda rid=rid: state.reader.profile(rid))) for rid in todo]
     await gather(state.recorder, "read", jobs, state.run.profiles.__setitem__, lambda p: p.text,
                  serial=state.serial)
+    return Profiles({rid: state.run.profiles[rid] for rid in researcher_ids if rid in state.run.profiles})
 
 
-async def read_authors(state: RunState) -> None:
-    await read_profiles(state, state.config.researcher_ids)
+async def read_authors(state: RunState) -> Profiles:
+    return await read_profiles(state, state.config.researcher_ids)
 
 
-async def embed_candidates(state: RunState) -> None:
+async def embed_candidates(state: RunState) -> CandidateVectors | None:
     """The reviewer candidates' papers, embedded in a thread (they do not depend on the
     proposal). A replay hands every mode the same vectors; then there is nothing to do."""
     if state.candidate_vectors is not None:
-        return
+        return None
     try:
-        state.candidate_vectors = await asyncio.to_thread(state.reviewers.candidate_vectors)
+        return CandidateVectors(await asyncio.to_thread(state.reviewers.candidate_vectors))
     except Exception as exc:  # the writers go on; the choice, which needs them, fails
-        state.candidates_error = exc
+        return CandidateVectors(None, exc)
 
 
-async def write_drafts(state: RunState) -> None:
+async def write_drafts(state: RunState) -> Drafts:
     """One draft per author (or one neutral writer when the mode reads no profiles)."""
     papers = state.reader.writing_papers() if state.mode.reads_papers else []
     ctx, style = state.ctx, state.style
@@ -56,17 +60,19 @@ async def write_drafts(state: RunState) -> None:
         authors = [rid for rid in state.config.researcher_ids if rid in state.run.profiles]
         jobs = [(rid, (lambda rid=rid: style.write_draft(ctx, state.run.profiles[rid].text, papers, rid)))
                 for rid in authors]
-    state.author_order = [a for a, _ in jobs]
+    order = tuple(a for a, _ in jobs)
+    drafts: dict[str, Proposal] = {}
 
     def keep(agent: str, draft) -> None:
         # Until the merge succeeds, the run's proposal holds the drafts alone.
-        state.drafts[agent] = draft
-        state.run.proposal = Proposal(missing=list(QUESTION_KEYS), drafts=state.ordered_drafts())
+        drafts[agent] = draft
+        state.run.proposal = Proposal(missing=list(QUESTION_KEYS), drafts=[drafts[a] for a in order if a in drafts])
 
     await gather(state.recorder, "write", jobs, keep, lambda d: d.q1, serial=state.serial)
+    return Drafts(drafts, order)
 
 
-async def aggregate(state: RunState) -> None:
+async def aggregate(state: RunState) -> Proposed:
     """The drafts merged into the run's proposal."""
     drafts = state.ordered_drafts()
     if not drafts:
@@ -80,30 +86,35 @@ async def aggregate(state: RunState) -> None:
     except Exception as exc:
         state.recorder.fail("write", "aggregator", exc)
         raise
-    state.run.proposal = proposal
     state.recorder.emit("write", "aggregator", 1, 1, "done", proposal.q1)
+    return Proposed(proposal)
 
 
-async def choose_reviewers(state: RunState) -> None:
+async def choose_reviewers(state: RunState) -> Reviewers:
     """Named reviewers, the closest candidates, or one neutral reviewer (no researchers)."""
+    return await pick_reviewers(state, state.run.proposal)
+
+
+async def pick_reviewers(state: RunState, proposal: Proposal, query=None) -> Reviewers:
+    """The reviewers of `proposal` (by `query`, a vector, when given: several candidates
+    ask by their mean), with the embedding tokens the choice spent counted on the run."""
     if not state.mode.reads_profiles:
-        state.reviewer_ids = [NEUTRAL_REVIEWER]
-        return
+        return Reviewers((NEUTRAL_REVIEWER,))
     if state.candidates_error is not None:
         raise state.candidates_error
     tokens = state.embedder.tokens
-    state.reviewer_ids = await asyncio.to_thread(state.reviewers.choose_reviewers, state.run.proposal,
-                                               state.candidate_vectors)
+    chosen = await asyncio.to_thread(state.reviewers.choose_reviewers, proposal, state.candidate_vectors, query)
     state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+    return Reviewers(tuple(chosen), dict(state.reviewers.reasons))
 
 
-async def read_reviewers(state: RunState) -> None:
+async def read_reviewers(state: RunState) -> Reviewers:
     """The chosen reviewers' profiles; a reviewer without one does not review."""
     await read_profiles(state, state.reviewer_ids)
-    state.reviewer_ids = [r for r in state.reviewer_ids if r in state.run.profiles]
+    return Reviewers(tuple(r for r in state.reviewer_ids if r in state.run.profiles))
 
 
-async def review(state: RunState) -> None:
+async def review(state: RunState) -> Reviews:
     proposal = state.run.proposal
     assert proposal is not None
     papers = state.reader.writing_papers() if state.mode.reads_papers else []
@@ -119,15 +130,16 @@ async def review(state: RunState) -> None:
     # Reviews in reviewer order, not arrival order: the meta-review prompt (and so its
     # cache key) must not depend on which reviewer happened to answer first.
     rank = {rid: i for i, rid in enumerate(state.reviewer_ids)}
-    state.run.reviews.sort(key=lambda r: rank.get(r.reviewer_id, len(rank)))
+    return Reviews(tuple(sorted(state.run.reviews, key=lambda r: rank.get(r.reviewer_id, len(rank)))))
 
 
-async def meta_review(state: RunState) -> None:
+async def meta_review(state: RunState) -> MetaReviewed | None:
     if not state.run.reviews:
-        return
+        return None
     state.recorder.emit("review", "meta-reviewer", 0, 1, "started")
-    state.run.meta_review = await state.style.meta_review(state.ctx, state.run.proposal, state.run.reviews)
-    state.recorder.emit("review", "meta-reviewer", 1, 1, "done", f"mean score {state.run.meta_review.score}")
+    meta = await state.style.meta_review(state.ctx, state.run.proposal, state.run.reviews)
+    state.recorder.emit("review", "meta-reviewer", 1, 1, "done", f"mean score {meta.score}")
+    return MetaReviewed(meta)
 
 
 async def evaluate(state: RunState) -> None:

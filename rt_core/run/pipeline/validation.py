@@ -75,7 +75,7 @@ def check_candidates(config: RunConfig) -> None:
     if message:
         raise SettingError(message, schema.hint("candidates"))
     judge = config.judge_model.strip()
-    if config.candidates > 1 and judge and registry.prompt_style(judge) != registry.CHAT:
+    if config.candidates > 1 and judge and not registry.follows_instructions(judge):
         raise ConfigError(f"model '{judge}' is a base model: it cannot judge proposals",
                           "Name an instruction model as the judge, or none: without a judge "
                           "the candidates are ranked by measured signals.")

@@ -1,45 +1,103 @@
-"""The first run of a process should not wait for imports.
+"""The first run of a process should not wait for imports, nor share the CPU with them.
 
 A model call needs litellm (about 1.7 s to import on the project's machine) and, for
-every provider litellm reaches through the OpenAI SDK, `openai.resources` (about 1.3 s
+every model litellm reaches through the OpenAI SDK, `openai.resources` (about 1.3 s
 more, imported by the SDK on its first request); the default embedder loads the bundled
-MiniLM (0.1-0.3 s, competing with the first round for the GIL). All of this used to
-happen on the first run's critical path: the orchestration bench discarded its first
-run, so its 1.09-1.13x hid that a user's first run took about 1.9x the critical path
-(and the mean over the bench's runs, timed from outside, was 1.22x). `warm_up()` loads
-them in a background thread as soon as a page that can start a run is drawn (or a run
-is built), so by the time anyone presses Start they are there. Importing the same
-modules from two threads is safe: the import system makes the second wait.
+MiniLM (0.1-0.3 s). `warm_up()` loads them in the background as soon as a page that can
+start a run is drawn, so by the time anyone presses Start they are there.
+
+A one-shot CLI process has no such head start. There the model client's import is on the
+critical path anyway (the first call waits for litellm), but what came after it used to
+run beside the first rounds: a CPU profile of `python -m rt_core run` against a loopback
+server (bench/bench_orchestration.py --one-shot --profile) showed about 0.5 s of CPU in the
+rest of `openai.resources` and 0.3 s loading MiniLM inside the first two rounds, taking the
+interpreter from the event loop. So the embedder's weights now load in a thread of their
+own, beside the litellm import rather than after it, a run warms only what its models
+need (`warm_up(parts)`), and it waits for them before its first stage
+(`Simulation.arun`). Importing the same module from two threads is safe: the import
+system makes the second wait.
 """
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Iterable
+
+from ...models import registry
 
 log = logging.getLogger(__name__)
+
+CLIENT, SDK, EMBEDDER = "client", "sdk", "embedder"  # what can be warmed
+ALL = (CLIENT, SDK, EMBEDDER)
 _lock = threading.Lock()
-_thread: threading.Thread | None = None
+_threads: dict[str, threading.Thread] = {}
 
 
-def _import_model_client() -> None:
+def _import_litellm() -> None:
+    from ...models.registry import litellm  # noqa: PLC0415  (slow: what this warms)
+
+    litellm()
+
+
+def _import_sdk() -> None:
+    _import_litellm()  # the SDK comes with litellm; its resources after it
+    import openai.resources  # noqa: F401, PLC0415  (slow: what this warms)
+
+
+def _load_minilm() -> None:
+    from ...models.embed import local_minilm  # noqa: PLC0415  (slow: loads weights)
+
+    local_minilm()  # the default embedder: reviewer candidates, similarity, concepts
+
+
+_WORK: dict[str, Callable[[], None]] = {CLIENT: _import_litellm, SDK: _import_sdk,
+                                        EMBEDDER: _load_minilm}
+
+
+def _quietly(part: str) -> None:
     try:
-        from ...models.registry import litellm  # noqa: PLC0415  (slow: what this warms)
-
-        litellm()
-        import openai.resources  # noqa: F401, PLC0415  (slow: what this warms)
-
-        from ...models.embed import local_minilm  # noqa: PLC0415  (slow: loads weights)
-
-        local_minilm()  # the default embedder: reviewer candidates, similarity, concepts
+        _WORK[part]()
     except Exception:  # the first real call will report whatever is wrong, in its words
-        log.debug("warming the model client failed", exc_info=True)
+        log.debug("warming %s failed", part, exc_info=True)
 
 
-def warm_up() -> threading.Thread:
-    """Start importing the model client in the background (once per process)."""
-    global _thread
+class Warming:
+    """The threads warming some parts; `join()` waits for all of them."""
+
+    def __init__(self, threads: list[threading.Thread]):
+        self.threads = threads
+
+    def join(self, timeout: float | None = None) -> None:
+        for t in self.threads:
+            t.join(timeout)
+
+    def is_alive(self) -> bool:
+        return any(t.is_alive() for t in self.threads)
+
+
+def warm_up(parts: Iterable[str] = ALL) -> Warming:
+    """Start warming these parts in the background, each once per process (the model
+    client and its SDK in one thread, the embedder in another, so they overlap)."""
+    wanted = set(parts)
+    client_part = SDK if SDK in wanted else CLIENT if CLIENT in wanted else None
     with _lock:
-        if _thread is None:
-            _thread = threading.Thread(target=_import_model_client, name="rt-warm-up", daemon=True)
-            _thread.start()
-        return _thread
+        if client_part == CLIENT and SDK in _threads:
+            client_part = SDK  # already importing litellm, then the SDK (a page warmed everything)
+        chosen = []
+        for part in [p for p in (client_part, EMBEDDER if EMBEDDER in wanted else None) if p]:
+            if part not in _threads:
+                _threads[part] = threading.Thread(target=_quietly, args=(part,),
+                                                  name=f"rt-warm-up-{part}", daemon=True)
+                _threads[part].start()
+            chosen.append(_threads[part])
+        return Warming(chosen)
+
+
+def parts_for(config) -> tuple[str, ...]:
+    """What a run with these settings will load: the model client always, the SDK's
+    resources when one of its models is reached over the network, MiniLM when it embeds
+    in this process."""
+    models = [m for m in (config.model, config.judge_model, config.evaluator_model) if m]
+    remote = any(not registry.in_process(m) for m in models)
+    local_embedder = registry.in_process(config.embedder)
+    return (CLIENT,) + ((SDK,) if remote else ()) + ((EMBEDDER,) if local_embedder else ())

@@ -287,14 +287,14 @@ def _readers(r: Replay) -> list[RunState]:
 async def _shared_candidates(r: Replay) -> None:
     """The modes that choose reviewers share one neighbourhood, so one set of vectors."""
     first, *rest = _readers(r)
-    await steps.embed_candidates(first)
+    first.fold(await steps.embed_candidates(first))
     for s in rest:
         s.candidate_vectors, s.candidates_error = first.candidate_vectors, first.candidates_error
 
 
 async def _shared_profiles(r: Replay) -> None:
     first, *rest = _readers(r)
-    await steps.read_authors(first)
+    first.fold(await steps.read_authors(first))
     for s in rest:
         s.run.profiles.update(first.run.profiles)
         s.run.errors.extend(e for e in first.run.errors if e.stage == "read")

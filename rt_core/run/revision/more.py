@@ -41,6 +41,7 @@ from ...models import registry
 from ...models.embed import Embedder
 from ...store import Store
 from ...types import ProgressEvent, Run, RunConfig, RunRequest, Usage
+from ..pipeline import timing
 from ..pipeline.budget import Budget, check_cap, cost_text, estimate
 from ..pipeline.costs import Calls
 from ..pipeline.runner import Stage
@@ -181,6 +182,7 @@ def simulation(store: Store, run_id: str, extra: int, *,
     sim.use_budget(RevisionBudget(capped, sim.run.usage, set(p.stages), store))
     sim.plan = [*sim.plan, Stage("settle_results", _settle_extras(old), tuple(s.name for s in sim.plan),
                                  saves=False)]
+    sim.added_work = timing.for_config(p.config, store, counted=set(p.stages))
     sim.start()  # bad input fails here, in the caller
     return sim
 

@@ -98,7 +98,7 @@ async def revise_step(sim: RunState, r: int) -> None:
     if not _open(sim, r) or len(sim.run.rounds) > r:
         return
     before = sim.run.rounds[r - 1]
-    writer = revise_stem if sim.client.settings.style == registry.STEM else revise_chat
+    writer = revise_stem if sim.ctx.traits.completes_stems else revise_chat
     sim.recorder.emit(GROUP, f"authors (round {r})", 0, 1, "started")
     try:
         revised, changes = await writer.revise(sim.ctx, before.proposal, before.reviews,
@@ -174,7 +174,7 @@ async def meta_review_step(sim: RunState, r: int) -> None:
 # -- the plan and its estimates ----------------------------------------------------------------
 
 def _revise_estimate(s: costs.Sizes) -> costs.Calls:
-    if s.style == registry.STEM:
+    if registry.traits(s.style).completes_stems:
         # Typically two flagged answers; at most all five.
         per = revise_stem.STEMS_PER_ANSWER
         prompt = costs.STEM_HEADER + 4 * costs.STEM_LINE

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import RTError
-from ...models import registry
 from ...types import Change, MetaReview, Proposal, Review, Run
 from ..pipeline.agents import gather
 from ..pipeline.novelty import prior_titles
@@ -68,7 +67,7 @@ async def revise(crew: Crew, proposal: Proposal, reviews: list[Review], meta: Me
     """The authors' rewrite from the reviews; the answers in `kept` stay as the user wrote
     them (a rewrite of one is undone and not counted as a change)."""
     s = crew.state
-    writer = revise_stem if s.client.settings.style == registry.STEM else revise_chat
+    writer = revise_stem if s.ctx.traits.completes_stems else revise_chat
     s.recorder.emit(STAGE, AUTHORS, 0, 1, "started")
     revised, changes = await writer.revise(s.ctx, proposal, reviews, meta, crew.prior)
     s.recorder.emit(STAGE, AUTHORS, 1, 1, "done", f"{len(changes)} answer(s) rewritten")

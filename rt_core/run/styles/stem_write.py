@@ -8,6 +8,7 @@ fields best, repeats earlier answers least and says least generic filler is kept
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 
@@ -121,9 +122,11 @@ async def _best_of(ctx: StageContext, prefix: str, stems: list[str],
     Names found nowhere in `material` cost INVENTED_PENALTY each, and the more fluent
     continuations win (`pick`)."""
     found: list[tuple[float, str, float | None]] = []
-    for i, stem in enumerate(stems):
-        out, fluency = await fluent_line(ctx, prefix + stem, max_tokens=56, attempt=first_seed + i,
-                                         stop=stop)
+    # Asked together: an engine that batches (the embedded model) decodes them at once.
+    replies = await asyncio.gather(*(
+        fluent_line(ctx, prefix + stem, max_tokens=56, attempt=first_seed + i, stop=stop)
+        for i, stem in enumerate(stems)))
+    for stem, (out, fluency) in zip(stems, replies, strict=True):
         out = out.strip()
         if len(re.findall(r"[^\W\d_]{2,}", out)) < 2:
             continue

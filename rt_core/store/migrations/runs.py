@@ -151,6 +151,27 @@ def m016_run_owner_hash(db: sqlite3.Connection) -> None:
 
 
 @migration
+def m017_wall_time(db: sqlite3.Connection) -> None:
+    """How long runs take, measured on this machine. `call_speeds` keeps one row per model call
+    that reached a model (its tokens and wall seconds), so the time a run will take is
+    estimated from this machine's speeds (rt_core/models/speeds.py). Each run keeps the wall time it was
+    expected to take beside the time it took, so the two can be compared in History."""
+    db.executescript("""
+    CREATE TABLE call_speeds (
+        model TEXT NOT NULL,
+        at REAL NOT NULL,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        seconds REAL NOT NULL,
+        calibration INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX call_speeds_model ON call_speeds(model, at);
+    ALTER TABLE runs ADD COLUMN estimate_seconds REAL;
+    ALTER TABLE runs ADD COLUMN wall_seconds REAL;
+    """)
+
+
+@migration
 def m018_run_versions(db: sqlite3.Connection) -> None:
     """Versions of a run's idea that a user steered (rt_core/run/steer): one row per node of
     the run's version tree, beside the run and never in its record, so a steer changes

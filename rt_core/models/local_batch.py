@@ -1,0 +1,313 @@
+"""Several completions decoded together on one llama.cpp context, each in its own sequence.
+
+A 270M model on a CPU spends a generated token's time mostly moving weights, not
+computing: one decode of six sequences' tokens cost little more than one sequence's
+(docs/PERFORMANCE.md). So calls that arrive together (the authors of a run writing their
+drafts, the reviewers reviewing) are decoded in one batch, one sequence id per call, the
+way llama.cpp's own server serves parallel requests. Each call keeps its own sampler
+chain (the chain llama-cpp-python builds, seeded per call): alone, a call gives exactly
+the tokens llama-cpp-python's create_completion gives, whatever the cache held. In a
+batch of several, llama.cpp's CPU kernels for several rows add up in another order, so
+the odd token can differ from the same call alone (the same distribution, and every
+call is cached by the client, so a re-run reads the same text).
+
+The key/value cache is shared by all sequences, and a new call starts from the longest
+prefix any sequence already holds (copied by sequence id, not recomputed): the material
+every author's document opens with is read once per run, not once per author.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+SLOTS = 6  # sequences decoded at once; asyncio's default thread pool on 2 cores holds 6 calls
+
+
+@dataclass
+class Request:
+    """One completion: its prompt tokens, how to sample and when to stop."""
+    prompt: list[int]
+    max_tokens: int
+    make_sampler: Callable[[], object]  # a fresh llama-cpp-python LlamaSampler chain
+    stop: tuple[bytes, ...] = ()
+    logprobs: bool = False
+    tokens: list[int] = field(default_factory=list)  # sampled so far
+    values: list[float] = field(default_factory=list)  # log-probability of each sampled token
+    text: bytes = b""
+    finish_reason: str = ""
+    error: BaseException | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+    # set while decoding
+    slot: int = -1
+    feed: list[int] = field(default_factory=list)  # tokens to decode next, for this sequence
+    sampler: object = None
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class BatchDecoder:
+    """Owns one llama.cpp context with SLOTS sequences and a thread that decodes them.
+
+    `submit` is called from any thread and blocks until its request is done; only the
+    decoder's own thread touches the context (llama.cpp contexts are not thread-safe)."""
+
+    def __init__(self, model, vocab, base_params, n_ctx: int, threads: int, slots: int = SLOTS,
+                 choose_threads: Callable[[], int] | None = None,
+                 record: Callable[[int, float, int], None] | None = None):
+        import llama_cpp  # noqa: PLC0415
+        from llama_cpp import _internals  # noqa: PLC0415
+
+        self._ll = llama_cpp
+        params = llama_cpp.llama_context_params.from_buffer_copy(base_params)  # the same
+        # attention and cache types as the Llama object's own context, so the same logits
+        params.n_ctx = n_ctx
+        params.n_batch = params.n_ubatch = 512
+        params.n_seq_max = slots
+        params.kv_unified = True  # sequences share the cells of a common prefix
+        params.swa_full = True  # a sequence can be cut back to any prefix
+        params.n_threads = params.n_threads_batch = threads
+        self.ctx = _internals.LlamaContext(model=model, params=params, verbose=False)
+        self.memory = llama_cpp.llama_get_memory(self.ctx.ctx)
+        self.vocab = vocab
+        self.n_vocab = llama_cpp.llama_vocab_n_tokens(vocab)
+        self.n_ctx = n_ctx
+        self.n_batch = 512
+        self.slots = slots
+        self.batch = llama_cpp.llama_batch_init(self.n_batch, 0, slots)
+        self.cells: list[list[int]] = [[] for _ in range(slots)]  # tokens each sequence holds
+        self.last_used = [0.0] * slots
+        self.active: list[Request | None] = [None] * slots
+        self.waiting: list[Request] = []
+        self.threads = threads
+        self._choose = choose_threads
+        self._record = record
+        self._cond = threading.Condition()
+        self._closed = False
+        self._steps: list = [0.0, 0]  # ms and count of generation steps not yet recorded
+        self.reused = 0  # prompt tokens not decoded because a sequence held them (for benches)
+        self.decoded = 0
+        self._thread = threading.Thread(target=self._loop, name="llama-batch", daemon=True)
+        self._thread.start()
+
+    # -- callers' side --------------------------------------------------------------------
+    def submit(self, req: Request) -> Request:
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the model was closed")
+            self.waiting.append(req)
+            self._cond.notify_all()
+        req.done.wait()
+        if req.error is not None:
+            raise req.error
+        return req
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=10)
+        if self.batch is not None:
+            self._ll.llama_batch_free(self.batch)
+            self.batch = None
+        self.ctx.close()
+
+    # -- the decoder's thread -------------------------------------------------------------
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closed or self.waiting or any(self.active))
+                if self._closed:
+                    self._fail_all(RuntimeError("the model was closed"))
+                    return
+                admitted = self._admit()
+            try:
+                if admitted:
+                    self._set_threads()
+                self._step()
+            except Exception as exc:  # a decode failed: every call in flight hears it
+                with self._cond:
+                    self._fail_all(exc)
+
+    def _fail_all(self, exc: BaseException) -> None:
+        for i, r in enumerate(self.active):
+            if r is not None:
+                self._finish(r, "error", exc)
+                self.active[i] = None
+                self._drop(i)
+        for r in self.waiting:
+            r.error = exc
+            r.done.set()
+        self.waiting.clear()
+
+    def _set_threads(self) -> None:
+        if self._choose is None:
+            return
+        n = self._choose()
+        if n != self.threads:
+            self._steps = [0.0, 0]  # steps timed at the old count say nothing of the new
+            self._ll.llama_set_n_threads(self.ctx.ctx, n, n)
+            self.threads = n
+
+    def _admit(self) -> bool:
+        """Move waiting requests into free sequences while the cache has room."""
+        admitted = False
+        while self.waiting:
+            free = [i for i, r in enumerate(self.active) if r is None]
+            if not free:
+                break
+            req = self.waiting[0]
+            need = len(req.prompt) + req.max_tokens
+            busy = sum(len(r.prompt) + r.max_tokens for r in self.active if r)
+            if busy and busy + need > self.n_ctx:
+                break  # wait for a sequence to finish
+            self.waiting.pop(0)
+            self._place(req, free)
+            admitted = True
+        return admitted
+
+    def _place(self, req: Request, free: list[int]) -> None:
+        """Start req in a free sequence from the longest prefix any sequence holds."""
+        keep = len(req.prompt) - 1  # the last prompt token is decoded again for its logits
+        shared = [min(common_prefix(c, req.prompt), keep) for c in self.cells]
+        slot = max(free, key=lambda i: (shared[i], -self.last_used[i]))
+        if shared[slot] == 0:
+            slot = min(free, key=lambda i: self.last_used[i])  # the longest idle
+        source = max(range(self.slots), key=lambda i: shared[i])
+        own = shared[slot]
+        if shared[source] > own:
+            self._drop(slot)
+            self._ll.llama_memory_seq_cp(self.memory, source, slot, 0, shared[source])
+            own = shared[source]
+        else:
+            self._ll.llama_memory_seq_rm(self.memory, slot, own, -1)
+        self._make_room(slot, len(req.prompt) - own + req.max_tokens)
+        self.cells[slot] = req.prompt[:own]
+        self.reused += own
+        req.slot, req.feed = slot, req.prompt[own:]
+        req.sampler = req.make_sampler()
+        self.active[slot] = req
+
+    def _make_room(self, slot: int, need: int) -> None:
+        """Forget idle sequences (the longest idle first) while the cache could overflow."""
+        def used() -> int:
+            return sum(len(c) for c in self.cells) + sum(r.max_tokens for r in self.active if r)
+
+        for i in sorted(range(self.slots), key=lambda j: self.last_used[j]):
+            if used() + need <= self.n_ctx:
+                return
+            if i != slot and self.active[i] is None and self.cells[i]:
+                self._drop(i)
+
+    def _drop(self, slot: int) -> None:
+        self._ll.llama_memory_seq_rm(self.memory, slot, 0, -1)
+        self.cells[slot] = []
+
+    def _step(self) -> None:
+        """One llama_decode: every generating sequence's last token, then prompt tokens of
+        the sequences still reading theirs, up to the batch size; then one token sampled
+        for each sequence whose prompt is all read."""
+        b = self.batch
+        n = 0
+        outputs: list[tuple[int, Request]] = []
+        order = sorted((r for r in self.active if r), key=lambda r: len(r.feed))
+        for r in order:
+            take = r.feed[: self.n_batch - n]
+            if not take:
+                continue
+            pos = len(self.cells[r.slot])
+            for k, tok in enumerate(take):
+                b.token[n] = tok
+                b.pos[n] = pos + k
+                b.n_seq_id[n] = 1
+                b.seq_id[n][0] = r.slot
+                b.logits[n] = False
+                n += 1
+            self.cells[r.slot].extend(take)
+            del r.feed[: len(take)]
+            if not r.feed:
+                b.logits[n - 1] = True
+                outputs.append((n - 1, r))
+            if n >= self.n_batch:
+                break
+        if n == 0:
+            return
+        b.n_tokens = n
+        started = time.perf_counter()
+        rc = self._ll.llama_decode(self.ctx.ctx, b)
+        if rc != 0:
+            raise RuntimeError(f"llama_decode returned {rc} (the cache is full or the batch is bad)")
+        self.decoded += n
+        if outputs and n == len(outputs):  # a pure generation step: timed for the chooser
+            self._timed(time.perf_counter() - started)
+        for idx, r in outputs:
+            self._sample(idx, r)
+
+    def _timed(self, seconds: float) -> None:
+        """Generation steps are timed in groups of eight (the chooser ignores fewer)."""
+        self._steps[0] += seconds * 1000
+        self._steps[1] += 1
+        if self._steps[1] >= 8 and self._record is not None:
+            self._record(self.threads, *self._steps)
+            self._steps = [0.0, 0]
+
+    def _sample(self, idx: int, r: Request) -> None:
+        import llama_cpp  # noqa: PLC0415
+
+        tok = llama_cpp.llama_sampler_sample(r.sampler.sampler, self.ctx.ctx, idx)
+        if r.logprobs:
+            r.values.append(self._logprob(idx, tok))
+        if llama_cpp.llama_vocab_is_eog(self.vocab, tok):
+            return self._end(r, "stop")
+        r.tokens.append(tok)
+        r.text = self._detokenize(r.tokens)
+        hits = [s for s in r.stop if s in r.text]
+        if hits:
+            r.text = r.text[: r.text.index(hits[0])]
+            return self._end(r, "stop")
+        if len(r.tokens) >= r.max_tokens:
+            return self._end(r, "length")
+        r.feed = [tok]
+
+    def _logprob(self, idx: int, tok: int) -> float:
+        """The raw log-probability of the sampled token (before penalties and cuts)."""
+        import numpy as np  # noqa: PLC0415
+
+        row = np.ctypeslib.as_array(self._ll.llama_get_logits_ith(self.ctx.ctx, idx), shape=(self.n_vocab,))
+        top = float(row.max())
+        return float(row[tok]) - (top + float(np.log(np.exp(row - top).sum())))
+
+    def _detokenize(self, tokens: list[int]) -> bytes:
+        import ctypes  # noqa: PLC0415
+
+        size = 32 * len(tokens) + 16
+        buf = (ctypes.c_char * size)()
+        arr = (self._ll.llama_token * len(tokens))(*tokens)
+        n = self._ll.llama_detokenize(self.vocab, arr, len(tokens), buf, size, False, False)
+        return bytes(buf[:max(0, n)])
+
+    def _end(self, r: Request, reason: str) -> None:
+        # The last sampled token's value is not kept: a line's end, cut as a stop.
+        if r.values:
+            r.values.pop()
+        self.last_used[r.slot] = time.monotonic()
+        with self._cond:
+            self.active[r.slot] = None
+        self._finish(r, reason)
+
+    @staticmethod
+    def _finish(r: Request, reason: str, error: BaseException | None = None) -> None:
+        r.finish_reason = reason
+        r.error = error
+        if r.sampler is not None:
+            r.sampler.close()
+            r.sampler = None
+        r.done.set()

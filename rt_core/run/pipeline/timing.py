@@ -1,0 +1,222 @@
+"""The wall time a run will take, stated before Start next to its calls and tokens.
+
+Each stage of the plan already says how many calls and tokens it makes (costs.py); the
+model's speed on this machine (rt_core/models/speeds.py) turns those into seconds of
+model work. Summing them would be right only for a model that answers one call at a
+time. A provider answers `concurrency` calls at once, the embedded model decodes up to
+its batch of calls together (models/local_batch.py; `registry.calls_at_once`), and the
+plan runs stages that need nothing from each other side by side, so summing would be
+several times too long. So the wall time is the longer of two bounds (each call's time
+is its measured time among the calls it ran beside):
+
+- the plan's critical path: a stage starts when the stages it needs have finished, and
+  its calls go in rounds over its lanes (the agents that work at the same time: the
+  authors drafting, the reviewers reviewing; never more than the client's concurrency),
+  each round as long as the stage's mean call;
+- the total model work divided by the calls at once: every stage shares the one client.
+
+What this leaves out is measured too: work that is not a model call (embedding,
+searching, saving), re-asks, and how far the plan's token counts (costs.py, four
+characters a token) are from the prompts as they are. Each run records its estimate
+beside what it took (`record_start`, `record_end`), and the newest runs of the model
+that made their own calls give the bias (`bias`): how long they took over what this
+model estimates for them today. The estimate is multiplied by it (within 1/3 to 3), so
+it follows the prompts and the machine as they change instead of a constant tuned once.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...models import registry, speeds
+from ...types import RunConfig
+from .costs import Calls, Sizes, sizes_for
+from .plan import plan_for
+from .runner import Stage
+
+log = logging.getLogger(__name__)
+BIAS_RUNS = 5  # the newest finished runs the bias reads
+BIAS_RANGE = (1 / 3, 3.0)  # beyond this a run says more about itself than about the next one
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The wall time expected (None: the model has no measured speed yet) and its source."""
+    model: str
+    seconds: float | None
+    speed: speeds.Speed | None = None
+    factor: float = 1.0  # the bias applied (`bias`)
+    runs: int = 0  # the earlier runs it comes from
+
+    def text(self) -> str:
+        if self.seconds is None:
+            return (f"wall time not known yet (model '{self.model}' has made no call on this "
+                    "machine; its first run measures it)")
+        bias = (f"; x{self.factor:.2f}, as {self.runs} earlier run{'s' * (self.runs != 1)} took"
+                if self.runs else "")
+        return f"expected wall time {duration(self.seconds)} ({self.speed.source()}{bias})"
+
+    def sentence(self) -> str:
+        """The text as a sentence of its own."""
+        t = self.text()
+        return f"{t[:1].upper()}{t[1:]}."
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words a person reads at a glance: 'about 45 s', 'about 3 min 10 s'."""
+    s = max(0, round(seconds))
+    if s < 90:
+        return f"about {s} s"
+    minutes, rest = divmod(s, 60)
+    if minutes < 90:
+        return f"about {minutes} min {rest} s" if rest else f"about {minutes} min"
+    return f"about {minutes // 60} h {minutes % 60} min"
+
+
+def lanes(stage: str, s: Sizes) -> int:
+    """How many of a stage's calls can be going at once: its agents working side by side."""
+    base = stage.rsplit("_", 1)[0] if stage.rsplit("_", 1)[-1].isdigit() else stage  # review_2
+    return max(1, {"read": s.authors, "write": s.authors, "read_reviewers": s.new_reviewer_profiles,
+                   "review": s.reviewers, "write_candidates": s.candidates,
+                   "review_candidates": s.reviewers * s.candidates,
+                   "meta_review_candidates": s.candidates, "novelty": s.candidates,
+                   "tournament": s.candidates // 2}.get(base, 1))
+
+
+def work(speed: speeds.Speed, c: Calls) -> float:
+    """Seconds of model work for these calls, one after another."""
+    return speed.seconds(c.calls, c.prompt_tokens, c.completion_tokens)
+
+
+def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed, limit: int,
+                 counted: set[str] | None = None) -> float:
+    """The wall time of a plan: the longer of its critical path and its total work over the
+    concurrency `limit` (module docstring). `counted`: only these stages make calls (a
+    revision: every earlier stage comes from the cache)."""
+    finish: dict[str, float] = {}
+    total = 0.0
+    for st in plan:
+        calls = st.estimate(sizes) if counted is None or st.name in counted else Calls()
+        seconds = work(speed, calls)
+        total += seconds
+        start = max((finish.get(n, 0.0) for n in st.needs), default=0.0)
+        finish[st.name] = start + _stage_seconds(seconds, calls.calls, min(limit, lanes(st.name, sizes)))
+    return max(max(finish.values(), default=0.0), total / max(1, limit))
+
+
+def _stage_seconds(seconds: float, calls: int, at_once: int) -> float:
+    """A stage's calls in rounds of `at_once` (5 calls on 4 lanes take two calls' time)."""
+    if not calls:
+        return seconds
+    return seconds / calls * math.ceil(calls / at_once)
+
+
+def limit_for(config: RunConfig) -> int:
+    """Calls at once (the client's rule, models/client.py): a serial model's batch."""
+    return registry.calls_at_once(config.model, config.concurrency)
+
+
+def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None:
+    """The measured speed; with calibrate=True, an embedded model with none is measured now."""
+    speed = speeds.measured(store, model)
+    if speed is None and calibrate:
+        speed = speeds.calibrate(store, model)
+    return speed
+
+
+def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str] | None = None) -> float:
+    """The plan's wall time at this speed, before the bias."""
+    return plan_seconds(plan_for(config), sizes_for(config, store), speed, limit_for(config), counted)
+
+
+def bias(store, model: str) -> tuple[float, int]:
+    """How long the newest finished runs of this model that made their own calls took, over
+    what the plan estimates for them at the speed their own calls showed (so a machine that
+    has become slower since still shows in the speed, not here): the median ratio (within
+    1/3 to 3) and how many runs it comes from; (1.0, 0) when there are none."""
+    ratios = []
+    for data, wall, created in store.runs.fresh_finished(model, BIAS_RUNS):
+        try:
+            start = _dt.datetime.fromisoformat(created).timestamp()
+            then = speeds.fit(store.call_speeds.between(model, start, start + wall + 1))
+            raw = raw_seconds(RunConfig.from_dict(data), store, then) if then else 0.0
+        except Exception:  # a run stored by an older version: it says nothing here
+            log.debug("no estimate for a stored run's settings", exc_info=True)
+            continue
+        if raw > 0 and wall > 0:
+            ratios.append(wall / raw)
+    if not ratios:
+        return 1.0, 0
+    return min(BIAS_RANGE[1], max(BIAS_RANGE[0], statistics.median(ratios))), len(ratios)
+
+
+def _expected(config: RunConfig, store, speed: speeds.Speed, seconds: float) -> Expected:
+    factor, runs = bias(store, config.model)
+    return Expected(config.model, seconds * factor, speed, factor, runs)
+
+
+def for_config(config: RunConfig, store, calibrate: bool = False,
+               counted: set[str] | None = None) -> Expected:
+    """The expected wall time of a run with these settings, fresh (nothing cached)."""
+    speed = speed_for(config.model, store, calibrate)
+    if speed is None:
+        return Expected(config.model, None)
+    return _expected(config, store, speed, raw_seconds(config, store, speed, counted))
+
+
+def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False) -> Expected:
+    """Calls that need nothing from each other, `at_once` going at the same time: their
+    work divided among them."""
+    speed = speed_for(config.model, store, calibrate)
+    if speed is None:
+        return Expected(config.model, None)
+    return _expected(config, store, speed, work(speed, calls) / max(1, at_once))
+
+
+def for_credit(config: RunConfig, calls: Calls, variants: int, reviewers: int, store,
+               calibrate: bool = False) -> Expected:
+    """Leave-one-out credit (run/credit/variants.py): each variant's reviews at once, on a
+    client of its own; the variants side by side, or one after another on a serial model."""
+    side_by_side = 1 if registry.serial(config.model) else max(1, variants)
+    return for_calls(config, calls, side_by_side * max(1, min(limit_for(config), reviewers)),
+                     store, calibrate)
+
+
+def combined(expected: list[Expected]) -> Expected:
+    """Runs one after another (a replay's modes): their times added, unknown if any is."""
+    if not expected:
+        return Expected("", 0.0)
+    if any(e.seconds is None for e in expected):
+        return Expected(expected[0].model, None)
+    return Expected(expected[0].model, sum(e.seconds or 0.0 for e in expected), expected[0].speed)
+
+
+# -- the estimate kept beside the time taken ------------------------------------------------------
+def record_start(store, run_id: str, expected: Expected, add: bool = False) -> None:
+    """Keep the estimate with the run (a resume keeps the first; add=True: more work)."""
+    try:
+        store.runs.expect(run_id, expected.seconds, add=add)
+    except Exception:  # an unreachable store: the run itself says so when it saves
+        log.debug("could not keep the run's estimate", exc_info=True)
+
+
+def record_end(store, run_id: str, seconds: float) -> None:
+    """Add an attempt's wall time to the run's."""
+    try:
+        store.runs.add_wall(run_id, seconds)
+    except Exception:  # as above
+        log.debug("could not keep the run's wall time", exc_info=True)
+
+
+def took_text(estimate: float | None, wall: float | None) -> str:
+    """'estimated about 1 min 20 s, took about 1 min 31 s' (what is known of the two)."""
+    parts = []
+    if estimate is not None:
+        parts.append(f"estimated {duration(estimate)}")
+    if wall is not None:
+        parts.append(f"took {duration(wall)}")
+    return ", ".join(parts)

@@ -1,0 +1,66 @@
+"""Wall time in the app: expected before Start, and expected beside taken afterwards.
+
+The figures come from rt_core.run.pipeline.timing (the plan and the speeds measured on
+this machine); this module only words them for the pages. The embedded model has no
+speed until it has made a call here: the page offers a short calibration (two small
+calls) rather than loading the model by itself whenever the Run page is drawn.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from rt_core.models import registry, speeds
+from rt_core.run.pipeline import timing
+
+from . import render
+
+
+def expected_caption(expected: timing.Expected) -> None:
+    """The expected wall time under an estimate, and the calibration button when the
+    embedded model has no measured speed yet."""
+    st.caption(render.md_escape(expected.sentence()))
+
+
+def calibration_offer(model: str, store, key: str) -> bool:
+    """For an embedded model with no speed: a button that measures it with one short call.
+    True when it measured (the caller draws its estimate again)."""
+    if speeds.measured(store, model) is not None or not registry.in_process(model) \
+            or registry.provider_of(model) != "local":
+        return False
+    if not st.button("Measure this machine's speed (two short calls to the embedded model)", key=key):
+        return False
+    with st.spinner("Timing one short call..."):
+        speeds.calibrate(store, model)
+    return True
+
+
+def run_page(config, store) -> None:
+    """The Run page's line: the expected wall time of a run with these settings."""
+    if calibration_offer(config.model, store, "timing_calibrate"):
+        st.rerun()
+    expected_caption(timing.for_config(config, store))
+
+
+def credit_caption(run, est, store) -> None:
+    """Under credit's estimate: its expected wall time (the variants side by side)."""
+    expected_caption(timing.for_credit(run.config, est.calls, est.variants,
+                                       len({r.reviewer_id for r in run.reviews}), store))
+
+
+def revision_caption(plan, store) -> None:
+    """Under a revision's estimate: the wall time of its new rounds only (the rest is cached)."""
+    expected_caption(timing.for_config(plan.config, store, counted=set(plan.stages)))
+
+
+def results_line(store, run) -> None:
+    """'Wall time: estimated about 1 min 20 s, took about 1 min 31 s' on the Results page."""
+    text = timing.took_text(*store.runs.wall_times([run.id]).get(run.id, (None, None)))
+    if text:
+        st.caption(render.md_escape(f"Wall time: {text}"))
+
+
+def history_column(store, run_ids) -> list[str]:
+    """History's 'wall time' column, one entry per run id ('' when nothing was measured)."""
+    ids = list(run_ids)
+    times = store.runs.wall_times(ids)
+    return [timing.took_text(*times.get(i, (None, None))) for i in ids]

@@ -1,0 +1,64 @@
+"""The map of ideas in a real browser: the four-candidate run of tests/test_ideamap_app.py on
+Results, the map drawn, a hover over the candidate whose Q1 holds a script tag shows the tag as
+text, a click on that point opens its five answers. The map's screenshot goes to
+test-artifacts/idea-map.png and, with RT_UPDATE_SCREENSHOTS=1, to docs/screenshots/."""
+from __future__ import annotations
+
+import pytest
+
+from tests import test_browser
+from tests.candidates_run import XSS
+from tests.reliability.browserhelp import SHORT, settle
+from tests.test_browser import ARTIFACTS, expect, open_app, start_server, stop_server
+from tests.test_candidates_browser import publish
+from tests.test_ideamap_app import LOUD, mapped_run
+
+pytestmark = pytest.mark.browser
+RUN_ID = "imapb"
+browser = test_browser.browser
+page = test_browser.page
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from rt_core import community
+    from rt_core.store import Store
+
+    data = tmp_path_factory.mktemp("ideamap-browser-data")
+    s = Store(data / "studio.sqlite3")
+    community.ensure_loaded(s)
+    s.runs.save(mapped_run(RUN_ID, s))
+    s.close()
+    ARTIFACTS.mkdir(exist_ok=True)
+    proc, url = start_server(data, ARTIFACTS / "ideamap-server.log")
+    yield url
+    stop_server(proc)
+
+
+def test_the_map_hovers_escaped_and_opens_a_point_on_click(server, page):
+    open_app(page, server)
+    page.goto(f"{server}/results?run={RUN_ID}")
+    expect(page.get_by_role("heading", name="Map of ideas")).to_be_visible(timeout=60_000)
+    page.get_by_text("Show the map of ideas").click()
+    box = page.locator(f".st-key-ideamap_box_{RUN_ID}")
+    chart = box.get_by_test_id("stPlotlyChart")
+    points = chart.locator(".scatterlayer .trace path.point")
+    expect(points).to_have_count(12, timeout=SHORT)  # four ideas, eight papers
+    settle(page)
+    chart.scroll_into_view_if_needed()
+    label = chart.locator(".hoverlayer .hovertext")
+    for i in range(points.count()):  # find c3 by its hover label
+        points.nth(i).hover(force=True)  # plotly hears the mouse on its drag layer, on top
+        expect(label).to_have_count(1)
+        if "c3" in (label.text_content() or ""):
+            break
+    # Both tags as text: plotly draws a <b> it is given (a <script> it leaves as text anyway).
+    expect(label).to_contain_text(f"{XSS} {LOUD}")
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / "idea-map.png"
+    box.screenshot(path=str(path))
+    publish(path)
+    points.nth(i).click(force=True)
+    # (.last: the candidate card's collapsed answers hold the same text, hidden)
+    expect(page.get_by_text("Gap of c3.").last).to_be_visible(timeout=SHORT)
+    assert page.dialogs == []

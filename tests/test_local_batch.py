@@ -1,0 +1,118 @@
+"""The embedded model's batch decoder (rt_core/models/local_batch.py) on the real model:
+a call's tokens do not depend on what the cache held, and a shared batch completes
+every call (its text may differ in the odd token: several rows take other CPU kernels)."""
+import threading
+
+import pytest
+
+from rt_core.models.local import BUNDLED_NAME, CAPABILITIES, engine
+from rt_core.models.local_batch import BatchDecoder, Request
+
+pytestmark = pytest.mark.slow
+
+HEAD = ("Joint research proposal bridging Astronomy and Computation and Language.\n"
+        "Key concepts in Astronomy: stellar spectra; galaxy surveys; dark matter halos.\n"
+        "Key concepts in Computation and Language: parsing; machine translation.\n")
+PARAMS = {**CAPABILITIES.sampling, "temperature": 0.8, "seed": 7}
+
+
+@pytest.fixture(scope="module")
+def eng():
+    return engine(BUNDLED_NAME)
+
+
+def decoder(eng, n_ctx=2048, slots=4):
+    llm = eng.llm
+    return BatchDecoder(llm._model, llm._model.vocab, llm.context_params, n_ctx, 2, slots)
+
+
+def ask(eng, dec, text, seed=7, max_tokens=24, greedy=False):
+    params = {**PARAMS, "seed": seed, **({"temperature": 0.0} if greedy else {})}
+    req = Request(eng.tokens(text), max_tokens, lambda: eng._sampler(params), stop=(b"\n",))
+    return dec.submit(req)
+
+
+def reference(eng, text, seed=7, max_tokens=24, greedy=False):
+    """llama-cpp-python's own create_completion from a cold context."""
+    eng.llm.reset()
+    return eng.llm.create_completion(
+        text, max_tokens=max_tokens, temperature=0.0 if greedy else 0.8, top_p=PARAMS["top_p"], top_k=40,
+        repeat_penalty=PARAMS["repeat_penalty"], frequency_penalty=PARAMS["frequency_penalty"],
+        seed=seed, stop=["\n"])["choices"][0]["text"]
+
+
+def test_a_call_reads_the_same_text_cold_and_from_a_held_prefix(eng):
+    """Exactly llama-cpp-python's own text, cold and after another author's document (whose
+    head it then reuses, as llama-cpp-python does from its last prompt)."""
+    q1 = HEAD + "Author: an astronomer\n1. Research question: How can"
+    q2 = HEAD + "Author: a linguist\n1. Research question: How can"
+    cold = reference(eng, q1)
+    eng.llm.create_completion(q2, max_tokens=24, temperature=0.8, seed=1, stop=["\n"])
+    held = eng.llm.create_completion(q1, max_tokens=24, temperature=0.8, seed=7, stop=["\n"],
+                                     top_p=PARAMS["top_p"], top_k=40,
+                                     repeat_penalty=PARAMS["repeat_penalty"],
+                                     frequency_penalty=PARAMS["frequency_penalty"])["choices"][0]["text"]
+    dec = decoder(eng)
+    try:
+        assert ask(eng, dec, q1).text.decode() == cold  # nothing held
+        ask(eng, dec, q2, seed=1)
+        before = dec.reused
+        assert ask(eng, dec, q1).text.decode() == held
+        assert dec.reused - before >= len(eng.tokens(HEAD)) - 1  # the head was not read again
+    finally:
+        dec.close()
+
+
+def test_calls_that_overflow_the_cache_wait_their_turn(eng):
+    """Four calls of ~230 tokens in a 512-token cache: at most two at a time get in."""
+    dec = decoder(eng, n_ctx=512, slots=4)
+    # Different from their first token: no prefix to share.
+    texts = [f"Draft {i}.\n" + HEAD * 5 + "1. Research question: How can" for i in range(4)]
+    assert all(200 < len(eng.tokens(t)) < 235 for t in texts)
+    out: dict[int, str] = {}
+    errors: list[BaseException] = []
+
+    def one(i: int) -> None:
+        try:
+            out[i] = ask(eng, dec, texts[i], seed=i, max_tokens=16).finish_reason
+        except BaseException as exc:  # reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        dec.close()
+    assert not errors
+    assert sorted(out) == [0, 1, 2, 3] and set(out.values()) <= {"stop", "length"}
+
+
+def test_calls_in_one_batch_start_from_the_prefix_another_sequence_holds(eng):
+    """Four authors at once: each later one copies the shared head from a busy sequence,
+    and every sequence's cache holds exactly the positions the decoder thinks it holds."""
+    import llama_cpp
+
+    texts = [HEAD + f"Author: {who}\n1. Research question: How can"
+             for who in ("an astronomer", "a linguist", "a statistician", "a historian")]
+    dec = decoder(eng)
+    out: dict[int, str] = {}
+
+    def one(i: int) -> None:
+        out[i] = ask(eng, dec, texts[i], seed=i).text.decode()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert dec.reused >= 3 * (len(eng.tokens(HEAD)) - 1)  # the head read once
+        held = [(llama_cpp.llama_memory_seq_pos_min(dec.memory, i),
+                 llama_cpp.llama_memory_seq_pos_max(dec.memory, i)) for i in range(dec.slots)]
+        assert held == [(0, len(c) - 1) if c else (-1, -1) for c in dec.cells]
+    finally:
+        dec.close()
+    assert sorted(out) == [0, 1, 2, 3] and all(out[i].strip() for i in range(4))

@@ -1,0 +1,94 @@
+"""The wall time in the app (AppTest): expected on the Run page from the speeds this
+machine measured, and 'estimated X, took Y' on Results and in History after a run."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rt_core.config import LOCAL_MODEL
+from rt_core.store.speeds import CallTime
+from tests.apphelp import PRESET, errors, goto, module_data_dir, new_app, shown
+
+SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
+data_dir = module_data_dir("timing-app")
+
+
+@pytest.fixture
+def model(demo):
+    return demo
+
+
+def store():
+    from rt_core.store import open_store
+
+    return open_store()
+
+
+def plant(per_call: float) -> None:
+    """Replace the scripted model's recorded calls with four of `per_call` seconds each."""
+    s = store()
+    s.db.conn.execute("DELETE FROM call_speeds")
+    for written in (20, 60, 100, 140):
+        s.call_speeds.add("scripted/demo", CallTime(300, written, per_call))
+
+
+def run_page(provider: str = SCRIPTED_PRESET):
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    goto(at, "run")
+    at.selectbox(key="provider").select(provider).run()
+    return at
+
+
+def captions(at) -> str:
+    return "\n".join(shown(c.value) for c in at.caption)
+
+
+def seconds_in(text: str) -> int:
+    """The expected wall time a caption states, in seconds."""
+    m = re.search(r"Expected wall time about (?:(\d+) min ?)?(?:(\d+) s)?", text)
+    assert m, text
+    return int(m.group(1) or 0) * 60 + int(m.group(2) or 0)
+
+
+def test_the_run_page_states_the_time_from_the_measured_speed(model):
+    store().db.conn.execute("DELETE FROM call_speeds")
+    at = run_page()
+    assert "Wall time not known yet (model 'scripted/demo' has made no call" in captions(at)
+    plant(1.0)
+    at.run()
+    text = captions(at)
+    assert "(from 4 calls measured on this machine)" in text
+    one = seconds_in(text)
+    plant(10.0)  # the same run on a machine ten times slower
+    at.run()
+    assert seconds_in(captions(at)) == pytest.approx(10 * one, abs=10)
+    assert one > 0
+
+
+def test_the_embedded_model_offers_to_measure_its_speed():
+    at = run_page("Embedded offline demo model")
+    assert at.session_state["model"] == LOCAL_MODEL
+    assert "Wall time not known yet" in captions(at)
+    assert any(b.key == "timing_calibrate" for b in at.button)
+
+
+def test_results_and_history_show_the_estimate_beside_the_time_taken(model):
+    plant(1.0)
+    at = run_page()
+    at.session_state["num_reviewers"] = 0
+    at.run()
+    at.button(key="run_start").click().run()
+    assert not at.error, errors(at)
+    job = at.session_state["jobs"][at.session_state["current_run"]]
+    assert job.wait(timeout=300)
+    est, wall = store().runs.wall_times([job.run_id])[job.run_id]
+    assert est is not None and wall is not None
+    at.run()
+    goto(at, "results")
+    assert re.search(r"Wall time: estimated about .+, took about ", captions(at)), captions(at)
+    goto(at, "history")
+    table = at.dataframe[0].value
+    row = list(table["id"]).index(job.run_id)
+    assert list(table["wall time"])[row].startswith("estimated about ")
