@@ -5,7 +5,9 @@ A finished run's proposal and candidates are the roots of a version tree
 (a word diff, shown with st.code, never as HTML), its scores and reviews, and its own
 link (`?run=ID&version=VID`). Whoever may revise the run (rt_core.access, Action.STEER)
 can edit one of its five answers, or comment on it as a reviewer, and the run's
-reviewers (and authors, with revision rounds) continue from that version. A link names
+reviewers (and authors, with revision rounds) continue from that version, in a
+background job (rt_core/run/steer/job.py): the page stays usable and polls its progress,
+a reload finds the live steer again, and when it ends its version is picked. A link names
 the version it was copied on, so a refresh or a shared link opens that version again.
 """
 from __future__ import annotations
@@ -18,10 +20,11 @@ from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY, QUESTIONS
 from rt_core.run.pipeline.validation import MAX_ROUNDS
 from rt_core.run.revision.diff import diff_lines
+from rt_core.run.steer import job as steer_job
 from rt_core.run.steer import table
 from rt_core.run.steer.cost import steer_cost
 from rt_core.run.steer.export import as_run
-from rt_core.run.steer.steer import Steer, rounds_of, steer
+from rt_core.run.steer.steer import Steer, rounds_of
 from rt_core.run.steer.tree import COMMENT, ROOT, YOU, Tree, Version
 from rt_core.types import Run
 
@@ -151,23 +154,74 @@ def _steer_form(run: Run, store, t: Tree, n: Version) -> None:
     if not st.button("Steer", key=f"steer_go_{run.id}", type="primary"):
         return
     try:
-        with st.spinner("The community is reading your version..."):
-            done = steer(store, run.id, wish, config=config, request_for=studio_request.request_for)
+        job = steer_job.start(store, run.id, wish, config=config, request_for=studio_request.request_for)
     except RTError as exc:
         render.show_error(exc)
         return
-    if studio_request.demo_tokens_left() is not None:  # a shared demo: the session's share
-        studio_request.count_demo_tokens(as_run(run, done.last, done.usage), once_per=f"steer-{done.last.id}")
-    st.session_state[f"_steer_next_{run.id}"] = done.last.id
-    if done.stopped:
-        render.flash("info", render.md_escape(done.stopped), where="steer")
+    st.session_state.setdefault("_steer_jobs", {})[run.id] = job
+    st.session_state.setdefault("_steer_started", set()).add(id(job))
     st.rerun()
+
+
+# -- a steer in the background (rt_core/run/steer/job.py) ------------------------------------
+def _follow(run: Run, running) -> None:
+    """A steer this session started or watched running: once it is done, its last version
+    is picked and how it ended is said (once). Called before the tree is read, which then
+    holds the new nodes (the job stores them before it ends)."""
+    ss = st.session_state
+    mine = ss.setdefault("_steer_jobs", {})
+    if running is not None:
+        mine[run.id] = running  # a reload, or another tab, watches the live steer too
+    followed = mine.get(run.id)
+    if followed is None or not followed.done:
+        return
+    del mine[run.id]
+    done = followed.steered
+    if done is not None:
+        ss[f"_steer_next_{run.id}"] = done.last.id
+        if id(followed) in ss.get("_steer_started", set()) and studio_request.demo_tokens_left() is not None:
+            studio_request.count_demo_tokens(as_run(run, done.last, done.usage), once_per=f"steer-{done.last.id}")
+        if done.stopped:
+            render.flash("info", render.md_escape(done.stopped), where="steer")
+    if followed.error is not None:
+        hint = render.app_hint(followed.error)
+        render.flash("error", render.md_escape(f"{followed.error}" + (f". {hint}" if hint else "")), where="steer")
+    if followed.unexpected:
+        render.flash("error", render.md_escape(f"The steer stopped unexpectedly: {followed.unexpected}"),
+                     where="steer")
+
+
+def _progress(run_id: str, names: dict[str, str]) -> None:
+    """The live steer's progress, polled while its job runs; one whole-page rerun when it
+    ends, so the tree shows its version."""
+    job = steer_job.live(run_id)
+    if job is None:
+        return
+    if job.done:
+        st.rerun()
+    done = job.steps_done()
+    with st.status("The community is reading your version…", expanded=True):
+        st.progress(min(1.0, done / max(1, job.steps)), text=f"{done} of about {job.steps} steps done")
+        for e in job.snapshot()[-4:]:
+            who = names.get(e.agent, e.agent)
+            render.show_text(f"{who}: {e.status}" + (f" ({render.short(e.partial, 120)})" if e.partial else ""))
+
+
+def _steering(run: Run, names: dict[str, str]) -> None:
+    st.subheader("Steering this run")
+    st.caption("The community continues from your version in the background: this page stays "
+               "usable, and the new version appears in the tree above when it is done (also after "
+               "a reload).")
+    st.fragment(_progress, run_every=1.0)(run.id, names)
 
 
 def show(run: Run, store, may_steer: bool, names: dict[str, str]) -> None:
     """The versions section: nothing for a run with no proposal yet."""
     if run.proposal is None and not run.candidates:
         return
+    job = steer_job.live(run.id)
+    running = job is not None and not job.done  # once: a job ending mid-page is seen by its fragment
+    _follow(run, job if running else None)
     try:
         t = table.tree_of(store, run)
     except RTError as exc:
@@ -183,5 +237,7 @@ def show(run: Run, store, may_steer: bool, names: dict[str, str]) -> None:
     vid = _pick(run, t, [x.id for x in nodes])
     node = t.get(vid)
     _show_version(t, node, names)
-    if may_steer and run.status == "done":
+    if running:
+        _steering(run, names)
+    elif may_steer and run.status == "done":
         _steer_form(run, store, t, node)

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
 import pytest
 
 from rt_core.__main__ import main
 from rt_core.access import Action, RunFacts, Viewer, may
+from rt_core.errors import InputError
 from rt_core.run.steer.table import versions_of
 from rt_core.store import open_store
 
@@ -86,3 +88,31 @@ def test_steering_is_for_whoever_may_revise():
         assert may(viewer, Action.STEER, f) == may(viewer, Action.REVISE, f)
     assert not may(Viewer(shared=True, owner_hash="h-else"), Action.STEER, RunFacts("r1", owner_hash="h-owner",
                                                                                      linked=True))
+
+
+def test_a_steer_job_refuses_a_second_steer_of_its_run_and_counts_its_steps(finished, demo):
+    """The app's steer runs in a job (rt_core/run/steer/job.py); the model is held until the
+    second steer has been refused, so the first one is certainly still running."""
+    from rt_core.run.steer import job as steer_job
+    from rt_core.run.steer.steer import Steer
+
+    db, run_id = finished
+    store = open_store(db)
+    gate, answer = threading.Event(), demo.responder
+
+    def held(messages: list, params: dict) -> str:
+        gate.wait(300)
+        return answer(messages, params)
+
+    demo.responder = held
+    try:
+        job = steer_job.start(store, run_id, Steer(question=1, text=NEW_Q1))
+        with pytest.raises(InputError, match="being steered already"):
+            steer_job.start(store, run_id, Steer(question=2, text="Another plan for the work."))
+        assert steer_job.live(run_id) is job and not job.done
+    finally:
+        gate.set()
+        demo.responder = answer
+    assert job.wait(300) and job.error is None and not job.unexpected, (job.error, job.unexpected)
+    assert job.steps == job.steps_done() == 3 + 1  # a review per reviewer and the meta-review
+    assert [n.id for n in versions_of(store, run_id)] == ["v0", job.steered.last.id]

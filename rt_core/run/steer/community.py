@@ -20,6 +20,9 @@ from ..revision import chat as revise_chat
 from ..revision import stem as revise_stem
 from .tree import YOU
 
+# The progress a steer reports (a page polls it): the reviewers by id, then these two.
+STAGE, META, AUTHORS = "steer", "meta-reviewer", "authors"
+
 
 @dataclass
 class Crew:
@@ -46,14 +49,17 @@ async def review(crew: Crew, proposal: Proposal) -> tuple[list[Review], MetaRevi
     errors_before = len(s.run.errors)
     jobs = [(rid, (lambda rid=rid: s.style.review(s.ctx, rid, crew.personas[rid], proposal, papers,
                                                 crew.prior))) for rid in crew.reviewer_ids]
-    await gather(s.recorder, "steer", jobs, lambda rid, rv: got.__setitem__(rid, rv),
+    await gather(s.recorder, STAGE, jobs, lambda rid, rv: got.__setitem__(rid, rv),
                  lambda rv: f"score {rv.score}", serial=s.serial)
     reviews = [got[rid] for rid in crew.reviewer_ids if rid in got]
     if not reviews:
         first = s.run.errors[errors_before] if len(s.run.errors) > errors_before else None
         raise RTError(f"no reviewer could review the new version: {first.message if first else 'no reply'}",
                       first.hint if first else "Try again, or another model.")
-    return reviews, await s.style.meta_review(s.ctx, proposal, reviews)
+    s.recorder.emit(STAGE, META, 0, 1, "started")
+    meta = await s.style.meta_review(s.ctx, proposal, reviews)
+    s.recorder.emit(STAGE, META, 1, 1, "done", f"mean {meta.score:.2f}" if meta and meta.score is not None else "")
+    return reviews, meta
 
 
 async def revise(crew: Crew, proposal: Proposal, reviews: list[Review], meta: MetaReview | None,
@@ -62,7 +68,9 @@ async def revise(crew: Crew, proposal: Proposal, reviews: list[Review], meta: Me
     them (a rewrite of one is undone and not counted as a change)."""
     s = crew.state
     writer = revise_stem if s.ctx.traits.completes_stems else revise_chat
+    s.recorder.emit(STAGE, AUTHORS, 0, 1, "started")
     revised, changes = await writer.revise(s.ctx, proposal, reviews, meta, crew.prior)
+    s.recorder.emit(STAGE, AUTHORS, 1, 1, "done", f"{len(changes)} answer(s) rewritten")
     if kept:
         answers = revised.answers() | {k: getattr(proposal, k) for k in kept}
         revised = Proposal(**answers, missing=[m for m in revised.missing if m not in kept])
