@@ -226,7 +226,7 @@ def test_the_embedded_model_is_calibrated_by_a_few_short_calls(store):
     kept = store.call_speeds.recent(LOCAL_MODEL)
     assert len(kept) == 2 and all(k.calibration for k in kept)
     s = speeds.measured(store, LOCAL_MODEL)
-    assert s.calibrated and s.per_read > 0 and s.per_write > 0
+    assert s.calibrated and s.per_call == 0 and s.per_read + s.per_write > 0
     assert e.seconds > 0 and "short calibration" in e.text()
     assert timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True).seconds == e.seconds
     assert len(store.call_speeds.recent(LOCAL_MODEL)) == 2  # measured once, then read
@@ -247,3 +247,14 @@ def test_credit_counts_the_full_proposal_when_a_later_stage_changed_it(community
     result = credit.leave_one_out(run, community, save=False)
     assert result.calls_by_variant[credit.FULL] == 3  # the merge, two reviews
     assert est.calls.calls == result.usage.calls == len(demo.history)
+
+
+def test_calibration_calls_are_fit_on_reading_and_writing_alone():
+    """Two calls fit a per-call and a writing term exactly (here 1.98 s a call and reading
+    unknown): the calibration's two calls must give both token speeds instead."""
+    calls = [speeds.CallTime(prompt_tokens=400, completion_tokens=1, seconds=2.0, calibration=True),
+             speeds.CallTime(prompt_tokens=20, completion_tokens=60, seconds=3.0, calibration=True)]
+    s = speeds.fit(calls)
+    assert s.per_call == 0
+    assert s.per_read == pytest.approx(0.0048791, rel=1e-3)
+    assert s.per_write == pytest.approx(0.048373, rel=1e-3)

@@ -68,6 +68,8 @@ def fit(calls: list[CallTime]) -> Speed | None:
     if not calls:
         return None
     calibrated = all(c.calibration for c in calls)
+    if calibrated:
+        return _fit_calibration(calls)
     for terms in TERMS:
         if len(terms) > len(calls):
             continue
@@ -78,6 +80,17 @@ def fit(calls: list[CallTime]) -> Speed | None:
                          len(calls), calibrated)
     mean = sum(c.seconds for c in calls) / len(calls)
     return Speed(mean, 0.0, 0.0, len(calls), calibrated)
+
+
+def _fit_calibration(calls: list[CallTime]) -> Speed:
+    """The calibration's calls are made to tell reading from writing, and there are only
+    two: a per-call term would fit them exactly and leave reading unknown (which a loaded
+    machine made happen), so they are fit on reading and writing alone."""
+    coef = _least_squares(calls, ["read", "write"])
+    if coef is None:
+        mean = sum(c.seconds for c in calls) / len(calls)
+        return Speed(mean, 0.0, 0.0, len(calls), True)
+    return Speed(0.0, max(0.0, coef["read"]), max(0.0, coef["write"]), len(calls), True)
 
 
 def _least_squares(calls: list[CallTime], terms: list[str]) -> dict[str, float] | None:
