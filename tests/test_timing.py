@@ -258,3 +258,9 @@ def test_calibration_calls_are_fit_on_reading_and_writing_alone():
     assert s.per_call == 0
     assert s.per_read == pytest.approx(0.0048791, rel=1e-3)
     assert s.per_write == pytest.approx(0.048373, rel=1e-3)
+
+
+def test_an_estimate_of_nothing_to_run_reads_as_a_sentence():
+    """`replay` with every mode already stored estimates no run at all; its line must still
+    print (it raised AttributeError on the missing speed, failing the CLI before any work)."""
+    assert timing.combined([]).text() == "no model call expected, so no wait"

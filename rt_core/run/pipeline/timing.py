@@ -56,6 +56,8 @@ class Expected:
         if self.seconds is None:
             return (f"wall time not known yet (model '{self.model}' has made no call on this "
                     "machine; its first run measures it)")
+        if self.speed is None:  # nothing to run (`combined` of no runs): no speed was needed
+            return "no model call expected, so no wait"
         bias = (f"; x{self.factor:.2f}, as {self.runs} earlier run{'s' * (self.runs != 1)} took"
                 if self.runs else "")
         return f"expected wall time {duration(self.seconds)} ({self.speed.source()}{bias})"
