@@ -74,11 +74,13 @@ class ReviewerChoice:
         per_field = self._per_field(words, authors)
         per_field += self._adjacent_pool(words, authors + per_field)
         pool = list(per_field)
-        if fields:
+        # The pool by field and by adjacency can already fill `size`: never ask for a
+        # negative count (SQLite reads LIMIT -1 as "no limit"; PostgreSQL refuses it).
+        if fields and len(pool) < size:
             pool += corpus.reviewer_candidates(words, fields, authors + pool, size - len(pool))
         if len(pool) < need:  # too few in the neighbourhood's fields: any field
             pool += [r for r in corpus.reviewer_candidates(words, (), authors + pool,
-                                                           size - len(pool))]
+                                                           max(need, size) - len(pool))]
         for scope in ([fields] if fields else []) + [[]]:
             if len(pool) >= need:
                 break
