@@ -28,7 +28,7 @@ from rt_core.run.steer.steer import Steer, rounds_of
 from rt_core.run.steer.tree import COMMENT, ROOT, YOU, Tree, Version
 from rt_core.types import Run
 
-from . import render, state
+from . import fields, render, state
 from . import request as studio_request
 
 VERSION_PARAM = "version"
@@ -144,9 +144,11 @@ def _steer_form(run: Run, store, t: Tree, n: Version) -> None:
     else:
         comment = st.text_area("Your comment", key=f"steer_comment_{run.id}_{n.id}", height=120)
     c1, c2 = st.columns(2)
-    rounds = c1.number_input("Revision rounds after the reviews", 0, MAX_ROUNDS,
-                             1 if mode == COMMENT_MODE else 0, key=f"steer_rounds_{run.id}_{mode}")
+    rounds = fields.bounded_number("Revision rounds after the reviews", f"steer_rounds_{run.id}_{mode}",
+                                   0, MAX_ROUNDS, 1 if mode == COMMENT_MODE else 0, where=c1)
     allow = c2.checkbox("Let the authors rewrite my text too", key=f"steer_allow_{run.id}")
+    if rounds is None:  # outside 0..MAX_ROUNDS: the field says why; nothing starts
+        return
     wish = Steer(n.id, question, text if mode == EDIT else "", comment, int(rounds), allow)
     config = dataclasses.replace(run.config, **studio_request.typed_caps())
     reviewers = len({r.reviewer_id for r in t.path(n.id)[0].reviews if r.reviewer_id != YOU})
