@@ -86,3 +86,20 @@ def record_downloads(monkeypatch) -> dict[str, bytes]:
 
     monkeypatch.setattr(MediaFileManager, "add", record)
     return seen
+
+
+SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
+
+
+def run_page(provider: str = SCRIPTED_PRESET) -> AppTest:
+    """A new session with the case study loaded, on the Run page, with `provider` chosen."""
+    at = new_app()
+    at.button(key=f"preset_{PRESET}").click().run()
+    goto(at, "run")
+    at.selectbox(key="provider").select(provider).run()
+    return at
+
+
+def captions(at: AppTest) -> str:
+    """Every caption of the page, as shown (Markdown escapes removed)."""
+    return "\n".join(shown(c.value) for c in at.caption)

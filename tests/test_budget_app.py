@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.apphelp import PRESET, errors, goto, module_data_dir, new_app, shown
+from tests.apphelp import PRESET, captions, errors, goto, module_data_dir, new_app, run_page
 
-SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
 data_dir = module_data_dir("budget-app")
 
 
@@ -15,16 +14,6 @@ def model(demo):
     return demo
 
 
-def run_page():
-    at = new_app()
-    at.button(key=f"preset_{PRESET}").click().run()
-    goto(at, "run")
-    at.selectbox(key="provider").select(SCRIPTED_PRESET).run()
-    return at
-
-
-def captions(at) -> str:
-    return "\n".join(shown(c.value) for c in at.caption)
 
 
 def test_the_run_page_shows_the_estimate_and_refuses_a_tiny_cap(model):

@@ -8,9 +8,8 @@ import pytest
 
 from rt_core.config import LOCAL_MODEL
 from rt_core.store.speeds import CallTime
-from tests.apphelp import PRESET, errors, goto, module_data_dir, new_app, shown
+from tests.apphelp import captions, errors, goto, module_data_dir, run_page
 
-SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
 data_dir = module_data_dir("timing-app")
 
 
@@ -33,16 +32,6 @@ def plant(per_call: float) -> None:
         s.call_speeds.add("scripted/demo", CallTime(300, written, per_call))
 
 
-def run_page(provider: str = SCRIPTED_PRESET):
-    at = new_app()
-    at.button(key=f"preset_{PRESET}").click().run()
-    goto(at, "run")
-    at.selectbox(key="provider").select(provider).run()
-    return at
-
-
-def captions(at) -> str:
-    return "\n".join(shown(c.value) for c in at.caption)
 
 
 def seconds_in(text: str) -> int:
