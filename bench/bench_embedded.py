@@ -30,7 +30,11 @@ os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
 from rt_core import community  # noqa: E402
 from rt_core.models import local  # noqa: E402
 from rt_core.models.local import BUNDLED_NAME, engine  # noqa: E402
-from rt_core.run.pipeline.simulation import Simulation  # noqa: E402
+
+try:
+    from rt_core.run.pipeline.simulation import Simulation
+except ImportError:  # a checkout from before run/ was split by concept (to measure "before")
+    from rt_core.run.simulation import Simulation
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import RunConfig, RunRequest  # noqa: E402
 
