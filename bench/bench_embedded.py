@@ -176,10 +176,11 @@ def main() -> None:
               f"generation {tg:.1f} tok/s")
         report(f"default run {i}", r, tg)
         rows.append((r["wall"] * tg, r))
-    med = statistics.median(w for w, _ in rows)
-    print(f"CLI default run: median wall x raw generation speed = {med:.0f} tokens' worth "
-          f"(issue 26: 1,310 before, goal <= 655); median wall "
-          f"{statistics.median(r['wall'] for _, r in rows):.1f}s")
+    if rows:  # --repeats 0 with --app-default: the app's default alone
+        med = statistics.median(w for w, _ in rows)
+        print(f"CLI default run: median wall x raw generation speed = {med:.0f} tokens' worth "
+              f"(issue 26: 1,310 before, goal <= 655); median wall "
+              f"{statistics.median(r['wall'] for _, r in rows):.1f}s")
     if args.app_default:
         _, tg = raw_speed()
         r = one_run(tmp, "app-default", True)
