@@ -90,29 +90,30 @@ def test_calls_that_overflow_the_cache_wait_their_turn(eng):
     assert sorted(out) == [0, 1, 2, 3] and set(out.values()) <= {"stop", "length"}
 
 
-def test_calls_in_one_batch_start_from_the_prefix_another_sequence_holds(eng):
-    """Four authors at once: each later one copies the shared head from a busy sequence,
-    and every sequence's cache holds exactly the positions the decoder thinks it holds."""
+def test_calls_that_arrive_together_read_their_shared_head_once(eng):
+    """Four authors arrive in the same instant (put in the queue under the decoder's lock,
+    so no thread timing decides it): the first reads the shared head, the other three wait
+    a step and copy it, and every sequence's cache holds exactly the positions the decoder
+    thinks it holds. Without the wait all four read the head side by side."""
     import llama_cpp
 
     texts = [HEAD + f"Author: {who}\n1. Research question: How can"
              for who in ("an astronomer", "a linguist", "a statistician", "a historian")]
     dec = decoder(eng)
-    out: dict[int, str] = {}
-
-    def one(i: int) -> None:
-        out[i] = ask(eng, dec, texts[i], seed=i).text.decode()
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+    params = [{**PARAMS, "seed": i} for i in range(4)]
+    reqs = [Request(eng.tokens(t), 24, (lambda p=p: eng._sampler(p)), stop=(b"\n",))
+            for t, p in zip(texts, params)]
     try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        with dec._cond:
+            dec.waiting.extend(reqs)
+            dec._cond.notify_all()
+        for r in reqs:
+            r.done.wait()
+        assert not [r.error for r in reqs if r.error]
         assert dec.reused >= 3 * (len(eng.tokens(HEAD)) - 1)  # the head read once
         held = [(llama_cpp.llama_memory_seq_pos_min(dec.memory, i),
                  llama_cpp.llama_memory_seq_pos_max(dec.memory, i)) for i in range(dec.slots)]
         assert held == [(0, len(c) - 1) if c else (-1, -1) for c in dec.cells]
     finally:
         dec.close()
-    assert sorted(out) == [0, 1, 2, 3] and all(out[i].strip() for i in range(4))
+    assert all(r.text.decode().strip() for r in reqs)

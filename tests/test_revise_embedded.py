@@ -1,6 +1,9 @@
 """One revision round end to end on the embedded base model (Gemma 3 270M): only the
 questions a review or an automatic check flagged are rewritten, each change names its
-flag, the same reviewer reviews again, and a re-run makes no call."""
+flag, the same reviewers review again, and a re-run makes no call. The base model's text
+varies in the odd token with what shares its decode batch, so now and then nothing is
+flagged; the run must then say so and stop (the rewrite path itself is pinned down with
+the scripted model in test_revise.py)."""
 from __future__ import annotations
 
 import pytest
@@ -21,15 +24,14 @@ def test_one_revision_round_on_the_embedded_model(store):
     community.ensure_loaded(store)
     preset = community.preset("nlp-astronomy")
     cfg = RunConfig(researcher_ids=[preset["researcher_ids"][0], preset["researcher_ids"][4]],
-                    paper_ids=preset["paper_ids"][:2] + preset["paper_ids"][4:6], num_reviewers=1,
+                    paper_ids=preset["paper_ids"][:2] + preset["paper_ids"][4:6], num_reviewers=2,
                     revision_rounds=1, model=LOCAL_MODEL, embedder=LOCAL_EMBEDDER)
     sim = Simulation(RunRequest(cfg), store)
     run = sim.run_sync()
     assert run.status == "done", run.errors
     first = run.rounds[0]
     flagged = flags(first.proposal, first.reviews, sim.state.ctx.grounding)
-    assert flagged, "a 270M proposal that passes every check and every review is not expected"
-    if len(run.rounds) == 1:  # nothing usable came back for any flagged question
+    if len(run.rounds) == 1:  # nothing flagged, or nothing usable came back for a flagged question
         assert "changed nothing" in stop_words(first)
         return
     second = run.rounds[1]

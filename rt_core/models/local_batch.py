@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 SLOTS = 6  # sequences decoded at once; asyncio's default thread pool on 2 cores holds 6 calls
+WAIT_FOR = 16  # prompt tokens a request would share with a sequence still reading: worth a step's wait
 
 
 @dataclass
@@ -172,10 +173,26 @@ class BatchDecoder:
             busy = sum(len(r.prompt) + r.max_tokens for r in self.active if r)
             if busy and busy + need > self.n_ctx:
                 break  # wait for a sequence to finish
+            if self._worth_waiting(req):
+                break  # a sequence is reading this request's head: copy it next step
             self.waiting.pop(0)
             self._place(req, free)
             admitted = True
         return admitted
+
+    def _worth_waiting(self, req: Request) -> bool:
+        """Whether a sequence still reading its prompt will soon hold a longer head of req's
+        prompt than any sequence holds now. Calls that arrive together (a run's authors,
+        its reviewers) share their material; without this wait each would read it beside
+        the others in the same batches, and the copy `_place` makes would find nothing."""
+        keep = len(req.prompt) - 1
+        held = max(min(common_prefix(c, req.prompt), keep) for c in self.cells)
+        for r in self.active:
+            if r is not None and r.feed:
+                soon = min(common_prefix(self.cells[r.slot] + r.feed, req.prompt), keep)
+                if soon >= held + WAIT_FOR:
+                    return True
+        return False
 
     def _place(self, req: Request, free: list[int]) -> None:
         """Start req in a free sequence from the longest prefix any sequence holds."""
