@@ -45,7 +45,7 @@ def plant_linear(store, model: str, scale: float = 1.0) -> None:
 # -- the speed comes from what was measured ---------------------------------------------------------
 def test_reading_and_writing_speeds_are_fitted_from_the_calls(store):
     plant_linear(store, LOCAL_MODEL)
-    s = speeds.measured(store, LOCAL_MODEL)
+    s = timing.speed_for(LOCAL_MODEL, store)
     assert s.per_read == pytest.approx(0.002) and s.per_write == pytest.approx(0.025)
     assert s.per_call == pytest.approx(0.1) and s.calls == 4 and not s.calibrated
 
@@ -54,7 +54,7 @@ def test_a_term_that_would_be_negative_is_left_out(store):
     """Every call the same prompt length: reading cannot be told from the round trip, so
     the fit keeps the round trip and the tokens written."""
     plant(store, "scripted/demo", per_call=0.4, per_write=0.01)
-    s = speeds.measured(store, "scripted/demo")
+    s = timing.speed_for("scripted/demo", store)
     assert s.per_write == pytest.approx(0.01) and s.per_read >= 0 and s.per_call >= 0
     assert s.seconds(1, 300, 50) == pytest.approx(0.4 + 0.5)
 
@@ -179,7 +179,7 @@ def test_a_revision_adds_its_own_estimate(community, demo):
     community.db.conn.execute("DELETE FROM call_speeds")  # the run's own calls: planted again
     plant(community, "scripted/demo", per_call=1.0)
     p = more.plan(community.runs.load(run.id), 1, community)
-    speed = speeds.measured(community, "scripted/demo")
+    speed = timing.speed_for("scripted/demo", community)
     # the rewrite, one review, the meta-review, in a row (before the bias of the run above)
     assert timing.raw_seconds(p.config, community, speed, set(p.stages)) == pytest.approx(3.0)
     added = timing.for_config(p.config, community, counted=set(p.stages)).seconds
@@ -225,7 +225,7 @@ def test_the_embedded_model_is_calibrated_by_a_few_short_calls(store):
     e = timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True)
     kept = store.call_speeds.recent(LOCAL_MODEL)
     assert len(kept) == 2 and all(k.calibration for k in kept)
-    s = speeds.measured(store, LOCAL_MODEL)
+    s = timing.speed_for(LOCAL_MODEL, store)
     assert s.calibrated and s.per_call == 0 and s.per_read + s.per_write > 0
     assert e.seconds > 0 and "short calibration" in e.text()
     assert timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True).seconds == e.seconds

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ...errors import BudgetExceeded, InputError
 from ...models import registry
 from ...types import RunConfig, Usage
-from .costs import Calls, sizes_for
+from .costs import Calls, Sizes, sizes_for
 from .plan import plan_for
 from .runner import Stage
 
@@ -75,10 +75,15 @@ def cost_text(cost: float | None, model: str) -> str:
 
 def estimate(config: RunConfig, store=None) -> Estimate:
     """Calls, tokens and cost of a whole run with these settings (fresh, nothing cached)."""
-    s = sizes_for(config, store)
-    est = Estimate(config.model, {st.name: st.estimate(s) for st in plan_for(config)})
+    return plan_estimate(config.model, plan_for(config), sizes_for(config, store))
+
+
+def plan_estimate(model: str, plan: list[Stage], sizes: Sizes) -> Estimate:
+    """Calls, tokens and cost of a run's own plan at its sizes: what a run works out once
+    when it starts (run/pipeline/simulation.py)."""
+    est = Estimate(model, {st.name: st.estimate(sizes) for st in plan})
     t = est.total
-    est.cost = registry.estimate_cost(config.model, t.prompt_tokens, t.completion_tokens)
+    est.cost = registry.estimate_cost(model, t.prompt_tokens, t.completion_tokens)
     return est
 
 
