@@ -28,7 +28,7 @@ from ..run.styles.parse import parse_five_questions, parse_review
 from ..sources import SemanticScholar
 from ..store import open_store
 from ..store.transfer import copy_store
-from ..types import MODES, Paper, ProgressEvent, Proposal, Researcher
+from ..types import MODES, Given, Paper, ProgressEvent, Proposal, Researcher
 from . import settings
 
 
@@ -50,15 +50,14 @@ def _store(args):
     return store
 
 
-def _load_input_file(store, path: str) -> tuple[list[str], list[str]]:
-    """A JSON file {"papers": [...], "researchers": [...]} imported into the store."""
+def _input_file(path: str) -> Given:
+    """A JSON file {"papers": [...], "researchers": [...]}: records the run stores when it
+    starts, their stored ids joining the neighbourhood (Given)."""
     data = json.loads(_read_text(path))
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected an object with 'papers' and 'researchers'")
-    papers = [Paper.from_dict(p) for p in data.get("papers") or []]
-    researchers = [Researcher.from_dict(r) for r in data.get("researchers") or []]
-    bundle = store.corpus.import_bundle(papers, researchers, origin="cli")
-    return bundle.researcher_ids, bundle.paper_ids
+    return Given([Paper.from_dict(p) for p in data.get("papers") or []],
+                 [Researcher.from_dict(r) for r in data.get("researchers") or []], origin="cli")
 
 
 def _progress(event: ProgressEvent) -> None:
@@ -69,13 +68,11 @@ def _progress(event: ProgressEvent) -> None:
 
 
 def cmd_run(args) -> int:
-
-    researchers, papers = settings.ids(args.researchers), settings.ids(args.papers)
+    """Everything the command line decides first (ids, the --input file, keys), as one
+    request; then the store, and the run's own start, estimate and end."""
+    given = _input_file(args.input) if args.input else None
+    request = settings.run_request(args, settings.ids(args.researchers), settings.ids(args.papers), given)
     store = _store(args)
-    if args.input:
-        r2, p2 = _load_input_file(store, args.input)
-        researchers, papers = researchers + r2, papers + p2
-    request = settings.run_request(args, researchers, papers)
     sim = Simulation(request, store, on_progress=_progress)
     sim.start(calibrate=True)
     _print_estimate([sim.estimate], [sim.expected], budget.cap_text(sim.config))

@@ -13,6 +13,7 @@ cancelled run keeps what it finished and a re-run resumes from the cache without
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as _dt
 import threading
 import time
@@ -88,10 +89,13 @@ class Simulation:
         """Validate the request, read what the run needs from the store, work out its
         estimate and, to resume, take the stored run's history (orphans reaped first): the
         stages' state. Done once; bad input fails here, in the caller, before anything is
-        written. calibrate=True: an embedded model with no measured speed is timed now for
-        the estimate (a command line has no button for it; the app asks first)."""
+        written (but the records given with the request, stored first). calibrate=True: an
+        embedded model with no measured speed is timed now for the estimate (a command line
+        has no button for it; the app asks first)."""
         if self.state is not None:
             return self.state
+        if self.request.given is not None:
+            self._store_given()
         request = self.request
         config = self.config
         store = self.store
@@ -120,6 +124,18 @@ class Simulation:
             embedder=embedder, cutoff_year=effective_cutoff(config, ref.year if ref else None))
         ctx.grounding = state.grounding  # the base-model stages' material (run/pipeline/state.py)
         return state
+
+    def _store_given(self) -> None:
+        """The records that came with the request go into the store first (a paper it holds
+        already keeps its stored id) and their ids join the neighbourhood: the run's config
+        is the one with them. The plan does not depend on the neighbourhood's ids."""
+        given = self.request.given
+        bundle = self.store.corpus.import_bundle(given.papers, given.researchers, origin=given.origin)
+        c = self.config
+        config = dataclasses.replace(c, researcher_ids=[*c.researcher_ids, *bundle.researcher_ids],
+                                     paper_ids=[*c.paper_ids, *bundle.paper_ids])
+        self.request = dataclasses.replace(self.request, config=config, given=None)
+        self.config = self.run.config = config
 
     def _stage_started(self, stage: Stage) -> None:
         self.started.append(stage.name)
