@@ -111,17 +111,18 @@ class Simulation:
         sizes = sizes_for(config, store)
         self.estimate = plan_estimate(config.model, self.plan, sizes)
         self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate)
+        ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
+        cutoff = effective_cutoff(config, ref.year if ref else None)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
         client.before_call = _gate(self.budget)
         ctx = StageContext(client, self._progress, self.cancel)
         style = stages_for(client.settings.style)
         embedder = self._embedder or Embedder.for_request(request, store)
-        ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
         self.state = state = RunState(
             request=request, store=store, run=self.run, client=client, ctx=ctx, style=style,
             recorder=self._recorder(store, self.run, self.resume, self._progress, client.notes),
-            embedder=embedder, cutoff_year=effective_cutoff(config, ref.year if ref else None))
+            embedder=embedder, cutoff_year=cutoff)
         ctx.grounding = state.grounding  # the base-model stages' material (run/pipeline/state.py)
         return state
 
