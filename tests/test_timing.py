@@ -111,6 +111,19 @@ def test_the_embedded_models_batch_counts_as_calls_at_once(community):
     assert registry.calls_at_once(LOCAL_MODEL, 4) > 1 and batched < t.calls
 
 
+def test_a_run_keeps_the_estimate_its_start_worked_out(community, demo):
+    """Simulation.start works the estimate out once, from the run's own plan and sizes: the
+    figures the Run page states for these settings, and the wall time the run keeps beside
+    the time it took (what the CLI prints is this same value)."""
+    plant_linear(community, "scripted/demo")
+    sim = Simulation(RunRequest(config(), max_retries=0), community)
+    sim.start()
+    assert sim.expected.seconds == pytest.approx(timing.for_config(sim.config, community).seconds)
+    assert sim.estimate.total == budget.estimate(sim.config, community).total
+    run = sim.run_sync()
+    assert community.runs.wall_times([run.id])[run.id][0] == pytest.approx(sim.expected.seconds)
+
+
 def test_the_estimate_learns_how_far_finished_runs_were_from_it(community, demo):
     """A finished run that took twice what its settings are estimated at today doubles the
     next estimate: the bias of the plan's token counts and of the work between calls."""
