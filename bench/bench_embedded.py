@@ -30,7 +30,11 @@ os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
 from rt_core import community  # noqa: E402
 from rt_core.models import local  # noqa: E402
 from rt_core.models.local import BUNDLED_NAME, engine  # noqa: E402
-from rt_core.run.pipeline.simulation import Simulation  # noqa: E402
+
+try:
+    from rt_core.run.pipeline.simulation import Simulation
+except ImportError:  # a checkout from before run/ was split by concept (to measure "before")
+    from rt_core.run.simulation import Simulation
 from rt_core.store import Store  # noqa: E402
 from rt_core.types import RunConfig, RunRequest  # noqa: E402
 
@@ -105,6 +109,7 @@ def one_run(tmp: Path, name: str, app_default: bool) -> dict:
     # main before the batch decoder has no decoder: its counts read as 0 (to measure "before")
     dec = getattr(engine(BUNDLED_NAME), "decoder", None)
     reused, decoded = (dec.reused, dec.decoded) if dec else (0, 0)
+    steps_before = {k: list(v) for k, v in getattr(dec, "steps", {}).items()}
     load = os.getloadavg()[0]
     t, c = time.perf_counter(), time.process_time()
     try:
@@ -114,7 +119,32 @@ def one_run(tmp: Path, name: str, app_default: bool) -> dict:
     wall = time.perf_counter() - t
     return {"wall": wall, "cpu": time.process_time() - c, "load": load, "run": run,
             "unique": log.unique(), "decoded": (dec.decoded - decoded) if dec else 0,
-            "reused": (dec.reused - reused) if dec else 0}
+            "reused": (dec.reused - reused) if dec else 0,
+            "steps": _steps_since(getattr(dec, "steps", {}), steps_before)}
+
+
+def _steps_since(now: dict, before: dict) -> dict:
+    return {k: [a - b for a, b in zip(v, before.get(k, [0, 0.0, 0]), strict=True)]
+            for k, v in now.items() if v[0] != before.get(k, [0])[0]}
+
+
+def report_steps(steps: dict) -> None:
+    """How many sequences each llama_decode sampled, and what a decode cost by that
+    number: whether calls overlap in practice, and whether a decode of several rows costs
+    less than the rows one after another (the batch decoder's whole premise)."""
+    if not steps:
+        return
+    print("    decodes by sequences sampled (pure generation | also reading prompt tokens):")
+    for rows in sorted({k[0] for k in steps}):
+        parts = []
+        for pure in (True, False):
+            n, sec, toks = steps.get((rows, pure), [0, 0.0, 0])
+            if n:
+                parts.append(f"{int(n)} decodes, {1000 * sec / n:.1f} ms each, {toks / n:.0f} tokens each, "
+                             f"{sec:.1f}s in all")
+            else:
+                parts.append("-")
+        print(f"      {rows} sampled: " + " | ".join(parts))
 
 
 def report(label: str, r: dict, tg: float) -> None:
@@ -124,6 +154,7 @@ def report(label: str, r: dict, tg: float) -> None:
           f"prompt={run.usage.prompt_tokens} (unique {r['unique']}, decoded {r['decoded']} "
           f"incl. completions, reused {r['reused']}) completion={run.usage.completion_tokens}; "
           f"wall x raw = {r['wall'] * tg:.0f} tokens' worth; stages={run.timings}")
+    report_steps(r.get("steps", {}))
 
 
 def main() -> None:
@@ -145,10 +176,11 @@ def main() -> None:
               f"generation {tg:.1f} tok/s")
         report(f"default run {i}", r, tg)
         rows.append((r["wall"] * tg, r))
-    med = statistics.median(w for w, _ in rows)
-    print(f"CLI default run: median wall x raw generation speed = {med:.0f} tokens' worth "
-          f"(issue 26: 1,310 before, goal <= 655); median wall "
-          f"{statistics.median(r['wall'] for _, r in rows):.1f}s")
+    if rows:  # --repeats 0 with --app-default: the app's default alone
+        med = statistics.median(w for w, _ in rows)
+        print(f"CLI default run: median wall x raw generation speed = {med:.0f} tokens' worth "
+              f"(issue 26: 1,310 before, goal <= 655); median wall "
+              f"{statistics.median(r['wall'] for _, r in rows):.1f}s")
     if args.app_default:
         _, tg = raw_speed()
         r = one_run(tmp, "app-default", True)

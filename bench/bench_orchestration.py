@@ -87,9 +87,12 @@ def cpu_in_window(path: Path, start: float, end: float) -> dict[str, float]:
     return {k: round(v, 2) for k, v in sorted(out.items(), key=lambda kv: -kv[1]) if v}
 
 
-def one_shot_run(server, db: Path, authors, papers, k, profile: Path | None) -> tuple[float, int, dict]:
+def one_shot_run(server, db: Path, authors, papers, k, profile: Path | None,
+                 tree: Path = ROOT) -> tuple[float, int, dict]:
     """A fresh `python -m rt_core run` process: (first-to-last request + L, chat requests,
-    CPU seconds per thread between the first and the last request)."""
+    CPU seconds per thread between the first and the last request). `tree` is the checkout
+    whose rt_core the child runs: another commit's, to measure before and after in one
+    sitting with the same server and the same timing."""
     arrivals: list[float] = []
     answer = server.responder
 
@@ -105,9 +108,9 @@ def one_shot_run(server, db: Path, authors, papers, k, profile: Path | None) -> 
            "--out-json", str(db.with_suffix(".json"))]
     if profile is not None:
         cli = ["-m", "cProfile", "-o", str(profile / f"{db.stem}.prof"), *cli]
-    env = {**os.environ, "BENCH_KEY": "sk-bench", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "BENCH_KEY": "sk-bench", "PYTHONPATH": str(tree)}
     try:
-        done = subprocess.run([sys.executable, *cli], env=env, cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run([sys.executable, *cli], env=env, cwd=tree, capture_output=True, text=True)
     finally:
         server.responder = answer
     if done.returncode != 0 or not arrivals:
@@ -129,7 +132,7 @@ def one_shot(args) -> None:
     try:
         for i in range(args.repeats):
             window, n, cpu = one_shot_run(server, tmp / f"one-shot-{i}.sqlite3", authors, papers,
-                                          args.reviewers, profile)
+                                          args.reviewers, profile, Path(args.tree or ROOT))
             windows.append(window)
             calls.append(n)
             print(f"process {i + 1}: first request to last reply {window:.2f}s; CPU seconds inside "
@@ -138,6 +141,7 @@ def one_shot(args) -> None:
         server.close()
     ideal = ROUNDS * args.latency
     med = statistics.median(windows)
+    print(f"rt_core from {args.tree or ROOT}")
     print(f"one-shot CLI processes: latency L={args.latency}s, M={args.authors} authors, "
           f"k={args.reviewers} reviewers, {args.repeats} processes; load average "
           f"{os.getloadavg()[0]:.2f}")
@@ -157,6 +161,8 @@ def main() -> None:
     ap.add_argument("--one-shot", action="store_true",
                     help="each run a fresh `python -m rt_core run` process (timed by the server)")
     ap.add_argument("--profile", help="with --one-shot: write each process's cProfile to this folder")
+    ap.add_argument("--tree", help="with --one-shot: the checkout whose rt_core the processes run "
+                    "(another commit's worktree, for before and after in one sitting)")
     args = ap.parse_args()
     if args.one_shot:
         return one_shot(args)

@@ -95,6 +95,9 @@ class BatchDecoder:
         self._steps: list = [0.0, 0]  # ms and count of generation steps not yet recorded
         self.reused = 0  # prompt tokens not decoded because a sequence held them (for benches)
         self.decoded = 0
+        # for benches: per number of sequences sampled in one decode, [decodes, seconds,
+        # tokens], pure generation steps apart from those that also read prompt tokens
+        self.steps: dict[tuple[int, bool], list[float]] = {}
         self._thread = threading.Thread(target=self._loop, name="llama-batch", daemon=True)
         self._thread.start()
 
@@ -246,8 +249,13 @@ class BatchDecoder:
         if rc != 0:
             raise RuntimeError(f"llama_decode returned {rc} (the cache is full or the batch is bad)")
         self.decoded += n
+        seconds = time.perf_counter() - started
+        tally = self.steps.setdefault((len(outputs), n == len(outputs)), [0, 0.0, 0])
+        tally[0] += 1
+        tally[1] += seconds
+        tally[2] += n
         if outputs and n == len(outputs):  # a pure generation step: timed for the chooser
-            self._timed(time.perf_counter() - started)
+            self._timed(seconds)
         for idx, r in outputs:
             self._sample(idx, r)
 
