@@ -87,23 +87,22 @@ def plan_estimate(model: str, plan: list[Stage], sizes: Sizes) -> Estimate:
     return est
 
 
-def smallest_call(config: RunConfig, store=None) -> Calls:
-    """The cheapest single call the run would make (what a cap must at least allow)."""
-    s = sizes_for(config, store)
+def smallest_call(config: RunConfig, s: Sizes) -> Calls:
+    """The cheapest single call the run would make at its sizes (what a cap must at least allow)."""
     ones = [Calls(1, 1, c.prompt_tokens // c.calls, c.completion_tokens // c.calls)
             for c in (st.estimate(s) for st in plan_for(config)) if c.calls]
     return min(ones, key=lambda c: c.tokens, default=Calls())
 
 
-def check_cap(config: RunConfig, store=None) -> None:
-    """A cap that cannot be enforced, or that is smaller than one call, is refused before
-    any call, with one message."""
+def check_cap(config: RunConfig, sizes: Sizes) -> None:
+    """A cap that cannot be enforced, or that is smaller than one call of a run at these
+    sizes, is refused before any call, with one message."""
     if config.max_tokens is None and config.max_cost is None:
         return
     if (config.max_tokens is not None and config.max_tokens <= 0) or \
             (config.max_cost is not None and config.max_cost <= 0):
         raise InputError("a budget must be more than zero", "Give a positive --max-tokens or --max-cost.")
-    one = smallest_call(config, store)
+    one = smallest_call(config, sizes)
     if not one.calls:
         return
     if config.max_cost is not None:
@@ -126,11 +125,11 @@ class Budget:
     """The cap while the run goes: the run's usage (plus what earlier attempts of the same
     run spent, `prior`) against RunConfig.max_tokens / max_cost."""
 
-    def __init__(self, config: RunConfig, usage: Usage, prior: Usage | None = None, store=None):
+    def __init__(self, config: RunConfig, usage: Usage, sizes: Sizes, prior: Usage | None = None):
         self.config = config
         self.usage = usage
         self.prior = prior or Usage()
-        self.sizes = sizes_for(config, store)
+        self.sizes = sizes  # the run's (costs.sizes_for): what admit prices a stage at
 
     @property
     def capped(self) -> bool:

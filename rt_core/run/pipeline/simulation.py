@@ -100,15 +100,15 @@ class Simulation:
         config = self.config
         store = self.store
         validate(config, store)
-        check_cap(config, store)
+        sizes = sizes_for(config, store)  # what every estimate below is priced at
+        check_cap(config, sizes)
         keys.check_request(request)
         self._warming = warm_up(parts_for(config))  # overlaps the rest of the set-up
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
             old = store.runs.resumable(self.run.id)
             self.run.created_at, prior = old.created_at, old.usage
-        self.budget = self.budget or Budget(config, self.run.usage, prior, store)
-        sizes = sizes_for(config, store)
+        self.budget = self.budget or Budget(config, self.run.usage, sizes, prior)
         self.estimate = plan_estimate(config.model, self.plan, sizes)
         self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate)
         ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
