@@ -125,8 +125,8 @@ def _print_estimate(estimates: list[budget.Estimate], expected: list[timing.Expe
     """The estimate of calls, tokens, cost and wall time before anything starts (several
     runs' added up: a replay's modes), and the cap: printed as given (a run works its own
     out when it starts)."""
-    total, time = budget.combined(estimates), timing.combined(expected)
-    print(f"{total.summary()}; {time.text()}" + (f" {note}" if note else ""), file=sys.stderr)
+    total, wall = budget.combined(estimates), timing.combined(expected)
+    print(f"{total.summary()}; {wall.text()}" + (f" {note}" if note else ""), file=sys.stderr)
     if cap:
         print(f"Budget: {cap}" + (" per mode" if len(estimates) > 1 else ""), file=sys.stderr)
 
