@@ -15,7 +15,7 @@ from .record import Record as _Record
 
 # The run's settings live with their schema (rt_core/settings); named here with the rest.
 from .settings.modes import MODES, Mode  # noqa: F401
-from .settings.run_config import RunConfig, RunRequest  # noqa: F401
+from .settings.run_config import Given, RunConfig, RunRequest  # noqa: F401
 from .stops import Stop, StopReason
 
 

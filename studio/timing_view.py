@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core.models import registry, speeds
+from rt_core.models import speeds
 from rt_core.run.pipeline import timing
 
 from . import render
@@ -24,13 +24,12 @@ def expected_caption(expected: timing.Expected) -> None:
 def calibration_offer(model: str, store, key: str) -> bool:
     """For an embedded model with no speed: a button that measures it with one short call.
     True when it measured (the caller draws its estimate again)."""
-    if speeds.measured(store, model) is not None or not registry.in_process(model) \
-            or registry.provider_of(model) != "local":
+    if not speeds.calibratable(model) or timing.speed_for(model, store) is not None:
         return False
     if not st.button("Measure this machine's speed (two short calls to the embedded model)", key=key):
         return False
     with st.spinner("Timing one short call..."):
-        speeds.calibrate(store, model)
+        timing.speed_for(model, store, calibrate=True)
     return True
 
 

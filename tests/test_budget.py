@@ -139,7 +139,7 @@ def test_a_budget_smaller_than_one_call_fails_before_any_call(community, demo, c
 def test_a_dollar_cap_needs_a_price(community):
     cfg = config(model="openai/nobody-prices-this", base_url="http://127.0.0.1:9/v1", max_cost=1.0)
     with pytest.raises(InputError, match="needs the model's price"):
-        budget.check_cap(cfg, community)
+        budget.check_cap(cfg, budget.sizes_for(cfg, community))
 
 
 # -- the command line --------------------------------------------------------------------------

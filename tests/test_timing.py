@@ -45,7 +45,7 @@ def plant_linear(store, model: str, scale: float = 1.0) -> None:
 # -- the speed comes from what was measured ---------------------------------------------------------
 def test_reading_and_writing_speeds_are_fitted_from_the_calls(store):
     plant_linear(store, LOCAL_MODEL)
-    s = speeds.measured(store, LOCAL_MODEL)
+    s = timing.speed_for(LOCAL_MODEL, store)
     assert s.per_read == pytest.approx(0.002) and s.per_write == pytest.approx(0.025)
     assert s.per_call == pytest.approx(0.1) and s.calls == 4 and not s.calibrated
 
@@ -54,7 +54,7 @@ def test_a_term_that_would_be_negative_is_left_out(store):
     """Every call the same prompt length: reading cannot be told from the round trip, so
     the fit keeps the round trip and the tokens written."""
     plant(store, "scripted/demo", per_call=0.4, per_write=0.01)
-    s = speeds.measured(store, "scripted/demo")
+    s = timing.speed_for("scripted/demo", store)
     assert s.per_write == pytest.approx(0.01) and s.per_read >= 0 and s.per_call >= 0
     assert s.seconds(1, 300, 50) == pytest.approx(0.4 + 0.5)
 
@@ -109,6 +109,19 @@ def test_the_embedded_models_batch_counts_as_calls_at_once(community):
     batched = timing.for_config(config(model=LOCAL_MODEL), community).seconds
     t = budget.estimate(config(model=LOCAL_MODEL), community).total
     assert registry.calls_at_once(LOCAL_MODEL, 4) > 1 and batched < t.calls
+
+
+def test_a_run_keeps_the_estimate_its_start_worked_out(community, demo):
+    """Simulation.start works the estimate out once, from the run's own plan and sizes: the
+    figures the Run page states for these settings, and the wall time the run keeps beside
+    the time it took (what the CLI prints is this same value)."""
+    plant_linear(community, "scripted/demo")
+    sim = Simulation(RunRequest(config(), max_retries=0), community)
+    sim.start()
+    assert sim.expected.seconds == pytest.approx(timing.for_config(sim.config, community).seconds)
+    assert sim.estimate.total == budget.estimate(sim.config, community).total
+    run = sim.run_sync()
+    assert community.runs.wall_times([run.id])[run.id][0] == pytest.approx(sim.expected.seconds)
 
 
 def test_the_estimate_learns_how_far_finished_runs_were_from_it(community, demo):
@@ -179,7 +192,7 @@ def test_a_revision_adds_its_own_estimate(community, demo):
     community.db.conn.execute("DELETE FROM call_speeds")  # the run's own calls: planted again
     plant(community, "scripted/demo", per_call=1.0)
     p = more.plan(community.runs.load(run.id), 1, community)
-    speed = speeds.measured(community, "scripted/demo")
+    speed = timing.speed_for("scripted/demo", community)
     # the rewrite, one review, the meta-review, in a row (before the bias of the run above)
     assert timing.raw_seconds(p.config, community, speed, set(p.stages)) == pytest.approx(3.0)
     added = timing.for_config(p.config, community, counted=set(p.stages)).seconds
@@ -225,7 +238,7 @@ def test_the_embedded_model_is_calibrated_by_a_few_short_calls(store):
     e = timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True)
     kept = store.call_speeds.recent(LOCAL_MODEL)
     assert len(kept) == 2 and all(k.calibration for k in kept)
-    s = speeds.measured(store, LOCAL_MODEL)
+    s = timing.speed_for(LOCAL_MODEL, store)
     assert s.calibrated and s.per_call == 0 and s.per_read + s.per_write > 0
     assert e.seconds > 0 and "short calibration" in e.text()
     assert timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True).seconds == e.seconds

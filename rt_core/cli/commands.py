@@ -28,7 +28,7 @@ from ..run.styles.parse import parse_five_questions, parse_review
 from ..sources import SemanticScholar
 from ..store import open_store
 from ..store.transfer import copy_store
-from ..types import MODES, Paper, ProgressEvent, Proposal, Researcher
+from ..types import MODES, Given, Paper, ProgressEvent, Proposal, Researcher
 from . import settings
 
 
@@ -50,15 +50,14 @@ def _store(args):
     return store
 
 
-def _load_input_file(store, path: str) -> tuple[list[str], list[str]]:
-    """A JSON file {"papers": [...], "researchers": [...]} imported into the store."""
+def _input_file(path: str) -> Given:
+    """A JSON file {"papers": [...], "researchers": [...]}: records the run stores when it
+    starts, their stored ids joining the neighbourhood (Given)."""
     data = json.loads(_read_text(path))
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected an object with 'papers' and 'researchers'")
-    papers = [Paper.from_dict(p) for p in data.get("papers") or []]
-    researchers = [Researcher.from_dict(r) for r in data.get("researchers") or []]
-    bundle = store.corpus.import_bundle(papers, researchers, origin="cli")
-    return bundle.researcher_ids, bundle.paper_ids
+    return Given([Paper.from_dict(p) for p in data.get("papers") or []],
+                 [Researcher.from_dict(r) for r in data.get("researchers") or []], origin="cli")
 
 
 def _progress(event: ProgressEvent) -> None:
@@ -69,16 +68,14 @@ def _progress(event: ProgressEvent) -> None:
 
 
 def cmd_run(args) -> int:
-
-    researchers, papers = settings.ids(args.researchers), settings.ids(args.papers)
+    """Everything the command line decides first (ids, the --input file, keys), as one
+    request; then the store, and the run's own start, estimate and end."""
+    given = _input_file(args.input) if args.input else None
+    request = settings.run_request(args, settings.ids(args.researchers), settings.ids(args.papers), given)
     store = _store(args)
-    if args.input:
-        r2, p2 = _load_input_file(store, args.input)
-        researchers, papers = researchers + r2, papers + p2
-    request = settings.run_request(args, researchers, papers)
     sim = Simulation(request, store, on_progress=_progress)
-    sim.start()
-    _print_estimate([request.config], store)
+    sim.start(calibrate=True)
+    _print_estimate([sim.estimate], [sim.expected], budget.cap_text(sim.config))
     print(f"run {sim.run.id}: started", file=sys.stderr)
     return _finish(sim.run_sync(), args)
 
@@ -91,8 +88,9 @@ def cmd_resume(args) -> int:
     old = store.runs.resumable(args.run_id)
     request = settings.request_for(args, settings.with_cap(args, old.config))
     sim = Simulation(request, store, on_progress=_progress, run_id=old.id, resume=True)
-    sim.start()
-    _print_estimate([request.config], store, "(calls cached by the earlier attempt cost nothing)")
+    sim.start(calibrate=True)
+    _print_estimate([sim.estimate], [sim.expected], budget.cap_text(sim.config),
+                    "(calls cached by the earlier attempt cost nothing)")
     print(f"run {sim.run.id}: resuming (was {old.status})", file=sys.stderr)
     return _finish(sim.run_sync(), args)
 
@@ -122,14 +120,15 @@ def cmd_revise(args) -> int:
     return done
 
 
-def _print_estimate(configs, store, note: str = "") -> None:
-    """The estimate of calls, tokens and cost before anything starts (and the cap)."""
-    total = budget.combined([budget.estimate(c, store) for c in configs])
-    expected = timing.combined([timing.for_config(c, store, calibrate=True) for c in configs])
-    print(f"{total.summary()}; {expected.text()}" + (f" {note}" if note else ""), file=sys.stderr)
-    cap = budget.cap_text(configs[0]) if configs else ""
+def _print_estimate(estimates: list[budget.Estimate], expected: list[timing.Expected], cap: str,
+                    note: str = "") -> None:
+    """The estimate of calls, tokens, cost and wall time before anything starts (several
+    runs' added up: a replay's modes), and the cap: printed as given (a run works its own
+    out when it starts)."""
+    total, wall = budget.combined(estimates), timing.combined(expected)
+    print(f"{total.summary()}; {wall.text()}" + (f" {note}" if note else ""), file=sys.stderr)
     if cap:
-        print(f"Budget: {cap}" + (" per mode" if len(configs) > 1 else ""), file=sys.stderr)
+        print(f"Budget: {cap}" + (" per mode" if len(estimates) > 1 else ""), file=sys.stderr)
 
 
 def _finish(run, args) -> int:
@@ -236,7 +235,10 @@ def cmd_replay(args) -> int:
         print(f"imported {paper_id}", file=sys.stderr)
     replay = Replay(settings.replay_request(args), store, paper_id, modes=_modes(args.modes),
                     pasted=pasted, on_progress=_progress)
-    _print_estimate([sim.config for sim in replay.sims.values()], store)
+    configs = [sim.config for sim in replay.sims.values()]
+    _print_estimate([budget.estimate(c, store) for c in configs],
+                    [timing.for_config(c, store, calibrate=True) for c in configs],
+                    budget.cap_text(configs[0]) if configs else "")
     result = replay.run_sync()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))

@@ -20,9 +20,9 @@ from ..community import loaded_store
 from ..errors import ConfigError
 from ..export import candidates as export_candidates
 from ..run.candidates.judging import planned_calls
-from ..run.pipeline import budget, timing
+from ..run.pipeline import budget
 from ..run.pipeline.simulation import Simulation
-from ..types import ProgressEvent, RunConfig
+from ..types import ProgressEvent
 from . import options, settings
 
 
@@ -65,12 +65,11 @@ def open_community(db: str | None):
     return store
 
 
-def print_estimate(config: RunConfig, store) -> None:
-    """The estimate (candidates and tournament included) and the cap, before any call."""
-    expected = timing.for_config(config, store, calibrate=True)
-    print(f"{budget.estimate(config, store).summary()}; {expected.text()}", file=sys.stderr)
-    if budget.cap_text(config):
-        print(f"Budget: {budget.cap_text(config)}", file=sys.stderr)
+def print_estimate(sim: Simulation) -> None:
+    """The run's estimate (candidates and tournament included) and the cap, before any call."""
+    print(f"{sim.estimate.summary()}; {sim.expected.text()}", file=sys.stderr)
+    if budget.cap_text(sim.config):
+        print(f"Budget: {budget.cap_text(sim.config)}", file=sys.stderr)
 
 
 def _bar(args, sim: Simulation):
@@ -88,8 +87,8 @@ def cmd_ideate(args) -> int:
     if c.judge_model:
         check_reachable(c.judge_model, c.judge_base_url)
     sim = Simulation(request, store)
-    sim.start()
-    print_estimate(c, store)
+    sim.start(calibrate=True)
+    print_estimate(sim)
     bar = _bar(args, sim)
 
     def progress(e: ProgressEvent) -> None:

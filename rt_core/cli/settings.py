@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..models.settings import ModelSettings
 from ..settings import schema
 from ..settings.schema import IDS
-from ..types import RunConfig, RunRequest
+from ..types import Given, RunConfig, RunRequest
 from . import options
 
 
@@ -57,10 +57,11 @@ def typed_keys(args, config: RunConfig) -> dict[str, keys.Typed | None]:
     return given
 
 
-def request_for(args, config: RunConfig) -> RunRequest:
-    """A RunRequest for a config: every endpoint's key by the one rule (keys.request_keys)."""
+def request_for(args, config: RunConfig, given: Given | None = None) -> RunRequest:
+    """A RunRequest for a config: every endpoint's key by the one rule (keys.request_keys);
+    `given`, records the run stores first (an --input file)."""
     return RunRequest(config, keys=keys.request_keys(config, typed_keys(args, config)),
-                      timeout=getattr(args, "timeout", schema.default("timeout")))
+                      timeout=getattr(args, "timeout", schema.default("timeout")), given=given)
 
 
 def ids(text: str | None) -> list[str]:
@@ -83,9 +84,12 @@ def config_from_args(args, **fields) -> RunConfig:
     return RunConfig(**{**values, **fields})
 
 
-def run_request(args, researcher_ids: list[str], paper_ids: list[str]) -> RunRequest:
-    """`run` and `ideate`: the neighbourhood and every option given on the command line."""
-    return request_for(args, config_from_args(args, researcher_ids=researcher_ids, paper_ids=paper_ids))
+def run_request(args, researcher_ids: list[str], paper_ids: list[str],
+                given: Given | None = None) -> RunRequest:
+    """`run` and `ideate`: the neighbourhood and every option given on the command line
+    (and the records of an --input file, stored when the run starts)."""
+    return request_for(args, config_from_args(args, researcher_ids=researcher_ids, paper_ids=paper_ids),
+                       given)
 
 
 def replay_request(args) -> RunRequest:

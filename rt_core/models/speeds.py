@@ -31,7 +31,6 @@ import logging
 import time
 from dataclasses import dataclass
 
-from ..store.speeds import CallTime
 from . import registry
 from .completion import Completion
 
@@ -42,6 +41,15 @@ RECENT = 200  # calls a fit reads: recent enough to follow the machine's load
 # two calibration calls carry no per-call term.
 TERMS = (("call", "read", "write"), ("call", "write"), ("read", "write"), ("call", "read"),
          ("write",), ("read",))
+
+
+@dataclass(frozen=True)
+class CallTime:
+    """One call: its tokens and its wall seconds (calibration: made only to be timed)."""
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    calibration: bool = False
 
 
 @dataclass(frozen=True)
@@ -107,13 +115,6 @@ def _least_squares(calls: list[CallTime], terms: list[str]) -> dict[str, float] 
     return {t: float(v) for t, v in zip(terms, solution, strict=True)}
 
 
-def measured(store, model: str) -> Speed | None:
-    """The model's speed from the store's newest calls; None without a store or calls."""
-    if store is None:
-        return None
-    return fit(store.call_speeds.recent(model, RECENT))
-
-
 def record(store, model: str, reply: Completion, seconds: float) -> None:
     """Keep one call's time. A reply with no tokens counted (a provider that reports no
     usage) says nothing about speed per token and is left out."""
@@ -135,22 +136,26 @@ CALIBRATION_SHORT = "Notes of a meeting about telescopes and text. The plan they
 CALIBRATION_TOKENS = 24
 
 
-def calibrate(store, model: str) -> Speed | None:
-    """When the embedded model has no speed yet: a warm-up call, then two timed calls kept
-    like any other (one that mostly reads, one that mostly writes), so the first estimate
-    has both speeds. The time to load the model is not counted (paid once per process).
-    Only for a model that runs in this process; a provider is never called only to be timed."""
-    if store is None or not registry.in_process(model) or registry.provider_of(model) != "local":
-        return measured(store, model)
+def calibratable(model: str) -> bool:
+    """Only the embedded model, run in this process, is measured by a calibration; a
+    provider is never called only to be timed (it costs money)."""
+    return registry.in_process(model) and registry.provider_of(model) == "local"
+
+
+def calibrate(model: str) -> list[CallTime]:
+    """When the embedded model has no speed yet: a warm-up call, then two timed calls (one
+    that mostly reads, one that mostly writes), so the first estimate has both speeds; the
+    caller keeps them like any other call. The time to load the model is not counted (paid
+    once per process)."""
     from . import local  # noqa: PLC0415  (loads llama.cpp: only when asked)
 
     eng = local.engine(registry.model_name(model))
     eng.complete("Calibration. " + _CALIBRATION_TEXT, {"max_tokens": 4, "temperature": 0.0})
+    timed = []
     for prompt, tokens in ((CALIBRATION_PROMPT, 1), (CALIBRATION_SHORT, CALIBRATION_TOKENS)):
         started = time.perf_counter()
         out = eng.complete(prompt, {"max_tokens": tokens, "temperature": 0.0})
         usage = out.get("usage") or {}
-        store.call_speeds.add(model, CallTime(int(usage.get("prompt_tokens", 0)),
-                                              int(usage.get("completion_tokens", 0)),
-                                              time.perf_counter() - started, calibration=True))
-    return measured(store, model)
+        timed.append(CallTime(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
+                              time.perf_counter() - started, calibration=True))
+    return timed

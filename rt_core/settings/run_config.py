@@ -61,16 +61,28 @@ class RunConfig(Record):
         return (getattr(self, f"{role}_model").strip(), getattr(self, f"{role}_base_url").strip())
 
 
+@dataclass(frozen=True)
+class Given:
+    """Papers and researchers (rt_core.types.Paper and Researcher records) that come with a
+    request instead of being in the store already: the CLI's --input file. The run stores
+    them when it starts (the store's one import, which merges a paper it already holds) and
+    adds their stored ids to its neighbourhood, so the door only reads the file."""
+    papers: list[Record] = field(default_factory=list)
+    researchers: list[Record] = field(default_factory=list)
+    origin: str = ""  # where they came from, kept with them in the store ("cli")
+
+
 @dataclass
 class RunRequest:
     """Everything one run needs, built once (by the Run page or the CLI) and passed down
     unchanged. The config is what gets stored; the keys live only in this object, one per
     endpoint role, resolved by rt_core.keys, hidden from repr and never serialised
-    (RunRequest has no to_dict on purpose)."""
+    (RunRequest has no to_dict on purpose). `given`: records to store first (Given)."""
     config: RunConfig
     keys: dict[str, Key] = field(default_factory=dict)
     timeout: float = default("timeout")
     max_retries: int = 4
+    given: Given | None = None
 
     def endpoint(self, role: str) -> Endpoint:
         """One endpoint of the run: its model, base URL and the key resolved for it."""

@@ -8,20 +8,11 @@ the load, and an old row says little about the next run.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
+from ..models.speeds import CallTime
 from .db import Database
 
 KEEP = 500  # rows per model; enough for a fit, small enough to read on every estimate
-
-
-@dataclass(frozen=True)
-class CallTime:
-    """One call: its tokens and its wall seconds (calibration: made only to be timed)."""
-    prompt_tokens: int
-    completion_tokens: int
-    seconds: float
-    calibration: bool = False
 
 
 class CallSpeeds:

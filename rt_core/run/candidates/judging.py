@@ -23,7 +23,8 @@ def judge_target(config: RunConfig) -> tuple[str, str]:
 
 def can_judge(config: RunConfig) -> bool:
     """Whether the judge follows instructions, as the registry declares it."""
-    return registry.follows_instructions(judge_target(config)[0])
+    model, _ = judge_target(config)
+    return registry.follows_instructions(model)
 
 
 def rounds(n: int) -> int:

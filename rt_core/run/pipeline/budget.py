@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ...errors import BudgetExceeded, InputError
 from ...models import registry
 from ...types import RunConfig, Usage
-from .costs import Calls, sizes_for
+from .costs import Calls, Sizes, sizes_for
 from .plan import plan_for
 from .runner import Stage
 
@@ -75,30 +75,34 @@ def cost_text(cost: float | None, model: str) -> str:
 
 def estimate(config: RunConfig, store=None) -> Estimate:
     """Calls, tokens and cost of a whole run with these settings (fresh, nothing cached)."""
-    s = sizes_for(config, store)
-    est = Estimate(config.model, {st.name: st.estimate(s) for st in plan_for(config)})
+    return plan_estimate(config.model, plan_for(config), sizes_for(config, store))
+
+
+def plan_estimate(model: str, plan: list[Stage], sizes: Sizes) -> Estimate:
+    """Calls, tokens and cost of a run's own plan at its sizes: what a run works out once
+    when it starts (run/pipeline/simulation.py)."""
+    est = Estimate(model, {st.name: st.estimate(sizes) for st in plan})
     t = est.total
-    est.cost = registry.estimate_cost(config.model, t.prompt_tokens, t.completion_tokens)
+    est.cost = registry.estimate_cost(model, t.prompt_tokens, t.completion_tokens)
     return est
 
 
-def smallest_call(config: RunConfig, store=None) -> Calls:
-    """The cheapest single call the run would make (what a cap must at least allow)."""
-    s = sizes_for(config, store)
+def smallest_call(config: RunConfig, s: Sizes) -> Calls:
+    """The cheapest single call the run would make at its sizes (what a cap must at least allow)."""
     ones = [Calls(1, 1, c.prompt_tokens // c.calls, c.completion_tokens // c.calls)
             for c in (st.estimate(s) for st in plan_for(config)) if c.calls]
     return min(ones, key=lambda c: c.tokens, default=Calls())
 
 
-def check_cap(config: RunConfig, store=None) -> None:
-    """A cap that cannot be enforced, or that is smaller than one call, is refused before
-    any call, with one message."""
+def check_cap(config: RunConfig, sizes: Sizes) -> None:
+    """A cap that cannot be enforced, or that is smaller than one call of a run at these
+    sizes, is refused before any call, with one message."""
     if config.max_tokens is None and config.max_cost is None:
         return
     if (config.max_tokens is not None and config.max_tokens <= 0) or \
             (config.max_cost is not None and config.max_cost <= 0):
         raise InputError("a budget must be more than zero", "Give a positive --max-tokens or --max-cost.")
-    one = smallest_call(config, store)
+    one = smallest_call(config, sizes)
     if not one.calls:
         return
     if config.max_cost is not None:
@@ -121,11 +125,11 @@ class Budget:
     """The cap while the run goes: the run's usage (plus what earlier attempts of the same
     run spent, `prior`) against RunConfig.max_tokens / max_cost."""
 
-    def __init__(self, config: RunConfig, usage: Usage, prior: Usage | None = None, store=None):
+    def __init__(self, config: RunConfig, usage: Usage, sizes: Sizes, prior: Usage | None = None):
         self.config = config
         self.usage = usage
         self.prior = prior or Usage()
-        self.sizes = sizes_for(config, store)
+        self.sizes = sizes  # the run's (costs.sizes_for): what admit prices a stage at
 
     @property
     def capped(self) -> bool:

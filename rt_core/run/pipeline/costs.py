@@ -152,6 +152,7 @@ def nothing(s: Sizes) -> Calls:
 def sizes_for(config: RunConfig, store=None) -> Sizes:
     """The sizes of a run with these settings; with a store, the chosen papers' real text."""
     mode = MODES.get(config.mode, MODES["global"])
+    judge = can_judge(config)
     style = registry.prompt_style(config.model, config.prompt_style)
     authors = len(config.researcher_ids) if mode.reads_profiles else 1
     wants = bool(config.reviewer_ids) or config.num_reviewers > 0
@@ -172,7 +173,7 @@ def sizes_for(config: RunConfig, store=None) -> Sizes:
         except Exception:  # an unknown id: validation says so at Start; estimate roughly
             pass
     return Sizes(style, authors, reviewers, new_profiles if mode.reads_profiles else 0,
-                 paper_chars, profile_chars, max(1, config.candidates), can_judge(config))
+                 paper_chars, profile_chars, max(1, config.candidates), judge)
 
 
 def _text_chars(store, paper_ids: list[str]) -> int:

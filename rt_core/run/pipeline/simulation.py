@@ -1,17 +1,19 @@
 """One simulation run: its start and its end.
 
 `Simulation(request, store)` only records the request. `start()` validates it once,
-reads what the run needs from the store, derives the model client and the embedder from
-it and makes the stages' typed state (run/pipeline/state.py: the context, and what the stages
-leave each other: profiles, drafts, the chosen reviewers...). `arun` starts the run if
-nobody did and executes the run's plan (`run.plan`) with the
-generic runner (`run.runner`): every stage's work is saved when the stage ends and
-every model call is cached, so a failed or cancelled run keeps what it finished and a
-re-run resumes from the cache without new calls.
+reads what the run needs from the store, works out the run's estimate once (calls, tokens,
+cost and wall time: `estimate` and `expected`, which a door prints and the run keeps
+beside what it took), derives the model client and the embedder from it and makes the
+stages' typed state (run/pipeline/state.py: the context, and what the stages leave each
+other: profiles, drafts, the chosen reviewers...). `arun` starts the run if nobody did and
+executes the run's plan (`run.plan`) with the generic runner (`run.runner`): every
+stage's work is saved when the stage ends and every model call is cached, so a failed or
+cancelled run keeps what it finished and a re-run resumes from the cache without new calls.
 """
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as _dt
 import threading
 import time
@@ -26,12 +28,13 @@ from ...store import Store
 from ...types import ProgressEvent, Run, RunRequest, StageError, Usage
 from ..styles.context import StageContext
 from ..styles.style import stages_for
-from .budget import Budget, BudgetExceeded, check_cap
+from .budget import Budget, BudgetExceeded, Estimate, check_cap, plan_estimate
+from .costs import sizes_for
 from .plan import plan_for
 from .recorder import Recorder
 from .runner import Runner, Stage
 from .state import RunState
-from .timing import Expected, for_config, record_end, record_start
+from .timing import Expected, plan_expected, record_end, record_start
 from .validation import effective_cutoff, validate
 from .warmup import parts_for, warm_up
 
@@ -65,6 +68,8 @@ class Simulation:
         # More work added to a run that already has its estimate (a revision of a finished
         # run: run/revision/more.py); else a new run's estimate is made when it starts.
         self.added_work: Expected | None = None
+        self.estimate: Estimate | None = None  # calls, tokens and cost: made by start
+        self.expected: Expected | None = None  # wall time: made by start (or added_work)
         self._embedder, self._sleep, self._recorder = embedder, sleep, recorder
         self._warming = None  # what start() began loading in the background
 
@@ -80,35 +85,58 @@ class Simulation:
     def _progress(self, event: ProgressEvent) -> None:
         self.on_progress(event)  # looked up per event: a caller may swap the listener
 
-    def start(self) -> RunState:
-        """Validate the request, read what the run needs from the store and, to resume, take
-        the stored run's history (orphans reaped first): the stages' state. Done once;
-        bad input fails here, in the caller, before anything is written."""
+    def start(self, calibrate: bool = False) -> RunState:
+        """Validate the request, read what the run needs from the store, work out its
+        estimate and, to resume, take the stored run's history (orphans reaped first): the
+        stages' state. Done once; bad input fails here, in the caller, before anything is
+        written (but the records given with the request, stored first). calibrate=True: an
+        embedded model with no measured speed is timed now for the estimate (a command line
+        has no button for it; the app asks first)."""
         if self.state is not None:
             return self.state
-        request, config, store = self.request, self.config, self.store
+        if self.request.given is not None:
+            self._store_given()
+        request = self.request
+        config = self.config
+        store = self.store
         validate(config, store)
-        check_cap(config, store)
+        sizes = sizes_for(config, store)  # what every estimate below is priced at
+        check_cap(config, sizes)
         keys.check_request(request)
         self._warming = warm_up(parts_for(config))  # overlaps the rest of the set-up
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
             old = store.runs.resumable(self.run.id)
             self.run.created_at, prior = old.created_at, old.usage
-        self.budget = self.budget or Budget(config, self.run.usage, prior, store)
+        self.budget = self.budget or Budget(config, self.run.usage, sizes, prior)
+        self.estimate = plan_estimate(config.model, self.plan, sizes)
+        self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate)
+        ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
+        cutoff = effective_cutoff(config, ref.year if ref else None)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
         client.before_call = _gate(self.budget)
         ctx = StageContext(client, self._progress, self.cancel)
         style = stages_for(client.settings.style)
         embedder = self._embedder or Embedder.for_request(request, store)
-        ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
         self.state = state = RunState(
             request=request, store=store, run=self.run, client=client, ctx=ctx, style=style,
             recorder=self._recorder(store, self.run, self.resume, self._progress, client.notes),
-            embedder=embedder, cutoff_year=effective_cutoff(config, ref.year if ref else None))
+            embedder=embedder, cutoff_year=cutoff)
         ctx.grounding = state.grounding  # the base-model stages' material (run/pipeline/state.py)
         return state
+
+    def _store_given(self) -> None:
+        """The records that came with the request go into the store first (a paper it holds
+        already keeps its stored id) and their ids join the neighbourhood: the run's config
+        is the one with them. The plan does not depend on the neighbourhood's ids."""
+        given = self.request.given
+        bundle = self.store.corpus.import_bundle(given.papers, given.researchers, origin=given.origin)
+        c = self.config
+        config = dataclasses.replace(c, researcher_ids=[*c.researcher_ids, *bundle.researcher_ids],
+                                     paper_ids=[*c.paper_ids, *bundle.paper_ids])
+        self.request = dataclasses.replace(self.request, config=config, given=None)
+        self.config = self.run.config = config
 
     def _stage_started(self, stage: Stage) -> None:
         self.started.append(stage.name)
@@ -158,12 +186,10 @@ class Simulation:
         return run
 
     def _record_estimate(self) -> None:
-        """The run's expected wall time beside it (run/pipeline/timing.py): a new run's when it
-        starts, kept by a resume; a revision adds its own."""
-        if self.added_work is not None:
-            record_start(self.store, self.run.id, self.added_work, add=True)
-        elif not self.resume:
-            record_start(self.store, self.run.id, for_config(self.config, self.store))
+        """The run's expected wall time beside it (run/pipeline/timing.py): a new run's, kept
+        by a resume; a revision adds its own."""
+        if self.added_work is not None or not self.resume:
+            record_start(self.store, self.run.id, self.expected, add=self.added_work is not None)
 
     def _over_budget(self, runner: Runner, exc: BudgetExceeded) -> None:
         """Stopped by the budget: a failed run that says what was skipped and how to finish."""

@@ -123,11 +123,17 @@ def limit_for(config: RunConfig) -> int:
 
 
 def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None:
-    """The measured speed; with calibrate=True, an embedded model with none is measured now."""
-    speed = speeds.measured(store, model)
-    if speed is None and calibrate:
-        speed = speeds.calibrate(store, model)
-    return speed
+    """The speed the store's newest calls of this model show (None without a store or
+    calls); with calibrate=True, an embedded model with none is measured now and its
+    calibration calls kept like any other."""
+    if store is None:
+        return None
+    calls = store.call_speeds.recent(model, speeds.RECENT)
+    if not calls and calibrate and speeds.calibratable(model):
+        for call in speeds.calibrate(model):
+            store.call_speeds.add(model, call)
+        calls = store.call_speeds.recent(model, speeds.RECENT)
+    return speeds.fit(calls)
 
 
 def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str] | None = None) -> float:
@@ -156,18 +162,23 @@ def bias(store, model: str) -> tuple[float, int]:
     return min(BIAS_RANGE[1], max(BIAS_RANGE[0], statistics.median(ratios))), len(ratios)
 
 
-def _expected(config: RunConfig, store, speed: speeds.Speed, seconds: float) -> Expected:
+def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store, calibrate: bool = False,
+             counted: set[str] | None = None) -> Expected:
+    """The expected wall time of a run's own plan at its sizes, fresh (nothing cached): what
+    a run works out once when it starts (run/pipeline/simulation.py)."""
+    limit = limit_for(config)
+    speed = speed_for(config.model, store, calibrate)
+    if speed is None:
+        return Expected(config.model, None)
     factor, runs = bias(store, config.model)
-    return Expected(config.model, seconds * factor, speed, factor, runs)
+    return Expected(config.model, plan_seconds(plan, sizes, speed, limit, counted) * factor, speed,
+                    factor, runs)
 
 
 def for_config(config: RunConfig, store, calibrate: bool = False,
                counted: set[str] | None = None) -> Expected:
     """The expected wall time of a run with these settings, fresh (nothing cached)."""
-    speed = speed_for(config.model, store, calibrate)
-    if speed is None:
-        return Expected(config.model, None)
-    return _expected(config, store, speed, raw_seconds(config, store, speed, counted))
+    return plan_expected(config, plan_for(config), sizes_for(config, store), store, calibrate, counted)
 
 
 def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False) -> Expected:
@@ -176,7 +187,8 @@ def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: b
     speed = speed_for(config.model, store, calibrate)
     if speed is None:
         return Expected(config.model, None)
-    return _expected(config, store, speed, work(speed, calls) / max(1, at_once))
+    factor, runs = bias(store, config.model)
+    return Expected(config.model, work(speed, calls) / max(1, at_once) * factor, speed, factor, runs)
 
 
 def for_credit(config: RunConfig, calls: Calls, variants: int, reviewers: int, store,

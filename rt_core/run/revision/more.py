@@ -43,7 +43,7 @@ from ...store import Store
 from ...types import ProgressEvent, Run, RunConfig, RunRequest, Usage
 from ..pipeline import timing
 from ..pipeline.budget import Budget, check_cap, cost_text, estimate
-from ..pipeline.costs import Calls
+from ..pipeline.costs import Calls, Sizes, sizes_for
 from ..pipeline.runner import Stage
 from ..pipeline.simulation import Simulation
 from ..pipeline.state import RunState
@@ -128,8 +128,8 @@ class RevisionBudget(Budget):
     only the new rounds' stages are admitted by their estimate (the rest come from the
     cache and cost nothing)."""
 
-    def __init__(self, config: RunConfig, usage: Usage, new_stages: set[str], store=None):
-        super().__init__(config, usage, Usage(), store)
+    def __init__(self, config: RunConfig, usage: Usage, new_stages: set[str], sizes: Sizes):
+        super().__init__(config, usage, sizes)
         self.new_stages = new_stages
 
     def admit(self, stage: Stage) -> None:
@@ -173,13 +173,14 @@ def simulation(store: Store, run_id: str, extra: int, *,
     cap_tokens = old.config.max_tokens if max_tokens is None else max_tokens
     cap_cost = old.config.max_cost if max_cost is None else max_cost
     capped = dataclasses.replace(p.config, max_tokens=cap_tokens, max_cost=cap_cost)
-    check_cap(capped, store)  # a cap of nothing, or in dollars for a model without a price
+    sizes = sizes_for(capped, store)
+    check_cap(capped, sizes)  # a cap of nothing, or in dollars for a model without a price
     refuse_if_over(p, cap_tokens, cap_cost)
     sim = Simulation(request_for(p.config), store, embedder=embedder, on_progress=on_progress,
                      run_id=old.id, resume=True)
     # What was computed on the run afterwards is kept (a stop on the way keeps it too).
     sim.run.credit, sim.run.judge, sim.run.review_similarity = list(old.credit), old.judge, old.review_similarity
-    sim.use_budget(RevisionBudget(capped, sim.run.usage, set(p.stages), store))
+    sim.use_budget(RevisionBudget(capped, sim.run.usage, set(p.stages), sizes))
     sim.plan = [*sim.plan, Stage("settle_results", _settle_extras(old), tuple(s.name for s in sim.plan),
                                  saves=False)]
     sim.added_work = timing.for_config(p.config, store, counted=set(p.stages))
