@@ -102,7 +102,7 @@ def test_calls_that_arrive_together_read_their_shared_head_once(eng):
     dec = decoder(eng)
     params = [{**PARAMS, "seed": i} for i in range(4)]
     reqs = [Request(eng.tokens(t), 24, (lambda p=p: eng._sampler(p)), stop=(b"\n",))
-            for t, p in zip(texts, params)]
+            for t, p in zip(texts, params, strict=True)]
     try:
         with dec._cond:
             dec.waiting.extend(reqs)
