@@ -69,11 +69,9 @@ def validate(config: RunConfig, store: Store) -> None:
 
 
 def check_candidates(config: RunConfig) -> None:
-    """The number of candidates, and a judge that can judge: a judge named on purpose that
-    the registry declares a base model is refused rather than quietly replaced by signals."""
-    message = schema.check("candidates", config.candidates)
-    if message:
-        raise SettingError(message, schema.hint("candidates"))
+    """A judge that can judge (the number of candidates is the schema's, `check_options`): a
+    judge named on purpose that the registry declares a base model is refused rather than
+    quietly replaced by signals."""
     judge = config.judge_model.strip()
     if config.candidates > 1 and judge and not registry.follows_instructions(judge):
         raise ConfigError(f"model '{judge}' is a base model: it cannot judge proposals",
@@ -82,10 +80,8 @@ def check_candidates(config: RunConfig) -> None:
 
 
 def check_rounds(config: RunConfig) -> None:
-    """Revision rounds: 0 to MAX_ROUNDS, and only for a run that has reviews to answer."""
-    message = schema.check("revision_rounds", config.revision_rounds)
-    if message:
-        raise SettingError(message, schema.hint("revision_rounds"))
+    """Revision rounds only for a run that has reviews to answer (how many is the schema's,
+    `check_options`)."""
     if config.revision_rounds and not (config.reviewer_ids or config.num_reviewers):
         raise InputError("a run without reviewers cannot be revised: revision answers the reviews",
                          "Ask for at least one reviewer, or set revision rounds to 0.")
