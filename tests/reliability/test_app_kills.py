@@ -15,7 +15,6 @@ import os
 import random
 import re
 import signal
-import sqlite3
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -162,7 +161,7 @@ def run_app_kills(tmp_path: Path, count: int, seed: int) -> tuple[list[dict], fl
                     after = db_state(db)
                     new = [k for k in after["runs"] if k not in before["runs"]]
                     killed = {"kill": i, "target_call": target, "reached": reached, "model": model, "how": how,
-                              "model_field": typed_model, "new_models": run_models(db, new),
+                              "model_field": typed_model, "new_models": [after["models"][k] for k in new],
                               "integrity_after_kill": after["integrity"], "new_runs": len(new),
                               "run_id": new[0] if new else None,
                               "status_after_kill": after["runs"][new[0]] if new else None,
@@ -175,15 +174,6 @@ def run_app_kills(tmp_path: Path, count: int, seed: int) -> tuple[list[dict], fl
             browser.close()
             server.close()
     return results, time.perf_counter() - t0
-
-
-def run_models(db: Path, run_ids: list[str]) -> list[str]:
-    """The model each of these runs was started with (what a failed kill says first)."""
-    con = sqlite3.connect(db)
-    try:
-        return [con.execute("SELECT model FROM runs WHERE id=?", (i,)).fetchone()[0] for i in run_ids]
-    finally:
-        con.close()
 
 
 def check(r: dict) -> None:

@@ -54,6 +54,7 @@ def db_state(path: Path) -> dict:
     try:
         return {"integrity": con.execute("PRAGMA integrity_check").fetchone()[0],
                 "runs": dict(con.execute("SELECT id, status FROM runs").fetchall()),
+                "models": dict(con.execute("SELECT id, model FROM runs").fetchall()),
                 "cache": {r[0] for r in con.execute("SELECT key FROM llm_cache")}}
     finally:
         con.close()
