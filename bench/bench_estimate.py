@@ -8,8 +8,9 @@ cached call, no recorded speed), as a newcomer meets it:
 2. the app's default run (the NLP + Astronomy preset, 4 candidates, the novelty check,
    1 revision round) is estimated from the short calibration alone, then run;
 3. credit on that run is estimated from the speeds the run just measured, then run;
-4. unless --once: the app's default again at another temperature (so nothing comes from
-   the cache), now estimated from the first run's measured calls, then run.
+4. unless --once: the app's default again with the call cache emptied (so every call is
+   made again; another temperature would make it another run, with other re-asks), now
+   estimated from the calls measured so far and the first run's bias, then run.
 
     .venv/bin/python bench/bench_estimate.py            # on a quiet machine
     .venv/bin/python bench/bench_estimate.py --once     # steps 1-3 only
@@ -54,10 +55,19 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
+def speed_text(expected: timing.Expected) -> str:
+    s = expected.speed
+    if s is None:
+        return "no speed"
+    at_once = f"{s.at_once:.2f}" if s.at_once else "unknown"
+    return (f"{s.source()}; {s.calls} calls in flight {at_once} on average, crowding {s.crowding:.1f}; "
+            f"bias x{expected.factor:.2f} from {expected.runs} run(s)")
+
+
 def line(what: str, expected: timing.Expected, seconds: float, before: float, extra: str = "") -> None:
     est = expected.seconds or 0.0
     ratio = est / seconds if seconds else float("nan")
-    print(f"{what}: estimated {est:.1f} s ({expected.speed.source() if expected.speed else 'no speed'}), "
+    print(f"{what}: estimated {est:.1f} s ({speed_text(expected)}), "
           f"took {seconds:.1f} s, estimate/actual {ratio:.2f} "
           f"({'within' if abs(ratio - 1) <= 0.25 else 'OUTSIDE'} 25%); load {before:.1f} -> {load():.1f}"
           + (f"; {extra}" if extra else ""), flush=True)
@@ -95,8 +105,8 @@ def main() -> None:
          f"{result.usage.calls} calls (estimated {est.calls.calls})")
 
     if not args.once:
-        again = app_default(temperature=0.05)
-        timed_run(store, again, "app default, second run (measured speeds)", timing.for_config(again, store))
+        store.clear_caches(("llm_cache",))
+        timed_run(store, cfg, "app default, second run (measured speeds)", timing.for_config(cfg, store))
     print("recorded with the runs (estimate, actual seconds):",
           store.runs.wall_times([r["id"] for r in store.runs.list()]))
 

@@ -27,6 +27,7 @@ its first run.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass
@@ -45,11 +46,13 @@ TERMS = (("call", "read", "write"), ("call", "write"), ("read", "write"), ("call
 
 @dataclass(frozen=True)
 class CallTime:
-    """One call: its tokens and its wall seconds (calibration: made only to be timed)."""
+    """One call: its tokens and its wall seconds (calibration: made only to be timed), and
+    when it ended (epoch seconds; None when not known), which says what ran beside it."""
     prompt_tokens: int
     completion_tokens: int
     seconds: float
     calibration: bool = False
+    at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,9 +63,25 @@ class Speed:
     per_write: float
     calls: int  # calls measured
     calibrated: bool = False  # only the calibration: the first run will say more
+    # The calls the model had in flight, on average, while it had any (`in_flight`): each
+    # call's seconds above are its time among them. None: the calls' times are unknown.
+    at_once: float | None = None
+    # How a call's share of the model grows with the calls beside it (`crowding`): 0 when
+    # sharing costs nothing extra per call, 1 when a call beside k others takes k times
+    # the model's time it takes alone.
+    crowding: float = 0.0
 
     def seconds(self, calls: int, prompt_tokens: int, completion_tokens: int) -> float:
         return calls * self.per_call + prompt_tokens * self.per_read + completion_tokens * self.per_write
+
+    def wall(self, seconds: float, at_once: float | None = None) -> float:
+        """The wall time of calls that, at this speed, add up to `seconds` (each its time
+        beside the others), on a model that serves one batch at a time (the embedded
+        model): their sum over the calls measured in flight, and, for work that keeps
+        `at_once` calls going instead, each call's share of the model as crowded as that."""
+        measured = self.at_once or 1.0
+        target = measured if at_once is None else max(1.0, at_once)
+        return seconds / measured * (target / measured) ** self.crowding
 
     def source(self) -> str:
         """Where the figure comes from, in words."""
@@ -75,9 +94,9 @@ def fit(calls: list[CallTime]) -> Speed | None:
     """The speed the recorded calls show (None: nothing recorded)."""
     if not calls:
         return None
-    calibrated = all(c.calibration for c in calls)
-    if calibrated:
-        return _fit_calibration(calls)
+    at_once, crowded = in_flight(calls), crowding(calls)
+    if all(c.calibration for c in calls):
+        return dataclasses.replace(_fit_calibration(calls), at_once=at_once, crowding=crowded)
     for terms in TERMS:
         if len(terms) > len(calls):
             continue
@@ -85,9 +104,83 @@ def fit(calls: list[CallTime]) -> Speed | None:
         if coef is not None and min(coef.values()) >= -1e-9:  # rounding, not a negative speed
             coef = {t: max(0.0, v) for t, v in coef.items()}
             return Speed(coef.get("call", 0.0), coef.get("read", 0.0), coef.get("write", 0.0),
-                         len(calls), calibrated)
+                         len(calls), False, at_once, crowded)
     mean = sum(c.seconds for c in calls) / len(calls)
-    return Speed(mean, 0.0, 0.0, len(calls), calibrated)
+    return Speed(mean, 0.0, 0.0, len(calls), False, at_once, crowded)
+
+
+def in_flight(calls: list[CallTime]) -> float | None:
+    """How many calls were going at once, on average, while any was: their seconds added
+    up over the time the model was busy with at least one (the union of their intervals).
+
+    Why it is measured and not declared: a call's recorded time is its wall time beside
+    the calls it ran with, so the wall time of a run on the embedded model is the sum of
+    its calls' times over this figure, not over the batch its engine can hold (six). How
+    many calls really meet, and what a wide decode costs, is the run's and the machine's.
+    None when the calls do not say when they ended."""
+    spans = _spans(calls)
+    if not spans:
+        return None
+    busy, end = 0.0, spans[0][0]
+    for a, b in spans:
+        busy += max(0.0, b - max(a, end))
+        end = max(end, b)
+    return max(1.0, sum(b - a for a, b in spans) / busy) if busy > 0 else None
+
+
+def _timed(calls: list[CallTime]) -> list[CallTime]:
+    """The calls that say when they ran, in the order they started."""
+    return sorted((c for c in calls if c.at is not None and c.seconds > 0), key=lambda c: c.at - c.seconds)
+
+
+def _spans(calls: list[CallTime]) -> list[tuple[float, float]]:
+    return [(c.at - c.seconds, c.at) for c in _timed(calls)]
+
+
+def shares(calls: list[CallTime]) -> list[tuple[float, float]]:
+    """Per call that says when it ran (`_timed`'s order): its share of the model's time,
+    and the calls in flight beside it on average, itself included. A second shared by n
+    calls counts 1/n to each, so the shares add up to the time the model was busy."""
+    spans = _spans(calls)
+    edges = sorted({t for span in spans for t in span})
+    pieces = list(zip(edges, edges[1:], strict=False))
+    counts = [sum(a <= lo and hi <= b for a, b in spans) for lo, hi in pieces]
+    out = []
+    for a, b in spans:
+        inside = [(hi - lo, n) for (lo, hi), n in zip(pieces, counts, strict=True) if a <= lo and hi <= b]
+        out.append((sum(d / n for d, n in inside), sum(d * n for d, n in inside) / (b - a)))
+    return out
+
+
+CROWDING = [i / 10 for i in range(11)]  # the exponents `crowding` tries
+
+
+def crowding(calls: list[CallTime]) -> float:
+    """How a call's share of the model grows with the calls in flight beside it: the
+    exponent g in share = (per call + per token written) * k**g that fits the calls best
+    (0 when they all ran alike crowded, or are too few to say).
+
+    Why: on the embedded model a call beside five others took about twice the model's
+    time it took beside two (the decoder attends over every sequence its shared cache
+    holds), so leave-one-out credit, whose variants keep two or three calls going, costs
+    less per call than the run whose calls measured the speed."""
+    timed = _timed(calls)
+    measured = shares(calls)
+    ks = [k for _, k in measured]
+    if len(timed) < 8 or max(ks) < 1.5 * min(ks):
+        return 0.0
+    import numpy as np  # noqa: PLC0415  (as in _least_squares)
+
+    share = np.array([s for s, _ in measured])
+    k = np.array(ks)
+    x = np.array([[1.0, float(c.completion_tokens)] for c in timed])
+
+    def error(g: float) -> float:
+        scaled = x * (k ** g)[:, None]
+        coef = np.linalg.lstsq(scaled, share, rcond=None)[0]
+        return float(np.abs(scaled @ coef - share).sum())
+
+    return min(CROWDING, key=error)
 
 
 def _fit_calibration(calls: list[CallTime]) -> Speed:
@@ -126,14 +219,25 @@ def record(store, model: str, reply: Completion, seconds: float) -> None:
         log.debug("could not keep a call's time", exc_info=True)
 
 
-# The calibration documents, in plain words: a document of ordinary length, read with one
-# token written, and a short one continued for a line.
+# The calibration documents, in plain words. A run's calls share their material: of the
+# prompt tokens the embedded model was sent in measured runs (the app's default, credit),
+# a fifth to a quarter were read afresh and the rest copied from a sequence that held
+# them (models/local_batch.py). So the call that mostly reads opens with the head the
+# warm-up left in the cache and reads afresh about a quarter of its tokens, as a run's
+# call does; the other is continued for a line, as a run's calls are.
 _CALIBRATION_TEXT = ("A research group studies how galaxies formed and how language models read "
                      "scientific papers. They plan a joint project, list their data and methods, "
                      "and write the questions the project should answer.\n")
-CALIBRATION_PROMPT = _CALIBRATION_TEXT * 8 + "The first question of the project is"
+CALIBRATION_HEAD = _CALIBRATION_TEXT * 6
+# Two tails, one per round: a prompt read once is held whole the second time.
+CALIBRATION_PROMPTS = tuple(
+    CALIBRATION_HEAD + f"Their second meeting was about {topics}, and which of them the group knows "
+    "least about.\nThe first question of the project is"
+    for topics in ("ocean currents, crop yields and solar flares", "protein folding, river deltas and bird song"))
 CALIBRATION_SHORT = "Notes of a meeting about telescopes and text. The plan they agreed on was"
 CALIBRATION_TOKENS = 24
+CALIBRATION_ROUNDS = len(CALIBRATION_PROMPTS)  # the faster of two of each call: one may land on
+# the engine's probe of its other thread count (models/local.py, ThreadChooser)
 
 
 def calibratable(model: str) -> bool:
@@ -144,18 +248,23 @@ def calibratable(model: str) -> bool:
 
 def calibrate(model: str) -> list[CallTime]:
     """When the embedded model has no speed yet: a warm-up call, then two timed calls (one
-    that mostly reads, one that mostly writes), so the first estimate has both speeds; the
-    caller keeps them like any other call. The time to load the model is not counted (paid
-    once per process)."""
+    that mostly reads, one that mostly writes), each made twice and the faster kept, so
+    the first estimate has both speeds; the caller keeps them like any other call, with
+    when each ended (they ran one at a time). The time to load the model is not counted
+    (paid once per process)."""
     from . import local  # noqa: PLC0415  (loads llama.cpp: only when asked)
 
     eng = local.engine(registry.model_name(model))
-    eng.complete("Calibration. " + _CALIBRATION_TEXT, {"max_tokens": 4, "temperature": 0.0})
+    eng.complete(CALIBRATION_HEAD + "Calibration.", {"max_tokens": 4, "temperature": 0.0})
     timed = []
-    for prompt, tokens in ((CALIBRATION_PROMPT, 1), (CALIBRATION_SHORT, CALIBRATION_TOKENS)):
-        started = time.perf_counter()
-        out = eng.complete(prompt, {"max_tokens": tokens, "temperature": 0.0})
-        usage = out.get("usage") or {}
-        timed.append(CallTime(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
-                              time.perf_counter() - started, calibration=True))
+    for prompts, tokens in ((CALIBRATION_PROMPTS, 1), ((CALIBRATION_SHORT,) * CALIBRATION_ROUNDS,
+                                                        CALIBRATION_TOKENS)):
+        tries = []
+        for prompt in prompts:
+            started = time.perf_counter()
+            out = eng.complete(prompt, {"max_tokens": tokens, "temperature": 0.0})
+            usage = out.get("usage") or {}
+            tries.append(CallTime(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
+                                  time.perf_counter() - started, calibration=True, at=time.time()))
+        timed.append(min(tries, key=lambda c: c.seconds))
     return timed

@@ -24,8 +24,8 @@ class CallSpeeds:
         self.db.conn.execute(
             "INSERT INTO call_speeds(model, at, prompt_tokens, completion_tokens, seconds, calibration) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (model, time.time(), call.prompt_tokens, call.completion_tokens, call.seconds,
-             int(call.calibration)))
+            (model, time.time() if call.at is None else call.at, call.prompt_tokens,
+             call.completion_tokens, call.seconds, int(call.calibration)))
         self._written += 1
         if self._written % 50 == 0:  # now and then, not on every call
             self.prune(model)
@@ -39,13 +39,18 @@ class CallSpeeds:
     def between(self, model: str, start: float, end: float) -> list[CallTime]:
         """The calls of a model made between two times (epoch seconds): one run's calls."""
         rows = self.db.conn.execute(
-            "SELECT prompt_tokens, completion_tokens, seconds, calibration FROM call_speeds "
+            "SELECT prompt_tokens, completion_tokens, seconds, calibration, at FROM call_speeds "
             "WHERE model=? AND at >= ? AND at <= ? AND calibration=0", (model, start, end)).fetchall()
-        return [CallTime(int(r[0]), int(r[1]), float(r[2]), bool(r[3])) for r in rows]
+        return [_call(r) for r in rows]
 
     def recent(self, model: str, limit: int = 200) -> list[CallTime]:
         """The newest calls of a model, newest first."""
         rows = self.db.conn.execute(
-            "SELECT prompt_tokens, completion_tokens, seconds, calibration FROM call_speeds "
+            "SELECT prompt_tokens, completion_tokens, seconds, calibration, at FROM call_speeds "
             "WHERE model=? ORDER BY at DESC LIMIT ?", (model, limit)).fetchall()
-        return [CallTime(int(r[0]), int(r[1]), float(r[2]), bool(r[3])) for r in rows]
+        return [_call(r) for r in rows]
+
+
+def _call(r) -> CallTime:
+    """A row as a call: its tokens, seconds, whether it was a calibration, when it ended."""
+    return CallTime(int(r[0]), int(r[1]), float(r[2]), bool(r[3]), float(r[4]))

@@ -17,7 +17,7 @@ JUDGE_REPLY = 150  # a reason of two or three sentences and the winner's line
 
 
 def _times(c: Calls, n: int) -> Calls:
-    return Calls(c.calls * n, c.max_calls * n, c.prompt_tokens * n, c.completion_tokens * n)
+    return c.times(n)
 
 
 def write_candidates(s: Sizes) -> Calls:
@@ -26,7 +26,7 @@ def write_candidates(s: Sizes) -> Calls:
         per = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))
         prompt = costs.STEM_HEADER + 3 * costs.STEM_LINE * 3
         return Calls(per * s.candidates, per * s.candidates * (MAX_REASKS + 1),
-                     per * s.candidates * prompt, per * s.candidates * costs.STEM_LINE)
+                     per * s.candidates * prompt, per * s.candidates * costs.STEM_WRITTEN)
     n = s.candidates  # the drafts and the lead (about 60 tokens) in every merge's prompt
     prompt = costs.template_tokens("aggregate") + s.authors * costs.CHAT_REPLY["draft"] + 60
     return Calls(n, n + n * QUESTIONS * MAX_REASKS, n * prompt, n * costs.CHAT_REPLY["aggregate"])
