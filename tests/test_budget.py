@@ -9,6 +9,7 @@ from rt_core.__main__ import main
 from rt_core.errors import InputError
 from rt_core.models.scripted import demo_responder
 from rt_core.run.pipeline import budget
+from rt_core.run.pipeline.plan import plan_for
 from rt_core.run.pipeline.simulation import Simulation
 from rt_core.types import RunConfig, RunRequest
 
@@ -139,7 +140,7 @@ def test_a_budget_smaller_than_one_call_fails_before_any_call(community, demo, c
 def test_a_dollar_cap_needs_a_price(community):
     cfg = config(model="openai/nobody-prices-this", base_url="http://127.0.0.1:9/v1", max_cost=1.0)
     with pytest.raises(InputError, match="needs the model's price"):
-        budget.check_cap(cfg, budget.sizes_for(cfg, community))
+        budget.check_cap(cfg, plan_for(cfg), budget.sizes_for(cfg, community))
 
 
 # -- the command line --------------------------------------------------------------------------

@@ -202,12 +202,13 @@ def test_a_run_warms_only_what_its_models_load():
     """The embedded model never goes through the OpenAI SDK: a one-shot process running it
     must not spend a second of CPU importing the SDK's resources beside llama.cpp."""
     from rt_core.config import LOCAL_MODEL
+    from rt_core.models.facts import facts_for
     from rt_core.run.pipeline.warmup import CLIENT, EMBEDDER, SDK, parts_for
 
-    assert parts_for(RunConfig(model=LOCAL_MODEL)) == (CLIENT, EMBEDDER)
-    assert parts_for(RunConfig(model="openai/x")) == (CLIENT, SDK, EMBEDDER)
-    assert parts_for(RunConfig(model=LOCAL_MODEL, judge_model="openai/judge")) == (CLIENT, SDK, EMBEDDER)
-    assert parts_for(RunConfig(model="openai/x", embedder="openai/text-embedding-3-small")) == (CLIENT, SDK)
+    assert parts_for(facts_for(RunConfig(model=LOCAL_MODEL))) == (CLIENT, EMBEDDER)
+    assert parts_for(facts_for(RunConfig(model="openai/x"))) == (CLIENT, SDK, EMBEDDER)
+    assert parts_for(facts_for(RunConfig(model=LOCAL_MODEL, judge_model="openai/judge"))) == (CLIENT, SDK, EMBEDDER)
+    assert parts_for(facts_for(RunConfig(model="openai/x", embedder="openai/text-embedding-3-small"))) == (CLIENT, SDK)
 
 
 def test_the_first_stage_starts_after_the_warm_up(community, demo, monkeypatch):

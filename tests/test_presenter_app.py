@@ -127,6 +127,7 @@ def test_a_base_model_run_leads_with_what_was_measured(two_runs):
 
 def test_refusals_name_people_not_ids(community):
     from rt_core.errors import InputError
+    from rt_core.models.facts import facts_for
     from rt_core.run.evidence.evaluate import evaluate_against
     from rt_core.run.pipeline.validation import validate
     from rt_core.types import Profile, RunRequest
@@ -137,5 +138,6 @@ def test_refusals_name_people_not_ids(community):
         evaluate_against(run, "p-gaia", RunRequest(run.config), community)
     assert "profile of Ada Astro" in str(got.value) and "r-ada" not in str(got.value)
     with pytest.raises(InputError) as got:
-        validate(RunConfig(researcher_ids=["r-ada"], reviewer_ids=["r-ada"]), community)
+        clash = RunConfig(researcher_ids=["r-ada"], reviewer_ids=["r-ada"])
+        validate(clash, community, facts_for(clash))
     assert "Ada Astro" in str(got.value) and "r-ada" not in str(got.value)

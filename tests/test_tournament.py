@@ -8,6 +8,7 @@ from scipy.stats import kendalltau
 
 from rt_core.errors import ConfigError
 from rt_core.export.candidates import tournament_notes
+from rt_core.models.facts import facts_for
 from rt_core.run.candidates import judging, ranking, tournament
 from rt_core.run.pipeline import budget
 from rt_core.run.pipeline.simulation import Simulation
@@ -128,7 +129,8 @@ def test_only_an_instruction_model_judges_and_a_named_base_model_is_refused():
     assert judging.can_judge(RunConfig(model="scripted/demo", candidates=3))
     assert not judging.can_judge(RunConfig(candidates=3))  # the embedded base model
     with pytest.raises(ConfigError, match="cannot judge"):
-        check_candidates(RunConfig(model="scripted/demo", candidates=3, judge_model="local/gemma"))
+        cfg = RunConfig(model="scripted/demo", candidates=3, judge_model="local/gemma")
+        check_candidates(cfg, facts_for(cfg))
 
 
 def test_a_judge_with_its_own_base_url_never_gets_the_runs_key(monkeypatch):

@@ -83,30 +83,30 @@ def plan_estimate(model: str, plan: list[Stage], sizes: Sizes) -> Estimate:
     when it starts (run/pipeline/simulation.py)."""
     est = Estimate(model, {st.name: st.estimate(sizes) for st in plan})
     t = est.total
-    est.cost = registry.estimate_cost(model, t.prompt_tokens, t.completion_tokens)
+    est.cost = sizes.facts.cost(t.prompt_tokens, t.completion_tokens)
     return est
 
 
-def smallest_call(config: RunConfig, s: Sizes) -> Calls:
-    """The cheapest single call the run would make at its sizes (what a cap must at least allow)."""
+def smallest_call(plan: list[Stage], s: Sizes) -> Calls:
+    """The cheapest single call the plan would make at its sizes (what a cap must at least allow)."""
     ones = [Calls(1, 1, c.prompt_tokens // c.calls, c.completion_tokens // c.calls)
-            for c in (st.estimate(s) for st in plan_for(config)) if c.calls]
+            for c in (st.estimate(s) for st in plan) if c.calls]
     return min(ones, key=lambda c: c.tokens, default=Calls())
 
 
-def check_cap(config: RunConfig, sizes: Sizes) -> None:
-    """A cap that cannot be enforced, or that is smaller than one call of a run at these
-    sizes, is refused before any call, with one message."""
+def check_cap(config: RunConfig, plan: list[Stage], sizes: Sizes) -> None:
+    """A cap that cannot be enforced, or that is smaller than one call of the run's plan at
+    these sizes, is refused before any call, with one message."""
     if config.max_tokens is None and config.max_cost is None:
         return
     if (config.max_tokens is not None and config.max_tokens <= 0) or \
             (config.max_cost is not None and config.max_cost <= 0):
         raise InputError("a budget must be more than zero", "Give a positive --max-tokens or --max-cost.")
-    one = smallest_call(config, sizes)
+    one = smallest_call(plan, sizes)
     if not one.calls:
         return
     if config.max_cost is not None:
-        price = registry.estimate_cost(config.model, one.prompt_tokens, one.completion_tokens)
+        price = sizes.facts.cost(one.prompt_tokens, one.completion_tokens)
         if price is None:
             raise InputError(f"a budget in dollars needs the model's price, and model "
                              f"'{config.model}' has none in litellm's cost map",
@@ -170,7 +170,7 @@ class Budget:
             raise BudgetExceeded(f"stage '{stage.name}' needs about {need.tokens:,} tokens, more "
                                  f"than the budget has left ({self._cap_text()})")
         if c.max_cost is not None:
-            price = registry.estimate_cost(c.model, need.prompt_tokens, need.completion_tokens) or 0.0
+            price = self.sizes.facts.cost(need.prompt_tokens, need.completion_tokens) or 0.0
             if cost + price > c.max_cost:
                 raise BudgetExceeded(f"stage '{stage.name}' needs about ${price:.4f}, more than the "
                                      f"budget has left ({self._cap_text()})")

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from ... import fiveq
 from ...models import registry
+from ...models.facts import ModelFacts, facts_for
 from ...types import MODES, RunConfig
 from .. import prompts
-from ..candidates.judging import can_judge
 from ..styles import stem
 
 CHARS_PER_TOKEN = 4  # English prose in common tokenizers; the estimate's main assumption
@@ -51,15 +51,24 @@ REVIEW_LINE_REASKS = 0.5
 
 @dataclass(frozen=True)
 class Sizes:
-    """What an estimate depends on, from the settings (and the store, when at hand)."""
-    style: str
+    """What an estimate depends on, from the settings (and the store, when at hand), with
+    the run's models' facts (models/facts.py): prompt style, price, calls at once."""
+    facts: ModelFacts
     authors: int
     reviewers: int
     new_reviewer_profiles: int
     paper_chars: int
     profile_chars: int
     candidates: int = 1  # proposals written and ranked (run/candidates/stages.py)
-    judge: bool = False  # a model judges the candidates pairwise (run/candidates/tournament.py)
+
+    @property
+    def style(self) -> str:
+        return self.facts.style
+
+    @property
+    def judge(self) -> bool:
+        """A model judges the candidates pairwise (run/candidates/tournament.py)."""
+        return self.facts.judge_follows
 
 
 @dataclass(frozen=True)
@@ -174,9 +183,12 @@ def nothing(s: Sizes) -> Calls:
 
 def sizes_for(config: RunConfig, store=None) -> Sizes:
     """The sizes of a run with these settings; with a store, the chosen papers' real text."""
+    return sizes_at(config, facts_for(config), store)
+
+
+def sizes_at(config: RunConfig, facts: ModelFacts, store=None) -> Sizes:
+    """The sizes of a run whose models' facts are already known (a run's start)."""
     mode = MODES.get(config.mode, MODES["global"])
-    judge = can_judge(config)
-    style = registry.prompt_style(config.model, config.prompt_style)
     authors = len(config.researcher_ids) if mode.reads_profiles else 1
     wants = bool(config.reviewer_ids) or config.num_reviewers > 0
     reviewers = (len(config.reviewer_ids) or config.num_reviewers) if mode.reads_profiles else 1
@@ -195,8 +207,8 @@ def sizes_for(config: RunConfig, store=None) -> Sizes:
                                     for r in people) // max(1, len(people))
         except Exception:  # an unknown id: validation says so at Start; estimate roughly
             pass
-    return Sizes(style, authors, reviewers, new_profiles if mode.reads_profiles else 0,
-                 paper_chars, profile_chars, max(1, config.candidates), judge)
+    return Sizes(facts, authors, reviewers, new_profiles if mode.reads_profiles else 0,
+                 paper_chars, profile_chars, max(1, config.candidates))
 
 
 def _text_chars(store, paper_ids: list[str]) -> int:

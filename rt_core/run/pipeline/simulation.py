@@ -24,12 +24,13 @@ from ... import keys
 from ...errors import CancelledRun
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
+from ...models.facts import facts_for
 from ...store import Store
 from ...types import ProgressEvent, Run, RunRequest, StageError, Usage
 from ..styles.context import StageContext
 from ..styles.style import stages_for
 from .budget import Budget, BudgetExceeded, Estimate, check_cap, plan_estimate
-from .costs import sizes_for
+from .costs import sizes_at
 from .plan import plan_for
 from .recorder import Recorder
 from .runner import Runner, Stage
@@ -99,11 +100,14 @@ class Simulation:
         request = self.request
         config = self.config
         store = self.store
-        validate(config, store)
-        sizes = sizes_for(config, store)  # what every estimate below is priced at
-        check_cap(config, sizes)
+        facts = facts_for(config)  # what the registry says of the run's models, asked once
+        validate(config, store, facts)
+        sizes = sizes_at(config, facts, store)  # what every estimate below is priced at
+        check_cap(config, self.plan, sizes)
         keys.check_request(request)
-        self._warming = warm_up(parts_for(config))  # overlaps the rest of the set-up
+        self._warming = warm_up(parts_for(facts))  # overlaps the rest of the set-up
+        ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
+        cutoff = effective_cutoff(config, ref.year if ref else None)
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
             old = store.runs.resumable(self.run.id)
@@ -111,8 +115,6 @@ class Simulation:
         self.budget = self.budget or Budget(config, self.run.usage, sizes, prior)
         self.estimate = plan_estimate(config.model, self.plan, sizes)
         self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate)
-        ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
-        cutoff = effective_cutoff(config, ref.year if ref else None)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
         client.before_call = _gate(self.budget)

@@ -138,7 +138,8 @@ def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None
 
 def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str] | None = None) -> float:
     """The plan's wall time at this speed, before the bias."""
-    return plan_seconds(plan_for(config), sizes_for(config, store), speed, limit_for(config), counted)
+    sizes = sizes_for(config, store)
+    return plan_seconds(plan_for(config), sizes, speed, sizes.facts.at_once, counted)
 
 
 def bias(store, model: str) -> tuple[float, int]:
@@ -166,13 +167,12 @@ def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store,
              counted: set[str] | None = None) -> Expected:
     """The expected wall time of a run's own plan at its sizes, fresh (nothing cached): what
     a run works out once when it starts (run/pipeline/simulation.py)."""
-    limit = limit_for(config)
     speed = speed_for(config.model, store, calibrate)
     if speed is None:
         return Expected(config.model, None)
     factor, runs = bias(store, config.model)
-    return Expected(config.model, plan_seconds(plan, sizes, speed, limit, counted) * factor, speed,
-                    factor, runs)
+    seconds = plan_seconds(plan, sizes, speed, sizes.facts.at_once, counted)
+    return Expected(config.model, seconds * factor, speed, factor, runs)
 
 
 def for_config(config: RunConfig, store, calibrate: bool = False,

@@ -8,7 +8,7 @@ that the reading and writing stages apply.
 from __future__ import annotations
 
 from ...errors import ConfigError, InputError, SettingError
-from ...models import registry
+from ...models.facts import ModelFacts
 from ...settings import schema
 from ...store import Store
 from ...types import MODES, RunConfig
@@ -40,8 +40,9 @@ def check_options(config: RunConfig) -> None:
             raise SettingError(message, schema.hint(option.name))
 
 
-def validate(config: RunConfig, store: Store) -> None:
-    """Fail early, with a clear message, before any model is called."""
+def validate(config: RunConfig, store: Store, facts: ModelFacts) -> None:
+    """Fail early, with a clear message, before any model is called (`facts`: what the
+    registry says of the run's models, asked once at its start)."""
     check_options(config)
     mode = MODES[config.mode]
     if not config.researcher_ids and not config.paper_ids:
@@ -52,7 +53,7 @@ def validate(config: RunConfig, store: Store) -> None:
     if mode.needs_papers and not config.paper_ids:
         raise InputError(f"mode '{mode.name}' needs at least one paper",
                          "Add papers, or use mode 'agent'.")
-    check_candidates(config)
+    check_candidates(config, facts)
     check_rounds(config)
     corpus = store.corpus
     corpus.get_researchers(config.researcher_ids)  # raise NotFoundError on unknown ids
@@ -68,12 +69,12 @@ def validate(config: RunConfig, store: Store) -> None:
         corpus.get_paper(config.reference_paper_id)
 
 
-def check_candidates(config: RunConfig) -> None:
+def check_candidates(config: RunConfig, facts: ModelFacts) -> None:
     """A judge that can judge (the number of candidates is the schema's, `check_options`): a
     judge named on purpose that the registry declares a base model is refused rather than
     quietly replaced by signals."""
     judge = config.judge_model.strip()
-    if config.candidates > 1 and judge and not registry.follows_instructions(judge):
+    if config.candidates > 1 and judge and not facts.judge_follows:
         raise ConfigError(f"model '{judge}' is a base model: it cannot judge proposals",
                           "Name an instruction model as the judge, or none: without a judge "
                           "the candidates are ranked by measured signals.")

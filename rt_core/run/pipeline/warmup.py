@@ -23,7 +23,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 
-from ...models import registry
+from ...models.facts import ModelFacts
 
 log = logging.getLogger(__name__)
 
@@ -93,11 +93,8 @@ def warm_up(parts: Iterable[str] = ALL) -> Warming:
         return Warming(chosen)
 
 
-def parts_for(config) -> tuple[str, ...]:
-    """What a run with these settings will load: the model client always, the SDK's
-    resources when one of its models is reached over the network, MiniLM when it embeds
-    in this process."""
-    models = [m for m in (config.model, config.judge_model, config.evaluator_model) if m]
-    remote = any(not registry.in_process(m) for m in models)
-    local_embedder = registry.in_process(config.embedder)
-    return (CLIENT,) + ((SDK,) if remote else ()) + ((EMBEDDER,) if local_embedder else ())
+def parts_for(facts: ModelFacts) -> tuple[str, ...]:
+    """What a run whose models have these facts will load: the model client always, the
+    SDK's resources when one of its models is reached over the network, MiniLM when it
+    embeds in this process."""
+    return (CLIENT,) + ((SDK,) if facts.remote else ()) + ((EMBEDDER,) if facts.local_embedder else ())

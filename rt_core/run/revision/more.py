@@ -44,6 +44,7 @@ from ...types import ProgressEvent, Run, RunConfig, RunRequest, Usage
 from ..pipeline import timing
 from ..pipeline.budget import Budget, check_cap, cost_text, estimate
 from ..pipeline.costs import Calls, Sizes, sizes_for
+from ..pipeline.plan import plan_for
 from ..pipeline.runner import Stage
 from ..pipeline.simulation import Simulation
 from ..pipeline.state import RunState
@@ -174,7 +175,7 @@ def simulation(store: Store, run_id: str, extra: int, *,
     cap_cost = old.config.max_cost if max_cost is None else max_cost
     capped = dataclasses.replace(p.config, max_tokens=cap_tokens, max_cost=cap_cost)
     sizes = sizes_for(capped, store)
-    check_cap(capped, sizes)  # a cap of nothing, or in dollars for a model without a price
+    check_cap(capped, plan_for(capped), sizes)  # a cap of nothing, or in dollars for a model without a price
     refuse_if_over(p, cap_tokens, cap_cost)
     sim = Simulation(request_for(p.config), store, embedder=embedder, on_progress=on_progress,
                      run_id=old.id, resume=True)

@@ -1,0 +1,49 @@
+"""The registry's answers for one run's settings (rt_core/models/facts.py), asked once at
+the run's start and read by validation, the sizes, the cap, the estimate and the warm-up."""
+from __future__ import annotations
+
+import pytest
+
+from rt_core.config import LOCAL_MODEL
+from rt_core.models import registry
+from rt_core.models.facts import facts_for
+from rt_core.run.pipeline import budget
+from rt_core.run.pipeline.plan import plan_for
+from rt_core.types import RunConfig
+
+PRICED = "openai/gpt-4o-mini"  # in litellm's bundled cost map
+
+
+@pytest.mark.parametrize("prompt, completion", [(1200, 0), (0, 300), (5321, 777)])
+def test_the_price_read_once_costs_what_the_cost_map_says(prompt, completion):
+    facts = facts_for(RunConfig(model=PRICED))
+    assert facts.price is not None
+    assert facts.cost(prompt, completion) == pytest.approx(
+        registry.estimate_cost(PRICED, prompt, completion), rel=1e-9)
+
+
+def test_an_unpriced_model_has_no_price_and_the_embedded_one_costs_nothing():
+    assert facts_for(RunConfig(model="openai/nobody-prices-this")).cost(100, 10) is None
+    local = facts_for(RunConfig(model=LOCAL_MODEL))
+    assert local.cost(10_000, 1_000) == 0.0
+    assert local.in_process and local.serial and not local.remote and local.local_embedder
+
+
+def test_the_judge_is_the_named_one_else_the_runs_own():
+    assert facts_for(RunConfig(model="scripted/demo")).judge_follows
+    assert not facts_for(RunConfig(model="scripted/demo", judge_model=LOCAL_MODEL)).judge_follows
+    assert not facts_for(RunConfig(model=LOCAL_MODEL)).judge_follows
+    assert facts_for(RunConfig(model=LOCAL_MODEL, judge_model="scripted/demo")).judge_follows
+
+
+def test_a_remote_judge_makes_an_embedded_run_remote():
+    assert facts_for(RunConfig(model=LOCAL_MODEL, judge_model="openai/judge")).remote
+
+
+def test_the_estimate_prices_the_plan_with_the_facts_price():
+    cfg = RunConfig(model=PRICED, researcher_ids=["r-a", "r-b"], paper_ids=["p-1"], num_reviewers=2)
+    sizes = budget.sizes_for(cfg)
+    est = budget.plan_estimate(cfg.model, plan_for(cfg), sizes)
+    t = est.total
+    assert t.prompt_tokens and t.completion_tokens
+    assert est.cost == pytest.approx(registry.estimate_cost(PRICED, t.prompt_tokens, t.completion_tokens))
