@@ -10,6 +10,7 @@ import pytest
 
 from rt_core.config import LOCAL_MODEL
 from rt_core.models import speeds
+from rt_core.models.facts import facts_for
 from rt_core.run.candidates import costs as candidate_costs
 from rt_core.run.pipeline import budget, costs
 from rt_core.store.speeds import CallTime
@@ -103,9 +104,11 @@ def test_calibration_calls_one_at_a_time_measure_one_at_a_time():
 
 
 # -- re-asks made as a rule ----------------------------------------------------------------------------
-def stem_sizes(**kw) -> costs.Sizes:
-    return costs.Sizes(**{"style": "stem", "authors": 3, "reviewers": 3, "new_reviewer_profiles": 3,
-                          "paper_chars": 6000, "profile_chars": 3000, "candidates": 4, **kw})
+def stem_sizes(model: str = LOCAL_MODEL, **kw) -> costs.Sizes:
+    """Sizes of a run on the embedded model (a base model: the stem style), or on `model`."""
+    return costs.Sizes(**{"facts": facts_for(RunConfig(model=model)), "authors": 3, "reviewers": 3,
+                          "new_reviewer_profiles": 3, "paper_chars": 6000, "profile_chars": 3000,
+                          "candidates": 4, **kw})
 
 
 def test_a_base_models_reviews_count_the_lines_sent_back():
@@ -137,5 +140,5 @@ def test_the_plan_of_the_embedded_model_counts_its_typical_re_asks(community):
 
 
 def test_a_chat_models_counts_are_unchanged():
-    chat = costs.review(stem_sizes(style="chat", reviewers=2))
+    chat = costs.review(stem_sizes("scripted/demo", reviewers=2))
     assert chat.reasked == 0 and chat.typical == chat.calls == 2
