@@ -15,15 +15,24 @@ fitted by least squares to the newest calls, every coefficient at least zero (a 
 that would come out negative is dropped and the rest fitted again). `per_read` and
 `per_write` are then the model's own prompt-reading and writing speeds as this machine's
 calls show them: for the embedded model, with llama.cpp's reuse of shared prefixes and
-its batching of calls that arrive together in the figures (models/local_batch.py: a
-call's time is its time in the batch it shared); for a provider, mostly the round trip
-(`per_call`) and the tokens written.
+its batching of calls that arrive together in the figures (models/local_batch.py); for a
+provider, mostly the round trip (`per_call`) and the tokens written.
+
+A call's seconds are its wall time beside the calls that ran with it. For a provider
+those calls are served apart, but the embedded model's calls share one engine, so a
+run's time is not its calls' seconds over the six the engine can hold: each row also
+says when the call ended, and the speed carries how many calls were measured in flight
+on average (`in_flight`: one measured app-default run had 5.2, its credit 2.1) and how a
+call's share of the engine grows with them (`crowding`). Summing a run's calls' seconds
+over the calls in flight gives the time the engine was busy (run/pipeline/timing.py).
 
 With no call recorded yet, the embedded model is measured by a short calibration
 (`calibrate`: a warm-up, then one call that mostly reads and one that mostly writes,
-with no shared prefix, so its first estimate errs long; the runs after it correct it);
-a provider is not called just to be timed (it costs money): its time is unknown until
-its first run.
+each made twice and the faster kept). It measures a fresh engine, one call at a time;
+a run's engine holds thousands of tokens of earlier calls that every decode attends
+over, so the first estimate errs short and the runs after it correct it (the bias,
+run/pipeline/timing.py). A provider is not called just to be timed (it costs money):
+its time is unknown until its first run.
 """
 from __future__ import annotations
 
