@@ -47,3 +47,14 @@ def test_the_estimate_prices_the_plan_with_the_facts_price():
     t = est.total
     assert t.prompt_tokens and t.completion_tokens
     assert est.cost == pytest.approx(registry.estimate_cost(PRICED, t.prompt_tokens, t.completion_tokens))
+
+
+def test_only_a_model_that_declares_it_is_called_just_to_be_timed(scripted):
+    """The calibration is declared on the model (registry.Capabilities.calibrates), not
+    guessed from its provider's name: the scripted model runs in this process too but has
+    no speed worth measuring, and a provider costs money."""
+    from rt_core.models import speeds
+
+    assert speeds.calibratable(LOCAL_MODEL)
+    assert registry.in_process("scripted/demo") and not speeds.calibratable("scripted/demo")
+    assert not speeds.calibratable("openai/gpt-4o-mini")

@@ -37,9 +37,13 @@ def plant(store, model: str, per_call: float, per_write: float = 0.0, n: int = 4
 
 
 def plant_linear(store, model: str, scale: float = 1.0) -> None:
-    """Calls taking 0.1 s, plus 2 ms a prompt token and 25 ms a written token, times `scale`."""
+    """Calls taking 0.1 s, plus 2 ms a prompt token and 25 ms a written token, times `scale`,
+    one after another."""
+    end = 1e6
     for prompt, written in ((400, 30), (900, 2), (250, 30), (600, 12)):
-        store.call_speeds.add(model, CallTime(prompt, written, (0.1 + prompt * 0.002 + written * 0.025) * scale))
+        seconds = (0.1 + prompt * 0.002 + written * 0.025) * scale
+        end += seconds
+        store.call_speeds.add(model, CallTime(prompt, written, seconds, at=end))
 
 
 # -- the speed comes from what was measured ---------------------------------------------------------
@@ -65,7 +69,7 @@ def test_the_estimate_follows_the_measured_speed(community):
     cfg = config(model=LOCAL_MODEL)
     plant_linear(community, LOCAL_MODEL)
     fast = timing.for_config(cfg, community)
-    assert fast.seconds == pytest.approx(timing.raw_seconds(cfg, community, speeds.Speed(0.1, 0.002, 0.025, 4)))
+    assert fast.seconds == pytest.approx(timing.raw_seconds(cfg, community, timing.speed_for(LOCAL_MODEL, community)))
     community.db.conn.execute("DELETE FROM call_speeds")
     plant_linear(community, LOCAL_MODEL, scale=2.0)
     assert timing.for_config(cfg, community).seconds == pytest.approx(2 * fast.seconds)
@@ -96,19 +100,30 @@ def test_credit_variants_side_by_side(community):
     plant(community, "scripted/demo", per_call=1.0)
     nine = Calls(9, 9, 0, 0)  # 3 variants, each the merge and 2 reviews
     assert timing.for_credit(cfg, nine, 3, 2, community).seconds == pytest.approx(9 / 6)
-    # The embedded model: one variant after another, each its two reviews in one batch.
+    # The embedded model: one engine, whose calls were measured two at a time, 1 s each.
     serial = config(model=LOCAL_MODEL)
-    plant(community, LOCAL_MODEL, per_call=1.0)
+    plant_in_flight(community, at_once=2)
     assert timing.for_credit(serial, nine, 3, 2, community).seconds == pytest.approx(9 / 2)
 
 
-def test_the_embedded_models_batch_counts_as_calls_at_once(community):
-    """Its engine decodes up to its batch of calls together: the drafts of three authors
-    take one call's time, not three."""
-    plant(community, LOCAL_MODEL, per_call=1.0)
-    batched = timing.for_config(config(model=LOCAL_MODEL), community).seconds
-    t = budget.estimate(config(model=LOCAL_MODEL), community).total
-    assert registry.calls_at_once(LOCAL_MODEL, 4) > 1 and batched < t.calls
+def plant_in_flight(store, at_once: int, per_call: float = 1.0, batches: int = 3) -> None:
+    """Calls of the embedded model measured `at_once` at a time, each `per_call` seconds."""
+    for b in range(batches):
+        for i in range(at_once):  # as many tokens written or not: the time is per call
+            store.call_speeds.add(LOCAL_MODEL, CallTime(300, 20 + 10 * i + b, per_call,
+                                                        at=1e6 + 2 * b * per_call + per_call))
+
+
+@pytest.mark.parametrize("at_once", [1, 2, 6])
+def test_the_embedded_models_calls_take_their_time_over_those_measured_in_flight(community, at_once):
+    """Its engine holds six calls, but the time a call was measured at is its time beside
+    the calls that really ran with it: the plan's calls (with their usual re-asks) take
+    their measured time over the calls measured in flight, not over the six it could hold."""
+    plant_in_flight(community, at_once)
+    cfg = config(model=LOCAL_MODEL)
+    t = budget.estimate(cfg, community).total
+    assert registry.calls_at_once(LOCAL_MODEL, 4) == 6
+    assert timing.for_config(cfg, community).seconds == pytest.approx(t.typical / at_once)
 
 
 def test_a_run_keeps_the_estimate_its_start_worked_out(community, demo):

@@ -29,7 +29,7 @@ BUNDLED_NAME = "gemma-3-270m"
 # 270M base model with a 4,096-token window, run by llama.cpp one run at a time (its calls
 # decoded SLOTS at once, models/local_batch.py), with sampling that keeps it from looping.
 CAPABILITIES = registry.Capabilities(
-    prompt_style=registry.STEM, in_process=True, serial=True, batch=SLOTS, context_tokens=4096,
+    prompt_style=registry.STEM, in_process=True, serial=True, batch=SLOTS, calibrates=True, context_tokens=4096,
     sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}))
 N_CTX = CAPABILITIES.context_tokens
 

@@ -46,6 +46,7 @@ class Capabilities:
     in_process: bool = False  # served by this process: no network, no key, costs nothing
     serial: bool = False  # one call at a time; runs on it take turns in a queue
     batch: int = 1  # of a serial model: calls within one run its engine decodes together
+    calibrates: bool = False  # may be called only to be timed (free, in this process; models/speeds.py)
     context_tokens: int = 0  # 0: litellm's model info, else RT_CONTEXT_TOKENS
     sampling: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     key_env: str = ""  # the environment variable holding the operator's key ('' needs none)

@@ -250,9 +250,10 @@ CALIBRATION_ROUNDS = len(CALIBRATION_PROMPTS)  # the faster of two of each call:
 
 
 def calibratable(model: str) -> bool:
-    """Only the embedded model, run in this process, is measured by a calibration; a
-    provider is never called only to be timed (it costs money)."""
-    return registry.in_process(model) and registry.provider_of(model) == "local"
+    """Only a model that declares it may be called just to be timed (the embedded model:
+    in this process, free) is measured by a calibration; a provider is never called only
+    to be timed (it costs money), nor is the scripted model (it has no speed to measure)."""
+    return registry.capabilities(model).calibrates
 
 
 def calibrate(model: str) -> list[CallTime]:

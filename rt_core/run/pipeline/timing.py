@@ -15,6 +15,13 @@ is its measured time among the calls it ran beside):
   each round as long as the stage's mean call;
 - the total model work divided by the calls at once: every stage shares the one client.
 
+The embedded model is the exception: its calls share one engine, which decodes the calls
+in flight together but not for free (a wide decode costs more per call, and the cache it
+attends over grows with the calls it holds). A call's recorded time is its time beside
+the calls that really ran with it, so its stages take their calls' time over the calls
+measured in flight, at the crowding of their own lanes (models/speeds.py: `in_flight`,
+`crowding`, `Speed.wall`), one stage's work after another's.
+
 What this leaves out is measured too: work that is not a model call (embedding,
 searching, saving), re-asks, and how far the plan's token counts (costs.py, four
 characters a token) are from the prompts as they are. Each run records its estimate
@@ -90,23 +97,30 @@ def lanes(stage: str, s: Sizes) -> int:
 
 
 def work(speed: speeds.Speed, c: Calls) -> float:
-    """Seconds of model work for these calls, one after another."""
-    return speed.seconds(c.calls, c.prompt_tokens, c.completion_tokens)
+    """Seconds of model work for these calls, one after another, with the re-asks a run
+    makes as a rule (`Calls.typical`)."""
+    return speed.seconds(c.typical, c.prompt_tokens, c.completion_tokens)
 
 
 def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed, limit: int,
                  counted: set[str] | None = None) -> float:
     """The wall time of a plan: the longer of its critical path and its total work over the
     concurrency `limit` (module docstring). `counted`: only these stages make calls (a
-    revision: every earlier stage comes from the cache)."""
+    revision: every earlier stage comes from the cache). On one engine (a serial model,
+    whose calls' times say how many ran in flight), however the stages overlap, the plan
+    takes the sum of each stage's work on it at the crowding of the stage's lanes
+    (`speeds.Speed.wall`)."""
     finish: dict[str, float] = {}
-    total = 0.0
+    total = engine = 0.0
     for st in plan:
         calls = st.estimate(sizes) if counted is None or st.name in counted else Calls()
         seconds = work(speed, calls)
         total += seconds
         start = max((finish.get(n, 0.0) for n in st.needs), default=0.0)
         finish[st.name] = start + _stage_seconds(seconds, calls.calls, min(limit, lanes(st.name, sizes)))
+        engine += speed.wall(seconds, min(limit, lanes(st.name, sizes))) if seconds else 0.0
+    if sizes.facts.serial and speed.at_once is not None:
+        return engine
     return max(max(finish.values(), default=0.0), total / max(1, limit))
 
 
@@ -183,12 +197,18 @@ def for_config(config: RunConfig, store, calibrate: bool = False,
 
 def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False) -> Expected:
     """Calls that need nothing from each other, `at_once` going at the same time: their
-    work divided among them."""
+    work divided among them; on one engine (a serial model), their work on it at the
+    crowding of `at_once` calls (`speeds.Speed.wall`)."""
     speed = speed_for(config.model, store, calibrate)
     if speed is None:
         return Expected(config.model, None)
     factor, runs = bias(store, config.model)
-    return Expected(config.model, work(speed, calls) / max(1, at_once) * factor, speed, factor, runs)
+    seconds = work(speed, calls)
+    if registry.serial(config.model) and speed.at_once is not None:
+        seconds = speed.wall(seconds, at_once)
+    else:
+        seconds /= max(1, at_once)
+    return Expected(config.model, seconds * factor, speed, factor, runs)
 
 
 def for_credit(config: RunConfig, calls: Calls, variants: int, reviewers: int, store,
