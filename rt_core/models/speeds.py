@@ -92,6 +92,11 @@ class Speed:
         target = measured if at_once is None else max(1.0, at_once)
         return seconds / measured * (target / measured) ** self.crowding
 
+    def engine_wall(self, stages: list[tuple[float, int]]) -> float:
+        """The wall time of stages that take turns on one engine: each stage's work (its
+        calls' seconds at this speed) at the crowding of its calls at once, one after another."""
+        return sum(self.wall(seconds, at_once) for seconds, at_once in stages if seconds)
+
     def source(self) -> str:
         """Where the figure comes from, in words."""
         if self.calibrated:

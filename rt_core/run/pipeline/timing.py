@@ -111,16 +111,16 @@ def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed, limit
     takes the sum of each stage's work on it at the crowding of the stage's lanes
     (`speeds.Speed.wall`)."""
     finish: dict[str, float] = {}
-    total = engine = 0.0
+    stages: list[tuple[float, int]] = []  # each stage's work and its calls at once
     for st in plan:
         calls = st.estimate(sizes) if counted is None or st.name in counted else Calls()
-        seconds = work(speed, calls)
-        total += seconds
+        seconds, at_once = work(speed, calls), min(limit, lanes(st.name, sizes))
+        stages.append((seconds, at_once))
         start = max((finish.get(n, 0.0) for n in st.needs), default=0.0)
-        finish[st.name] = start + _stage_seconds(seconds, calls.calls, min(limit, lanes(st.name, sizes)))
-        engine += speed.wall(seconds, min(limit, lanes(st.name, sizes))) if seconds else 0.0
+        finish[st.name] = start + _stage_seconds(seconds, calls.calls, at_once)
     if sizes.facts.serial and speed.at_once is not None:
-        return engine
+        return speed.engine_wall(stages)
+    total = sum(seconds for seconds, _ in stages)
     return max(max(finish.values(), default=0.0), total / max(1, limit))
 
 
