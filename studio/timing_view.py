@@ -22,13 +22,13 @@ def expected_caption(expected: timing.Expected) -> None:
 
 
 def calibration_offer(model: str, store, key: str) -> bool:
-    """For an embedded model with no speed: a button that measures it with one short call.
-    True when it measured (the caller draws its estimate again)."""
+    """For an embedded model with no speed: a button that measures it with a few short calls
+    (models/speeds.py: `calibrate`). True when it measured (the caller draws its estimate again)."""
     if not speeds.calibratable(model) or timing.speed_for(model, store) is not None:
         return False
-    if not st.button("Measure this machine's speed (two short calls to the embedded model)", key=key):
+    if not st.button("Measure this machine's speed (a few short calls to the embedded model)", key=key):
         return False
-    with st.spinner("Timing one short call..."):
+    with st.spinner("Timing a few short calls..."):
         timing.speed_for(model, store, calibrate=True)
     return True
 

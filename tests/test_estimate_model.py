@@ -142,3 +142,15 @@ def test_the_plan_of_the_embedded_model_counts_its_typical_re_asks(community):
 def test_a_chat_models_counts_are_unchanged():
     chat = costs.review(stem_sizes("scripted/demo", reviewers=2))
     assert chat.reasked == 0 and chat.typical == chat.calls == 2
+
+
+def test_the_estimate_says_how_many_calls_a_run_typically_makes():
+    """The count a person reads before Start: the calls without re-asks, the typical count
+    with the re-asks a base model's reviews make as a rule, and the most there can be."""
+    from rt_core.run.pipeline.costs import Calls
+
+    assert Calls(12, 12).count_text() == "12"
+    assert Calls(12, 30).count_text() == "12 (up to 30 with re-asks)"
+    assert Calls(12, 30, reasked=6).count_text() == "12 (typically 18, up to 30 with re-asks)"
+    cfg = RunConfig(model=LOCAL_MODEL, researcher_ids=["r-a", "r-b"], paper_ids=["p-1"], num_reviewers=2)
+    assert "typically" in budget.estimate(cfg).summary()

@@ -61,7 +61,7 @@ class CreditEstimate:
 
     def summary(self) -> str:
         c = self.calls
-        calls = f"{c.calls}" if c.calls == c.max_calls else f"{c.calls} (up to {c.max_calls} with re-asks)"
+        calls = c.count_text()
         return (f"Leave-one-out: {self.variants} re-writings, {calls} new model calls, about "
                 f"{c.tokens:,} tokens, {cost_text(self.cost, self.model)}")
 

@@ -41,7 +41,7 @@ class Estimate:
 
     def summary(self) -> str:
         t = self.total
-        calls = f"{t.calls}" if t.calls == t.max_calls else f"{t.calls} (up to {t.max_calls} with re-asks)"
+        calls = t.count_text()
         return (f"Estimate: {calls} model calls, about {t.tokens:,} tokens "
                 f"({t.prompt_tokens:,} in, {t.completion_tokens:,} out), {cost_text(self.cost, self.model)}")
 

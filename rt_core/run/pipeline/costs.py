@@ -97,6 +97,14 @@ class Calls:
                      self.prompt_tokens + other.prompt_tokens,
                      self.completion_tokens + other.completion_tokens, self.reasked + other.reasked)
 
+    def count_text(self) -> str:
+        """The number of calls in words: '12', '12 (up to 30 with re-asks)', or with the
+        re-asks a run makes as a rule, '12 (typically 18, up to 30 with re-asks)'."""
+        if self.calls == self.max_calls:
+            return f"{self.calls}"
+        typical = f"typically {self.typical}, " if self.reasked else ""
+        return f"{self.calls} ({typical}up to {self.max_calls} with re-asks)"
+
     def times(self, n: int) -> Calls:
         """The same calls made n times (per reviewer, per candidate)."""
         return Calls(self.calls * n, self.max_calls * n, self.prompt_tokens * n,

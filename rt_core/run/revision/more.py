@@ -99,7 +99,7 @@ class RevisionPlan:
     def summary(self) -> str:
         c, rounds = self.calls, self.new_rounds
         which = f"round {rounds[0]}" if len(rounds) == 1 else f"rounds {rounds[0]}-{rounds[-1]}"
-        calls = f"{c.calls}" if c.calls == c.max_calls else f"{c.calls} (up to {c.max_calls} with re-asks)"
+        calls = c.count_text()
         return (f"Revising: {which}, {calls} new model calls, about {c.tokens:,} tokens, "
                 f"{cost_text(self.cost, self.config.model)}; every earlier call comes from the "
                 "cache (no cost).")

@@ -20,7 +20,7 @@ class SteerCost:
 
     def summary(self) -> str:
         c = self.calls
-        calls = f"{c.calls}" if c.calls == c.max_calls else f"{c.calls} (up to {c.max_calls} with re-asks)"
+        calls = c.count_text()
         return (f"This steer: about {calls} model calls, {c.tokens:,} tokens, "
                 f"{cost_text(self.cost, self.model)}; the same steer again comes from the cache.")
 
