@@ -46,10 +46,6 @@ class ModelFacts:
         """Dollars for this many tokens of the run's model (None: price unknown)."""
         return None if self.price is None else self.price.cost(prompt_tokens, completion_tokens)
 
-    @property
-    def completes_stems(self) -> bool:
-        return registry.traits(self.style).completes_stems
-
 
 def price_of(model: str) -> Price | None:
     """The model's price per token, from two questions to the cost map (a price is linear
