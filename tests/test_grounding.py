@@ -461,6 +461,18 @@ def test_short_calls_do_not_count_and_a_busy_machine_or_a_setting_decides_first(
     assert {busy.choose() for _ in range(5)} == {2}
 
 
+
+def test_fewer_threads_must_generate_clearly_faster_to_be_chosen(monkeypatch):
+    """Only generation is timed, and reading a prompt gains most from every core: a near
+    tie (one thread 10% faster per step) keeps two threads; a clear win (30%) does not."""
+    monkeypatch.delenv("RT_LLAMA_THREADS", raising=False)
+    for one_thread_ms, expected in ((270, 2), (200, 1)):
+        ch = _chooser()
+        ch.record(2, decode_ms=3000, tokens=10)
+        ch.record(1, decode_ms=one_thread_ms * 10, tokens=10)
+        picks = [ch.choose() for _ in range(3)]
+        assert picks.count(expected) >= 2, (one_thread_ms, picks)
+
 # -- a server that is not there, a key that is not set -----------------------------------------
 
 def _closed_port() -> int:

@@ -117,3 +117,42 @@ def test_calls_that_arrive_together_read_their_shared_head_once(eng):
     finally:
         dec.close()
     assert all(r.text.decode().strip() for r in reqs)
+
+
+def test_the_thread_chooser_hears_each_generation_step_in_one_row_time(eng):
+    """Steps that sample several sequences cost more than one-row steps (2.7x for six); the
+    chooser must hear them in one-row time, or a probe of one thread that met one-row steps
+    beats two threads timed on wide ones. What the decoder reports adds up to its own tally
+    of pure generation steps, each divided by `row_equivalents` of its rows."""
+    from rt_core.models.local_batch import row_equivalents
+
+    heard: list[float] = []
+    llm = eng.llm
+    dec = BatchDecoder(llm._model, llm._model.vocab, llm.context_params, 2048, 2, 4,
+                       record=lambda threads, ms, steps: heard.append(ms))
+    texts = [HEAD + f"Author: {who}\n1. Research question: How can"
+             for who in ("an astronomer", "a linguist", "a statistician")]
+    reqs = [Request(eng.tokens(t), 12, (lambda i=i: eng._sampler({**PARAMS, "seed": i})))
+            for i, t in enumerate(texts)]
+    try:
+        with dec._cond:
+            dec.waiting.extend(reqs)
+            dec._cond.notify_all()
+        for r in reqs:
+            r.done.wait()
+        pending = dec._steps[0]
+    finally:
+        dec.close()
+    wide = {rows: tally for (rows, pure), tally in dec.steps.items() if pure}
+    assert max(wide) >= 2  # some steps did sample several sequences
+    expected = sum(1000 * seconds / row_equivalents(rows) for rows, (_, seconds, _) in wide.items())
+    assert sum(heard) + pending == pytest.approx(expected, rel=1e-6)
+
+
+def test_the_engine_attends_with_flash_attention(eng):
+    """On the CPU, flash attention skips the cells a row may not see (other sequences', those
+    past a sliding window), which the batch decoder's shared cache is full of; the decoder
+    copies the engine's parameters, and `reference` above reads the same context's kind."""
+    import llama_cpp
+
+    assert eng.llm.context_params.flash_attn_type == llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED

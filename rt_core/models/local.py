@@ -32,6 +32,7 @@ CAPABILITIES = registry.Capabilities(
     prompt_style=registry.STEM, in_process=True, serial=True, batch=SLOTS, calibrates=True, context_tokens=4096,
     sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}))
 N_CTX = CAPABILITIES.context_tokens
+FEWER_MARGIN = 0.15  # how much faster fewer threads must generate to be chosen
 
 
 def bundled_gguf_path() -> Path:
@@ -74,8 +75,13 @@ class _Engine:
                               "Run the README's setup command (it builds llama-cpp-python).") from exc
         self.path = path
         cores = os.cpu_count() or 2
+        # Flash attention: on the CPU its kernel skips the cache cells a row may not see
+        # (other sequences', and those past a sliding-window layer's reach), where the plain
+        # path multiplies every cell and masks afterwards. With five idle sequences of 600
+        # tokens held, reading 100 tokens ran about 2x faster with it, and a generated
+        # token about 1.35x (docs/PERFORMANCE.md). Set here, the batch decoder copies it.
         self.llm = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=cores, n_threads_batch=cores,
-                         n_batch=512, verbose=False, seed=0)
+                         n_batch=512, flash_attn=True, verbose=False, seed=0)
         self.lock = threading.Lock()
         self.threads = cores
         self.chooser = ThreadChooser(cores)
@@ -183,7 +189,13 @@ class ThreadChooser:
     1-minute load average notices only after a minute. So each call's decode time per token
     is recorded for its thread count, and the faster count is used; the other one is tried
     again every `probe_every` calls, since the machine's load comes and goes. The load rule
-    still caps the choice at one thread on a visibly busy machine."""
+    still caps the choice at one thread on a visibly busy machine.
+
+    A decode that samples six sequences costs about 2.7x one that samples one, so the
+    decoder times each step per row-equivalent (`local_batch.row_equivalents`): compared
+    raw, a probe of one thread that met one-row steps beat two threads timed on six-row
+    ones, and an idle 2-core machine ran 180 of 392 decodes of the default run on one
+    thread, 60% of its decode time (docs/PERFORMANCE.md)."""
 
     def __init__(self, cores: int, probe_every: int = 8, loadavg=os.getloadavg):
         self.cores = max(1, cores)
@@ -209,8 +221,11 @@ class ThreadChooser:
         untried = [n for n in options if n not in self.ms_per_token]
         if untried:
             return self._try(untried[-1])
-        best = min(options, key=lambda n: self.ms_per_token[n])
-        other = next(n for n in options if n != best)
+        fewer, more = options
+        # Only generation is timed, and reading a prompt (compute, not memory) gains more
+        # from more threads than generating does: fewer threads must win clearly.
+        best = fewer if self.ms_per_token[fewer] * (1 + FEWER_MARGIN) < self.ms_per_token[more] else more
+        other = fewer if best == more else more
         if self._calls - self._last_tried.get(other, 0) >= self.probe_every:
             return self._try(other)
         return self._try(best)

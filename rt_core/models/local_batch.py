@@ -24,6 +24,15 @@ from dataclasses import dataclass, field
 
 SLOTS = 6  # sequences decoded at once; asyncio's default thread pool on 2 cores holds 6 calls
 WAIT_FOR = 16  # prompt tokens a request would share with a sequence still reading: worth a step's wait
+# What one more sampled row adds to a generation step, as a share of a one-row step: a
+# six-row decode measured 96 ms against 35 ms for one row here (docs/PERFORMANCE.md).
+ROW_COST = 0.35
+
+
+def row_equivalents(rows: int) -> float:
+    """A generation step of `rows` sampled sequences, in one-row steps' time: what the
+    thread chooser (models/local.py) compares, so that steps of different widths count alike."""
+    return 1.0 + ROW_COST * max(0, rows - 1)
 
 
 @dataclass
@@ -272,12 +281,13 @@ class BatchDecoder:
         tally[1] += seconds
         tally[2] += n
         if outputs and n == len(outputs):  # a pure generation step: timed for the chooser
-            self._timed(seconds)
+            self._timed(seconds / row_equivalents(n))
         for idx, r in outputs:
             self._sample(idx, r)
 
     def _timed(self, seconds: float) -> None:
-        """Generation steps are timed in groups of eight (the chooser ignores fewer)."""
+        """Generation steps, each in one-row time, are timed in groups of eight (the chooser
+        ignores fewer)."""
         self._steps[0] += seconds * 1000
         self._steps[1] += 1
         if self._steps[1] >= 8 and self._record is not None:
