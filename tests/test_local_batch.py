@@ -21,9 +21,9 @@ def eng():
     return engine(BUNDLED_NAME)
 
 
-def decoder(eng, n_ctx=2048, slots=4):
+def decoder(eng, n_ctx=2048, slots=4, sequences=None):
     llm = eng.llm
-    return BatchDecoder(llm._model, llm._model.vocab, llm.context_params, n_ctx, 2, slots)
+    return BatchDecoder(llm._model, llm._model.vocab, llm.context_params, n_ctx, 2, slots, sequences=sequences)
 
 
 def ask(eng, dec, text, seed=7, max_tokens=24, greedy=False):
@@ -63,9 +63,12 @@ def test_a_call_reads_the_same_text_cold_and_from_a_held_prefix(eng):
         dec.close()
 
 
-def test_calls_that_overflow_the_cache_wait_their_turn(eng):
-    """Four calls of ~230 tokens in a 512-token cache: at most two at a time get in."""
-    dec = decoder(eng, n_ctx=512, slots=4)
+@pytest.mark.parametrize("sequences", [4, 16])
+def test_calls_that_overflow_the_cache_wait_their_turn(eng, sequences):
+    """Four calls of ~230 tokens in a 512-token cache: at most two at a time get in, and an
+    idle sequence's cells are given up for them (whether the cache keeps four sequences or
+    sixteen, counting the prompt a call has not read yet)."""
+    dec = decoder(eng, n_ctx=512, slots=4, sequences=sequences)
     # Different from their first token: no prefix to share.
     texts = [f"Draft {i}.\n" + HEAD * 5 + "1. Research question: How can" for i in range(4)]
     assert all(200 < len(eng.tokens(t)) < 235 for t in texts)
@@ -112,7 +115,7 @@ def test_calls_that_arrive_together_read_their_shared_head_once(eng):
         assert not [r.error for r in reqs if r.error]
         assert dec.reused >= 3 * (len(eng.tokens(HEAD)) - 1)  # the head read once
         held = [(llama_cpp.llama_memory_seq_pos_min(dec.memory, i),
-                 llama_cpp.llama_memory_seq_pos_max(dec.memory, i)) for i in range(dec.slots)]
+                 llama_cpp.llama_memory_seq_pos_max(dec.memory, i)) for i in range(dec.sequences)]
         assert held == [(0, len(c) - 1) if c else (-1, -1) for c in dec.cells]
     finally:
         dec.close()
@@ -156,3 +159,23 @@ def test_the_engine_attends_with_flash_attention(eng):
     import llama_cpp
 
     assert eng.llm.context_params.flash_attn_type == llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
+
+
+def test_an_idle_head_outlives_calls_that_share_nothing_with_it(eng):
+    """The cache keeps more sequences than it decodes at once: a call that shares nothing
+    starts in an empty sequence, so the head an earlier document left is still there for
+    the next call that continues it (the app's default run read a third more prompt tokens
+    when every new call took over the longest idle sequence)."""
+    llm = eng.llm
+    dec = BatchDecoder(llm._model, llm._model.vocab, llm.context_params, 4096, 2, 2, sequences=6)
+    author = HEAD + "Author: an astronomer\n1. Research question: How can"
+    others = [f"Review {i}.\n" + HEAD.replace("Joint", "Separate") + "Strengths: The proposal" for i in range(3)]
+    try:
+        ask(eng, dec, author, max_tokens=4)
+        for i, text in enumerate(others):
+            ask(eng, dec, text, seed=i, max_tokens=4)
+        before = dec.reused
+        ask(eng, dec, author + " stars help with parsing?\n2. Why it matters:", max_tokens=4)
+        assert dec.reused - before >= len(eng.tokens(author)) - 1
+    finally:
+        dec.close()

@@ -33,6 +33,9 @@ CAPABILITIES = registry.Capabilities(
     sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}))
 N_CTX = CAPABILITIES.context_tokens
 FEWER_MARGIN = 0.15  # how much faster fewer threads must generate to be chosen
+# The batch decoder's cache: three windows' worth of cells (about 18 KB each, 220 MB in
+# all) for the calls being decoded and the idle sequences kept for the heads they hold.
+CACHE_CELLS = 3 * N_CTX
 
 
 def bundled_gguf_path() -> Path:
@@ -89,11 +92,12 @@ class _Engine:
 
     @property
     def decoder(self) -> BatchDecoder:
-        """Made on first use: one context holding SLOTS sequences of up to N_CTX tokens."""
+        """Made on first use: one context of CACHE_CELLS cells, SLOTS calls decoded at once
+        (models/local_batch.py)."""
         with self.lock:
             if self._decoder is None:
                 self._decoder = BatchDecoder(self.llm._model, self.llm._model.vocab, self.llm.context_params,
-                                             2 * N_CTX,
+                                             CACHE_CELLS,
                                              self.threads, SLOTS, self.chooser.choose,
                                              self.chooser.record)
             return self._decoder

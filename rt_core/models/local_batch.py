@@ -23,6 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 SLOTS = 6  # sequences decoded at once; asyncio's default thread pool on 2 cores holds 6 calls
+# Sequences the cache keeps, idle ones included. A call that shares nothing with a held
+# sequence takes the longest idle one and its cells are dropped; with only SLOTS of them,
+# the app's default run (12 reviews, 4 candidates' documents, the authors' drafts) read
+# 10,300 prompt tokens where a cache of every prefix reads 6,700 (docs/PERFORMANCE.md).
+# More ids keep more heads while the cells allow (`_make_room` still drops the longest idle).
+SEQUENCES = 16
 WAIT_FOR = 16  # prompt tokens a request would share with a sequence still reading: worth a step's wait
 # What one more sampled row adds to a generation step, as a share of a one-row step: a
 # six-row decode measured 96 ms against 35 ms for one row here (docs/PERFORMANCE.md).
@@ -65,14 +71,15 @@ def common_prefix(a: list[int], b: list[int]) -> int:
 
 
 class BatchDecoder:
-    """Owns one llama.cpp context with SLOTS sequences and a thread that decodes them.
+    """Owns one llama.cpp context holding SEQUENCES sequences, at most SLOTS of them decoded
+    at once, and a thread that decodes them.
 
     `submit` is called from any thread and blocks until its request is done; only the
     decoder's own thread touches the context (llama.cpp contexts are not thread-safe)."""
 
     def __init__(self, model, vocab, base_params, n_ctx: int, threads: int, slots: int = SLOTS,
                  choose_threads: Callable[[], int] | None = None,
-                 record: Callable[[int, float, int], None] | None = None):
+                 record: Callable[[int, float, int], None] | None = None, sequences: int | None = None):
         import llama_cpp  # noqa: PLC0415
         from llama_cpp import _internals  # noqa: PLC0415
 
@@ -81,7 +88,8 @@ class BatchDecoder:
         # attention and cache types as the Llama object's own context, so the same logits
         params.n_ctx = n_ctx
         params.n_batch = params.n_ubatch = 512
-        params.n_seq_max = slots
+        sequences = max(slots, sequences or SEQUENCES)
+        params.n_seq_max = sequences
         params.kv_unified = True  # sequences share the cells of a common prefix
         params.swa_full = True  # a sequence can be cut back to any prefix
         params.n_threads = params.n_threads_batch = threads
@@ -91,11 +99,12 @@ class BatchDecoder:
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(vocab)
         self.n_ctx = n_ctx
         self.n_batch = 512
-        self.slots = slots
+        self.slots = slots  # decoded at once
+        self.sequences = sequences  # held, idle ones included
         self.batch = llama_cpp.llama_batch_init(self.n_batch, 0, slots)
-        self.cells: list[list[int]] = [[] for _ in range(slots)]  # tokens each sequence holds
-        self.last_used = [0.0] * slots
-        self.active: list[Request | None] = [None] * slots
+        self.cells: list[list[int]] = [[] for _ in range(sequences)]  # tokens each sequence holds
+        self.last_used = [0.0] * sequences
+        self.active: list[Request | None] = [None] * sequences  # by sequence id, at most `slots` set
         self.waiting: list[Request] = []
         self.threads = threads
         self._choose = choose_threads
@@ -175,8 +184,8 @@ class BatchDecoder:
         admitted = False
         while self.waiting:
             free = [i for i, r in enumerate(self.active) if r is None]
-            if not free:
-                break
+            if len(free) <= self.sequences - self.slots:
+                break  # `slots` sequences are being decoded
             req = self.waiting[0]
             need = len(req.prompt) + req.max_tokens
             busy = sum(len(r.prompt) + r.max_tokens for r in self.active if r)
@@ -208,9 +217,13 @@ class BatchDecoder:
         keep = len(req.prompt) - 1  # the last prompt token is decoded again for its logits
         shared = [min(common_prefix(c, req.prompt), keep) for c in self.cells]
         slot = max(free, key=lambda i: (shared[i], -self.last_used[i]))
-        if shared[slot] == 0:
-            slot = min(free, key=lambda i: self.last_used[i])  # the longest idle
-        source = max(range(self.slots), key=lambda i: shared[i])
+        source = max(range(self.sequences), key=lambda i: shared[i])
+        if shared[slot] < WAIT_FOR or shared[slot] < shared[source]:
+            # Next to nothing is shared (every prompt opens with the same BOS token), or the
+            # longest head is in a sequence being decoded (it is copied below): start in an
+            # empty sequence, else the longest idle, so that the heads other idle sequences
+            # hold stay for the calls that will want them.
+            slot = min(free, key=lambda i: (bool(self.cells[i]), self.last_used[i]))
         own = shared[slot]
         if shared[source] > own:
             self._drop(slot)
@@ -226,11 +239,14 @@ class BatchDecoder:
         self.active[slot] = req
 
     def _make_room(self, slot: int, need: int) -> None:
-        """Forget idle sequences (the longest idle first) while the cache could overflow."""
+        """Forget idle sequences (the longest idle first) while the cache could overflow. A
+        sequence being decoded counts all it will hold (its prompt, some of it not read yet,
+        and its longest answer); an idle one, the cells it holds."""
         def used() -> int:
-            return sum(len(c) for c in self.cells) + sum(r.max_tokens for r in self.active if r)
+            return sum(len(c) if r is None else len(r.prompt) + r.max_tokens
+                       for c, r in zip(self.cells, self.active, strict=True))
 
-        for i in sorted(range(self.slots), key=lambda j: self.last_used[j]):
+        for i in sorted(range(self.sequences), key=lambda j: self.last_used[j]):
             if used() + need <= self.n_ctx:
                 return
             if i != slot and self.active[i] is None and self.cells[i]:
