@@ -26,7 +26,7 @@ SLOTS = 6  # sequences decoded at once; asyncio's default thread pool on 2 cores
 # Sequences the cache keeps, idle ones included. A call that shares nothing with a held
 # sequence takes the longest idle one and its cells are dropped; with only SLOTS of them,
 # the app's default run (12 reviews, 4 candidates' documents, the authors' drafts) read
-# 10,300 prompt tokens where a cache of every prefix reads 6,700 (docs/PERFORMANCE.md).
+# about 10,300 prompt tokens where a cache of every prefix reads 6,700 (docs/PERFORMANCE.md).
 # More ids keep more heads while the cells allow (`_make_room` still drops the longest idle).
 SEQUENCES = 16
 WAIT_FOR = 16  # prompt tokens a request would share with a sequence still reading: worth a step's wait
