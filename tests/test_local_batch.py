@@ -32,6 +32,16 @@ def ask(eng, dec, text, seed=7, max_tokens=24, greedy=False):
     return dec.submit(req)
 
 
+def arrive_together(dec, reqs) -> None:
+    """Put the requests in the queue in one instant (under the decoder's lock, so no thread
+    timing decides which meet) and wait for all of them."""
+    with dec._cond:
+        dec.waiting.extend(reqs)
+        dec._cond.notify_all()
+    for r in reqs:
+        r.done.wait()
+
+
 def reference(eng, text, seed=7, max_tokens=24, greedy=False):
     """llama-cpp-python's own create_completion from a cold context."""
     eng.llm.reset()
@@ -107,11 +117,7 @@ def test_calls_that_arrive_together_read_their_shared_head_once(eng):
     reqs = [Request(eng.tokens(t), 24, (lambda p=p: eng._sampler(p)), stop=(b"\n",))
             for t, p in zip(texts, params, strict=True)]
     try:
-        with dec._cond:
-            dec.waiting.extend(reqs)
-            dec._cond.notify_all()
-        for r in reqs:
-            r.done.wait()
+        arrive_together(dec, reqs)
         assert not [r.error for r in reqs if r.error]
         assert dec.reused >= 3 * (len(eng.tokens(HEAD)) - 1)  # the head read once
         held = [(llama_cpp.llama_memory_seq_pos_min(dec.memory, i),
@@ -138,11 +144,7 @@ def test_the_thread_chooser_hears_each_generation_step_in_one_row_time(eng):
     reqs = [Request(eng.tokens(t), 12, (lambda i=i: eng._sampler({**PARAMS, "seed": i})))
             for i, t in enumerate(texts)]
     try:
-        with dec._cond:
-            dec.waiting.extend(reqs)
-            dec._cond.notify_all()
-        for r in reqs:
-            r.done.wait()
+        arrive_together(dec, reqs)
         pending = dec._steps[0]
     finally:
         dec.close()
