@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pprint
 import sqlite3
 import statistics
 import threading
@@ -67,6 +68,7 @@ def session(i: int, base_url: str, out: dict, timings: list, lock: threading.Loc
         with lock:
             timings.append(took)
 
+    at = None
     try:
         with PAGE_TURN:
             at = new_app()
@@ -91,8 +93,25 @@ def session(i: int, base_url: str, out: dict, timings: list, lock: threading.Loc
                   "model": job.run.config.model, "jobs": list(at.session_state["jobs"]),
                   "run_id": job.run_id, "exception": [e.value for e in at.exception],
                   "shown_status": [m.value for m in at.metric if m.label == "Status"]}
-    except BaseException as exc:  # reported by the test, with the session number
-        out[i] = {"error": f"{type(exc).__name__}: {exc}"}
+    except BaseException as exc:  # reported by the test, with the session number and its page
+        out[i] = {"error": f"{type(exc).__name__}: {exc}", "page": page_report(at)}
+
+
+def page_report(at) -> dict:
+    """What the session's page showed when it failed: its exceptions and error boxes."""
+    try:
+        return {"exception": [(e.value, e.stack_trace) for e in at.exception],
+                "errors": [e.value for e in at.error],
+                "warnings": [w.value for w in at.warning], "title": [t.value for t in at.title]}
+    except BaseException as exc:  # no page yet (new_app failed), or the tree is unreadable
+        return {"unreadable": repr(exc)}
+
+
+def page_tracebacks(caplog) -> str:
+    """The tracebacks of the page errors Streamlit logged ("Uncaught app execution")."""
+    import logging
+
+    return "\n".join(logging.Formatter().format(r) for r in caplog.records if r.exc_info) or "(none)"
 
 
 @pytest.fixture
@@ -119,7 +138,7 @@ def one_parser_at_a_time(monkeypatch):
 
 @pytest.mark.reliability
 @pytest.mark.usefixtures("one_parser_at_a_time")
-def test_ten_sessions_at_once(tmp_path):
+def test_ten_sessions_at_once(tmp_path, caplog):
     server = OpenAIServer(responder=lambda messages: demo_responder(messages, {}))
     d = DataDir(tmp_path)
     out: dict[int, dict] = {}
@@ -138,7 +157,11 @@ def test_ten_sessions_at_once(tmp_path):
     finally:
         d.restore()
         server.close()
-    assert len(out) == 10 and not [o for o in out.values() if "error" in o], out
+    failed = {i: o for i, o in out.items() if "error" in o}
+    # A plain string: pytest shortens a dict's repr. The page shows a redacted message, so
+    # the tracebacks Streamlit logged for uncaught page errors come with it.
+    assert len(out) == 10 and not failed, (f"{sorted(out)} finished; failed: {pprint.pformat(failed, width=110)}"
+                                           f"\npage errors logged:\n{page_tracebacks(caplog)}")
     for i, o in out.items():
         assert o["status"] == "done" and not o["exception"], o
         assert o["run_hood"] == o["hood"], "a session ran someone else's selection"
