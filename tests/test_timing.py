@@ -165,6 +165,27 @@ def test_the_estimate_learns_how_far_finished_runs_were_from_it(community, demo)
     assert timing.for_config(cfg, community).seconds == pytest.approx(3 * 2 * raw)
 
 
+def test_calls_of_other_work_after_a_run_do_not_change_the_speed_its_calls_show(community, demo):
+    """The speed comes from one kind of work: the newest run's calls (credit after it keeps
+    fewer calls going, so its calls' seconds are of another crowding), until the run has
+    left the model's newest `speeds.RECENT` calls: the machine may have changed since."""
+    plant(community, "scripted/demo", per_call=1.0)
+    cfg = config()
+    run = Simulation(RunRequest(cfg, max_retries=0), community).run_sync()
+    community.db.conn.execute("DELETE FROM call_speeds")
+    plant(community, "scripted/demo", per_call=1.0)  # the run's own calls, inside its time
+    began = datetime.datetime.fromisoformat(run.created_at).timestamp()
+    community.db.conn.execute("UPDATE call_speeds SET at=?", (began + 1,))
+    community.db.conn.execute("UPDATE runs SET wall_seconds=? WHERE id=?", (10.0, run.id))
+    before = timing.speed_for("scripted/demo", community)
+    plant(community, "scripted/demo", per_call=3.0, n=40)  # other work after the run, more calls
+    community.db.conn.execute("UPDATE call_speeds SET at=? WHERE seconds=3.0", (began + 1000,))
+    assert timing.speed_for("scripted/demo", community) == before and before.calls == 4
+    plant(community, "scripted/demo", per_call=3.0, n=speeds.RECENT)  # the run is out of the window
+    community.db.conn.execute("UPDATE call_speeds SET at=? WHERE seconds=3.0", (began + 1000,))
+    assert timing.speed_for("scripted/demo", community).calls == speeds.RECENT
+
+
 # -- kept with the run --------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_the_estimate_is_kept_with_the_run_and_survives_a_resume(community, scripted, backend):

@@ -137,17 +137,41 @@ def limit_for(config: RunConfig) -> int:
 
 
 def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None:
-    """The speed the store's newest calls of this model show (None without a store or
-    calls); with calibrate=True, an embedded model with none is measured now and its
-    calibration calls kept like any other."""
+    """The speed this model's calls on this machine show (None without a store or calls:
+    `speed_calls` says which calls); with calibrate=True, an embedded model with none is
+    measured now and its calibration calls kept like any other."""
     if store is None:
         return None
-    calls = store.call_speeds.recent(model, speeds.RECENT)
+    calls = speed_calls(model, store)
     if not calls and calibrate and speeds.calibratable(model):
         for call in speeds.calibrate(model):
             store.call_speeds.add(model, call)
         calls = store.call_speeds.recent(model, speeds.RECENT)
     return speeds.fit(calls)
+
+
+def speed_calls(model: str, store) -> list[speeds.CallTime]:
+    """The calls a speed is fit on: those of one kind of work, the newest run's, while that run
+    is among the model's `speeds.RECENT` newest calls; else (no run, or so many calls since
+    that the machine may have changed) the newest calls.
+
+    Why not simply the newest calls: a call's recorded seconds are its time beside the calls
+    it ran with, so calls of work that kept few calls going (leave-one-out credit, about 2.5
+    on the embedded model) and of a run (about 4.4) fit together into a speed of neither: a
+    run estimated after credit came out 1.79 times what it took (docs/PERFORMANCE.md)."""
+    newest = store.call_speeds.recent(model, speeds.RECENT)
+    for _config, wall, created in store.runs.fresh_finished(model, 1):
+        start, end = run_span(created, wall)
+        since = [c for c in newest if c.at is not None and c.at > end]
+        if len(since) < len(newest) or len(newest) < speeds.RECENT:
+            return store.call_speeds.between(model, start, end) or newest
+    return newest
+
+
+def run_span(created: str, wall: float) -> tuple[float, float]:
+    """When a stored run began and ended (epoch seconds; a second's slack at the end)."""
+    start = _dt.datetime.fromisoformat(created).timestamp()
+    return start, start + wall + 1
 
 
 def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str] | None = None) -> float:
@@ -164,8 +188,7 @@ def bias(store, model: str) -> tuple[float, int]:
     ratios = []
     for data, wall, created in store.runs.fresh_finished(model, BIAS_RUNS):
         try:
-            start = _dt.datetime.fromisoformat(created).timestamp()
-            then = speeds.fit(store.call_speeds.between(model, start, start + wall + 1))
+            then = speeds.fit(store.call_speeds.between(model, *run_span(created, wall)))
             raw = raw_seconds(RunConfig.from_dict(data), store, then) if then else 0.0
         except Exception:  # a run stored by an older version: it says nothing here
             log.debug("no estimate for a stored run's settings", exc_info=True)
