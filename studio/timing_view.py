@@ -21,22 +21,24 @@ def expected_caption(expected: timing.Expected) -> None:
     st.caption(render.md_escape(expected.sentence()))
 
 
-def calibration_offer(model: str, store, key: str) -> bool:
+def calibration_offer(model: str, store, key: str) -> None:
     """For an embedded model with no speed: a button that measures it with a few short calls
-    (models/speeds.py: `calibrate`). True when it measured (the caller draws its estimate again)."""
+    (models/speeds.py: `calibrate`). Once measured, the button goes and the caller draws its
+    estimate below it in the same script run. Not `st.rerun()`: a rerun right after a
+    calibration swallowed a click on Start made while it was under way (seen in the browser)."""
     if not speeds.calibratable(model) or timing.speed_for(model, store) is not None:
-        return False
-    if not st.button("Measure this machine's speed (a few short calls to the embedded model)", key=key):
-        return False
+        return
+    slot = st.empty()
+    if not slot.button("Measure this machine's speed (a few short calls to the embedded model)", key=key):
+        return
     with st.spinner("Timing a few short calls..."):
         timing.speed_for(model, store, calibrate=True)
-    return True
+    slot.empty()
 
 
 def run_page(config, store) -> None:
     """The Run page's line: the expected wall time of a run with these settings."""
-    if calibration_offer(config.model, store, "timing_calibrate"):
-        st.rerun()
+    calibration_offer(config.model, store, "timing_calibrate")
     expected_caption(timing.for_config(config, store))
 
 

@@ -63,6 +63,24 @@ def test_the_embedded_model_offers_to_measure_its_speed():
     assert any(b.key == "timing_calibrate" for b in at.button)
 
 
+@pytest.mark.slow
+def test_measuring_the_speed_draws_the_estimate_in_the_same_run_without_a_rerun(monkeypatch):
+    """The calibration button measures the embedded model (real calls) and the estimate is drawn
+    below it in the same script run: a rerun there swallowed a Start clicked meanwhile."""
+    import streamlit as st
+
+    store().db.conn.execute("DELETE FROM call_speeds")
+    at = run_page("Embedded offline demo model")
+    reruns = []
+    original = st.rerun
+    monkeypatch.setattr(st, "rerun", lambda *a, **kw: (reruns.append(a), original(*a, **kw)))
+    at.button(key="timing_calibrate").click().run()
+    assert not at.exception and not reruns
+    assert "from a short calibration on this machine" in captions(at), captions(at)
+    assert "Wall time not known yet" not in captions(at)
+    assert not any(b.key == "timing_calibrate" for b in at.button), "the button stays after measuring"
+
+
 def test_results_and_history_show_the_estimate_beside_the_time_taken(model):
     plant(1.0)
     at = run_page()
