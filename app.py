@@ -7,7 +7,7 @@ a model is called (or when RT_SCRIPTED=demo registers the demo model).
 import streamlit as st
 
 from rt_core.models.scripted import maybe_install_from_env
-from studio import identity, rater_session, render, resources, router_view, state
+from studio import identity, kept_hood, rater_session, render, resources, router_view, state
 
 st.set_page_config(page_title="ResearchTown Studio", page_icon="🏘️", layout="wide")
 maybe_install_from_env()
@@ -23,6 +23,7 @@ if joining:  # ...and on nothing else: no sidebar, no other page, nothing that n
 if st.session_state.pop("_forget_rater", False):
     rater_session.remember(False)
 identity.settle()  # operator link, owner cookie: who this browser is (rt_core.access decides the rest)
+kept_hood.restore()  # a reload brings back the neighbourhood this browser was building
 state.adopt_linked_run()  # a refreshed page of a live run this browser may control
 
 
@@ -51,4 +52,5 @@ identity.show_notices()  # a wrong operator link, an old owner link: said once, 
 try:
     nav.run()
 finally:  # after the page, so the summary reflects what the page just changed
+    kept_hood.keep()
     render.nav_sidebar()

@@ -204,3 +204,15 @@ def test_search_ranking_contract_is_the_same_on_both_engines(store, monkeypatch)
     assert {p.id for p in store.corpus.search_papers("galaxy rotation")} == {"once", "often"}
     assert store.corpus.reviewer_candidates(["tidal", "nothing"]) == ["r-other"]
     assert set(store.corpus.reviewer_candidates(["rotation", "mergers"])) == {"r-often", "r-other"}
+
+
+def test_a_browsers_kept_neighbourhood_is_its_own_and_the_newest(store):
+    kept = store.neighbourhoods
+    assert kept.kept("hash-a") == ([], [])
+    kept.keep("hash-a", ["r-1", "r-2"], ["p-1"])
+    kept.keep("hash-b", ["r-9"], [])
+    kept.keep("hash-a", ["r-2"], ["p-1", "p-2"])  # the newest replaces the older
+    assert kept.kept("hash-a") == (["r-2"], ["p-1", "p-2"])
+    assert kept.kept("hash-b") == (["r-9"], [])
+    kept.keep("", ["r-3"], [])  # no browser: nothing kept under an empty hash
+    assert kept.kept("") == ([], [])

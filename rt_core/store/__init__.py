@@ -6,7 +6,8 @@ touch: `store.corpus` (papers, researchers, fields, search, imports),
 `store.runs`, `store.comparisons` (a run compared afterwards with papers),
 `store.studies` (human-evaluation studies), and the caches `store.llm_cache`, `store.embeddings`,
 `store.http_cache` and `store.profiles`; `store.call_claims` makes an identical model call
-from several processes once; `store.bench_tasks` is the queue benchmark workers share.
+from several processes once; `store.bench_tasks` is the queue benchmark workers share;
+`store.neighbourhoods` keeps each browser's selection across a reload.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from .claims import CallClaims
 from .comparisons import Comparisons
 from .corpus import BundleSummary, Corpus, ImportSummary
 from .db import Database, is_url
+from .neighbourhoods import KeptNeighbourhoods
 from .references import References
 from .runs import Runs
 from .speeds import CallSpeeds
@@ -44,6 +46,7 @@ class Store:
         self.references = References(self.db)
         self.bench_tasks = BenchTasks(self.db)
         self.call_speeds = CallSpeeds(self.db)
+        self.neighbourhoods = KeptNeighbourhoods(self.db)
 
     @property
     def path(self) -> Path | str:

@@ -1,0 +1,21 @@
+"""Migrations of what a browser keeps between its sessions."""
+from __future__ import annotations
+
+import sqlite3
+
+from . import migration
+
+
+@migration
+def m019_kept_neighbourhoods(db: sqlite3.Connection) -> None:
+    """The neighbourhood each browser was building, by its owner hash (the owner cookie's
+    token, hashed as runs keep it), so a reload brings it back. The ids are a JSON list
+    each; a paper or researcher deleted since is dropped when the list is read."""
+    db.executescript("""
+    CREATE TABLE kept_neighbourhoods (
+        owner_hash TEXT PRIMARY KEY,
+        researcher_ids TEXT NOT NULL DEFAULT '[]',
+        paper_ids TEXT NOT NULL DEFAULT '[]',
+        updated_at REAL NOT NULL
+    );
+    """)
