@@ -160,12 +160,15 @@ def speed_calls(model: str, store) -> list[speeds.CallTime]:
     on the embedded model) and of a run (about 4.4) fit together into a speed of neither: a
     run estimated after credit came out 1.79 times what it took (docs/PERFORMANCE.md)."""
     newest = store.call_speeds.recent(model, speeds.RECENT)
-    for _config, wall, created in store.runs.fresh_finished(model, 1):
-        start, end = run_span(created, wall)
-        since = [c for c in newest if c.at is not None and c.at > end]
-        if len(since) < len(newest) or len(newest) < speeds.RECENT:
-            return store.call_speeds.between(model, start, end) or newest
-    return newest
+    runs = store.runs.fresh_finished(model, 1)
+    if not runs:
+        return newest
+    _config, wall, created = runs[0]
+    start, end = run_span(created, wall)
+    window_full = len(newest) == speeds.RECENT
+    if window_full and all(c.at is not None and c.at > end for c in newest):
+        return newest  # the run has left the window
+    return store.call_speeds.between(model, start, end) or newest
 
 
 def run_span(created: str, wall: float) -> tuple[float, float]:
