@@ -38,9 +38,11 @@ def restore() -> None:
     if (researchers or papers) and not any(_now()):
         state.set_hood([i for i in researchers if store.corpus.researcher_exists(i)],
                        [i for i in papers if store.corpus.paper_exists(i)])
-        if any(_now()):
-            n_r, n_p = map(len, _now())
-            st.toast(f"Your neighbourhood is back: {n_r} researchers and {n_p} papers, as you left them.",
+        n_r, n_p = map(len, _now())
+        gone = len(researchers) + len(papers) - n_r - n_p
+        if n_r or n_p:
+            st.toast(f"Your neighbourhood is back: {n_r} researchers and {n_p} papers"
+                     + (f" ({gone} no longer in the store left out)." if gone else ", as you left them."),
                      icon="🧭")
     ss[_KEPT] = (tuple(researchers), tuple(papers))
 

@@ -58,3 +58,20 @@ def test_an_emptied_neighbourhood_stays_empty_after_a_reload():
     at.session_state["hood_r"], at.session_state["hood_p"] = [], []
     at.run()
     assert hood(browser(MINE)) == ([], [])
+
+
+def test_what_left_the_store_since_is_dropped_and_said():
+    from rt_core.store import open_store
+
+    preset = community.preset(PRESET)
+    open_store().neighbourhoods.keep(identity_hash(MINE), [*preset["researcher_ids"][:2], "r-no-longer-here"], [])
+    again = browser(MINE)
+    assert hood(again) == (preset["researcher_ids"][:2], [])
+    assert any("1 no longer in the store left out" in t.value for t in again.toast)
+
+
+def identity_hash(token: str) -> str:
+    from rt_core import deployment
+
+    return deployment.token_hash(token)
+
