@@ -163,6 +163,27 @@ def test_candidates_have_their_own_seeds_and_a_warm_rerun_makes_no_calls(communi
     assert again.proposal.answers() == first.proposal.answers()
 
 
+def test_the_runs_merge_samples_q1_and_takes_the_other_parts_from_the_drafts(scripted):
+    """Q2-Q5 of the merged proposal are the drafts' best answers, with no call; a part that
+    no draft answered is still sampled. (A fresh continuation won 1 of 15 such parts.)"""
+    scripted.responder = lambda m, p: " in practice?"
+    full = Proposal(q1="How can language agents read stellar spectra?", q2="This matters because surveys grow.",
+                    q3="It is hard because labels are scarce.", q4="Earlier work has not solved it because of noise.",
+                    q5="We will apply agents to survey spectra and measure recall.")
+    other = Proposal(q1="How can galaxy surveys train agents?", q2="This matters because agents misread tables.",
+                     q4="Earlier work has not solved it because data were private.", q5="We will test on archives.")
+    partial = Proposal(q1=other.q1, q2=other.q2, q4=other.q4, q5=other.q5)  # neither answers Q3 ...
+    merged = run(stem.aggregate(stem_ctx(), [partial, Proposal(q1=full.q1, q2=full.q2, q4=full.q4, q5=full.q5)]))
+    asked = [h["messages"][-1]["content"].splitlines()[-1][:2] for h in scripted.history]
+    assert asked.count("1.") == stem.AGGREGATE_CANDIDATES["q1"] and asked.count("3.") >= 1
+    assert not {"2.", "4.", "5."} & set(asked), asked
+    assert merged.q2 in (full.q2, other.q2) and merged.q5 in (full.q5, other.q5) and merged.q3
+    scripted.history.clear()  # ... and with every part answered, Q1 alone is asked
+    merged = run(stem.aggregate(stem_ctx(), [full, other]))
+    assert [h["messages"][-1]["content"].splitlines()[-1][:2] for h in scripted.history] == ["1."] * 2
+    assert merged.q3 == full.q3
+
+
 def test_the_score_prefers_answers_covering_every_field_without_filler():
     g = grounding.Grounding([], _concepts={"astronomy": ["stellar spectra"], "nlp": ["language agents"]})
     both = "How can language agents classify stellar spectra from survey pipelines?"

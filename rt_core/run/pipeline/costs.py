@@ -160,10 +160,11 @@ def aggregate(s: Sizes) -> Calls:
     if s.authors < 2:
         return Calls()  # a single draft is the proposal
     if registry.traits(s.style).completes_stems:
-        cand = stem.MERGE_CANDIDATES
+        cand = stem.AGGREGATE_CANDIDATES
         n = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))
         prompt = STEM_HEADER + 4 * STEM_LINE * 3
-        # the drafts' own answers compete, so a merged question is never re-asked empty
+        # the drafts' own answers compete (alone, for a part sampled 0 times), so a merged
+        # question is never re-asked empty
         return Calls(n, n, n * prompt, n * STEM_WRITTEN)
     return _chat("aggregate", 1, s.authors * CHAT_REPLY["draft"], QUESTIONS * MAX_REASKS)
 

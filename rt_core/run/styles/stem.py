@@ -38,9 +38,15 @@ from .trim import keep_sentences
 PROFILE_VERSION = "record-3"
 # Sampled continuations per part: drafts are many and cheap; in the merged proposal, the
 # one people read, the drafts' own answers compete too, and Q1 (which must name every
-# field) gets a second fresh continuation; reviews need something to say.
+# field) gets a second fresh continuation; reviews need something to say. A candidate's led
+# merge (run/candidates/writing.py) samples every part, so candidates differ.
 DRAFT_CANDIDATES = {"default": 1}
 MERGE_CANDIDATES = {"q1": 2, "default": 1}
+# The run's own merge samples Q1 only; Q2-Q5 take the best draft answer by the same score
+# (0: no call unless no draft answered). Measured on three presets, a fresh continuation won
+# 1 of 15 parts (a Q1), yet Q2-Q5 cost four calls one after another, each reading that
+# part's drafts anew: about a fifth of the CLI default run's wall time (docs/PERFORMANCE.md).
+AGGREGATE_CANDIDATES = {"q1": 2, "default": 0}
 REVIEW_CANDIDATES = 1
 
 
@@ -76,7 +82,7 @@ async def aggregate(ctx: StageContext, drafts: list[Proposal]) -> Proposal:
         ctx_lines = f"Point {q.number} in the drafts:\n" + "\n".join(ideas) + "\n" if ideas else ""
         return ctx_lines, ready
 
-    merged = await five_questions(ctx, header, g, MERGE_CANDIDATES, 0, per_question)
+    merged = await five_questions(ctx, header, g, AGGREGATE_CANDIDATES, 0, per_question)
     merged.drafts = list(drafts)
     return merged
 

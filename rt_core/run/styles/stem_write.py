@@ -69,7 +69,9 @@ async def five_questions(ctx: StageContext, header: str, g: Grounding, candidate
                          ) -> Proposal:
     """One line per question from seeded stems; `per_question(key)` may add context lines
     and ready-made answers (drafts' answers) that compete with the sampled ones.
-    `candidates`: sampled continuations per question key ("default" for the rest).
+    `candidates`: sampled continuations per question key ("default" for the rest); 0 takes
+    the best ready-made answer by the same score with no call, and samples one only when
+    there is none.
 
     The document only grows (header, then each question's context and answer in turn), so
     llama.cpp reuses the evaluated prefix from one call to the next."""
@@ -83,16 +85,16 @@ async def five_questions(ctx: StageContext, header: str, g: Grounding, candidate
         extra_ctx, ready = per_question(q.key) if per_question else ("", [])
         document += extra_ctx
         prefix = document
-        stems = seeded_stems(ctx, q, wide if q.key == "q1" else pairs, qi,
-                             candidates.get(q.key, candidates["default"]))
+        wanted = candidates.get(q.key, candidates["default"])
+        stems = seeded_stems(ctx, q, wide if q.key == "q1" else pairs, qi, wanted or 1)
         earlier = list(answers.values())
         material = header + extra_ctx
 
         def score(text: str, earlier=earlier, material=material) -> float:
             return score_candidate(text, g, earlier, material)
 
-        answer = ""
-        for attempt in range(ctx.max_reasks + 1):
+        answer = max(((score(r), r) for r in ready if r), default=(0.0, ""))[1] if not wanted else ""
+        for attempt in range(0 if answer else ctx.max_reasks + 1):
             # A re-ask takes fresh seeds after the ones already used; the last one also
             # tries the plain stem, in case a seeded one leads the model nowhere.
             tries = stems + [q.stem_lead] if attempt == ctx.max_reasks and pairs else stems
