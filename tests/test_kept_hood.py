@@ -11,6 +11,7 @@ from tests.apphelp import APP, PRESET, module_data_dir
 
 data_dir = module_data_dir("kept-hood")
 MINE, THEIRS = "browser-a-owner-token-0101", "browser-b-owner-token-0102"
+LINKED, EMPTIED, STALE = "browser-c-owner-token-0103", "browser-d-owner-token-0104", "browser-e-owner-token-0105"
 
 
 def browser(token: str, **query) -> AppTest:
@@ -44,28 +45,28 @@ def test_a_reload_brings_the_neighbourhood_back_to_its_browser_only():
 
 
 def test_a_share_links_neighbourhood_wins_over_the_kept_one():
-    at = browser(MINE)
+    at = browser(LINKED)
     at.button(key=f"preset_{PRESET}").click().run()
     other = community.preset("nlp-biology")
-    linked = browser(MINE, r=",".join(other["researcher_ids"]))
+    linked = browser(LINKED, r=",".join(other["researcher_ids"]))
     assert hood(linked) == (other["researcher_ids"], [])
     assert not linked.toast
 
 
 def test_an_emptied_neighbourhood_stays_empty_after_a_reload():
-    at = browser(MINE)
+    at = browser(EMPTIED)
     at.button(key=f"preset_{PRESET}").click().run()
     at.session_state["hood_r"], at.session_state["hood_p"] = [], []
     at.run()
-    assert hood(browser(MINE)) == ([], [])
+    assert hood(browser(EMPTIED)) == ([], [])
 
 
 def test_what_left_the_store_since_is_dropped_and_said():
     from rt_core.store import open_store
 
     preset = community.preset(PRESET)
-    open_store().neighbourhoods.keep(identity_hash(MINE), [*preset["researcher_ids"][:2], "r-no-longer-here"], [])
-    again = browser(MINE)
+    open_store().neighbourhoods.keep(identity_hash(STALE), [*preset["researcher_ids"][:2], "r-no-longer-here"], [])
+    again = browser(STALE)
     assert hood(again) == (preset["researcher_ids"][:2], [])
     assert any("1 no longer in the store left out" in t.value for t in again.toast)
 
