@@ -1,6 +1,7 @@
 """The embedded model's batch decoder (rt_core/models/local_batch.py) on the real model:
-a call's tokens do not depend on what the cache held, and a shared batch completes
-every call (its text may differ in the odd token: several rows take other CPU kernels)."""
+a call reads llama-cpp-python's own tokens, cold and from a head another call left, and a
+shared batch completes every call (its text may differ in the odd token: several rows take
+other CPU kernels, and other sequences' cells change where a call's cells land)."""
 import threading
 
 import pytest

@@ -5,11 +5,13 @@ computing: one decode of six sequences' tokens cost little more than one sequenc
 (docs/PERFORMANCE.md). So calls that arrive together (the authors of a run writing their
 drafts, the reviewers reviewing) are decoded in one batch, one sequence id per call, the
 way llama.cpp's own server serves parallel requests. Each call keeps its own sampler
-chain (the chain llama-cpp-python builds, seeded per call): alone, a call gives exactly
-the tokens llama-cpp-python's create_completion gives, whatever the cache held. In a
-batch of several, llama.cpp's CPU kernels for several rows add up in another order, so
-the odd token can differ from the same call alone (the same distribution, and every
-call is cached by the client, so a re-run reads the same text).
+chain (the chain llama-cpp-python builds, seeded per call): alone, on a cache holding
+only its own head, a call gives exactly the tokens llama-cpp-python's create_completion
+gives. Two things change the order llama.cpp adds up in, and so can change the odd token
+(the same distribution; every call is cached by the client, so a re-run reads the same
+text): a batch of several rows takes other CPU kernels, and cells other sequences hold
+change where a call's new cells land. The same seed on a cache with another history is
+not the same text (tests/test_embedded.py compares calls from the same cold state).
 
 The key/value cache is shared by all sequences, and a new call starts from the longest
 prefix any sequence already holds (copied by sequence id, not recomputed): the material
