@@ -203,12 +203,34 @@ def test_a_run_warms_only_what_its_models_load():
     must not spend a second of CPU importing the SDK's resources beside llama.cpp."""
     from rt_core.config import LOCAL_MODEL
     from rt_core.models.facts import facts_for
-    from rt_core.run.pipeline.warmup import CLIENT, EMBEDDER, SDK, parts_for
+    from rt_core.run.pipeline.warmup import CLIENT, EMBEDDER, SDK, parts_for, weights
 
-    assert parts_for(facts_for(RunConfig(model=LOCAL_MODEL))) == (CLIENT, EMBEDDER)
+    assert parts_for(facts_for(RunConfig(model=LOCAL_MODEL))) == (CLIENT, EMBEDDER, weights(LOCAL_MODEL))
     assert parts_for(facts_for(RunConfig(model="openai/x"))) == (CLIENT, SDK, EMBEDDER)
-    assert parts_for(facts_for(RunConfig(model=LOCAL_MODEL, judge_model="openai/judge"))) == (CLIENT, SDK, EMBEDDER)
+    assert parts_for(facts_for(RunConfig(model=LOCAL_MODEL, judge_model="openai/judge"))) == (
+        CLIENT, SDK, EMBEDDER, weights(LOCAL_MODEL))
     assert parts_for(facts_for(RunConfig(model="openai/x", embedder="openai/text-embedding-3-small"))) == (CLIENT, SDK)
+
+
+def test_a_model_that_declares_a_preload_is_loaded_by_the_warm_up_once():
+    """The embedded model's weights load beside litellm's import, not on the first call
+    after it; a model that declares a preload gets it, once per process."""
+    from rt_core.models import local, registry
+    from rt_core.models.facts import facts_for
+    from rt_core.run.pipeline.warmup import parts_for, warm_up, weights
+
+    loaded = []
+    registry.declare("scripted/weighty", registry.Capabilities(in_process=True, preload=loaded.append))
+    try:
+        parts = parts_for(facts_for(RunConfig(model="scripted/weighty")))
+        assert weights("scripted/weighty") in parts
+        warm_up(parts).join()
+        warm_up(parts).join()
+        assert loaded == ["scripted/weighty"]
+    finally:
+        registry.forget("scripted/weighty")
+    assert local.CAPABILITIES.preload is not None  # the embedded model declares one
+    assert registry.capabilities("openai/x").preload is None
 
 
 def test_the_first_stage_starts_after_the_warm_up(community, demo, monkeypatch):

@@ -41,6 +41,7 @@ class ModelFacts:
     price: Price | None  # None: litellm's cost map has no price for the model
     remote: bool  # one of the run's models (its own, the judge, the evaluator) is reached over the network
     local_embedder: bool  # the embedder runs in this process
+    preloads: bool = False  # the run's model loads weights into this process (Capabilities.preload)
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
         """Dollars for this many tokens of the run's model (None: price unknown)."""
@@ -68,4 +69,5 @@ def facts_for(config) -> ModelFacts:
         at_once=registry.calls_at_once(model, config.concurrency),
         in_process=registry.in_process(model), price=price_of(model),
         remote=any(not registry.in_process(m) for m in models),
-        local_embedder=registry.in_process(config.embedder))
+        local_embedder=registry.in_process(config.embedder),
+        preloads=registry.capabilities(model).preload is not None)

@@ -52,6 +52,9 @@ class Capabilities:
     key_env: str = ""  # the environment variable holding the operator's key ('' needs none)
     client: str = "litellm"  # the library that calls it: litellm, "voyageai" (Voyage's own),
     # or ROUTER (litellm's Router over the deployments of a router file, router.py)
+    # Loads what its calls need into this process (preload(model): the embedded model's
+    # weights); a run's warm-up calls it beside the client's import (run/pipeline/warmup.py).
+    preload: Callable[[str], None] | None = None
 
 
 ROUTER = "router"

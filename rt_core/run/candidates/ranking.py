@@ -14,7 +14,6 @@ Ties (equal scores) are broken by the reviewers' mean score, then by candidate o
 """
 from __future__ import annotations
 
-import choix
 import numpy as np
 
 from ...types import Candidate, Judgement
@@ -39,6 +38,8 @@ def bradley_terry(n: int, data: list[tuple[int, int]]) -> np.ndarray:
     """Log-strengths (mean zero); all zero when there is nothing to fit."""
     if n < 2 or not data:
         return np.zeros(n)
+    import choix  # noqa: PLC0415  (slow: it imports scipy.stats, 1.5 s of every CLI command's start)
+
     return np.asarray(choix.ilsr_pairwise(n, data, alpha=ALPHA), dtype=float)
 
 

@@ -16,6 +16,10 @@ own, beside the litellm import rather than after it, a run warms only what its m
 need (`warm_up(parts)`), and it waits for them before its first stage
 (`Simulation.arun`). Importing the same module from two threads is safe: the import
 system makes the second wait.
+
+An in-process model's weights are one more part (`weights:<model>`, when its declaration
+has a `preload`): the embedded model used to load on the first call, after litellm's
+import, so a one-shot CLI run waited for one and then the other.
 """
 from __future__ import annotations
 
@@ -23,11 +27,13 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 
+from ...models import registry
 from ...models.facts import ModelFacts
 
 log = logging.getLogger(__name__)
 
 CLIENT, SDK, EMBEDDER = "client", "sdk", "embedder"  # what can be warmed
+WEIGHTS = "weights"  # with ":<model>": that model's preload (models/registry.py)
 ALL = (CLIENT, SDK, EMBEDDER)
 _lock = threading.Lock()
 _threads: dict[str, threading.Thread] = {}
@@ -50,13 +56,28 @@ def _load_minilm() -> None:
     local_minilm()  # the default embedder: reviewer candidates, similarity, concepts
 
 
+def _load_weights(model: str) -> None:
+    preload = registry.capabilities(model).preload
+    if preload is not None:
+        preload(model)
+
+
 _WORK: dict[str, Callable[[], None]] = {CLIENT: _import_litellm, SDK: _import_sdk,
                                         EMBEDDER: _load_minilm}
 
 
+def weights(model: str) -> str:
+    """The part that loads this model's weights."""
+    return f"{WEIGHTS}:{model}"
+
+
 def _quietly(part: str) -> None:
+    kind, _, model = part.partition(":")
     try:
-        _WORK[part]()
+        if kind == WEIGHTS:
+            _load_weights(model)
+        else:
+            _WORK[part]()
     except Exception:  # the first real call will report whatever is wrong, in its words
         log.debug("warming %s failed", part, exc_info=True)
 
@@ -77,14 +98,16 @@ class Warming:
 
 def warm_up(parts: Iterable[str] = ALL) -> Warming:
     """Start warming these parts in the background, each once per process (the model
-    client and its SDK in one thread, the embedder in another, so they overlap)."""
+    client and its SDK in one thread, the embedder in another, each model's weights in
+    one more, so they overlap)."""
     wanted = set(parts)
     client_part = SDK if SDK in wanted else CLIENT if CLIENT in wanted else None
     with _lock:
         if client_part == CLIENT and SDK in _threads:
             client_part = SDK  # already importing litellm, then the SDK (a page warmed everything)
         chosen = []
-        for part in [p for p in (client_part, EMBEDDER if EMBEDDER in wanted else None) if p]:
+        loads = sorted(p for p in wanted if p.startswith(WEIGHTS + ":"))
+        for part in [p for p in (client_part, EMBEDDER if EMBEDDER in wanted else None, *loads) if p]:
             if part not in _threads:
                 _threads[part] = threading.Thread(target=_quietly, args=(part,),
                                                   name=f"rt-warm-up-{part}", daemon=True)
@@ -96,5 +119,6 @@ def warm_up(parts: Iterable[str] = ALL) -> Warming:
 def parts_for(facts: ModelFacts) -> tuple[str, ...]:
     """What a run whose models have these facts will load: the model client always, the
     SDK's resources when one of its models is reached over the network, MiniLM when it
-    embeds in this process."""
-    return (CLIENT,) + ((SDK,) if facts.remote else ()) + ((EMBEDDER,) if facts.local_embedder else ())
+    embeds in this process, the run's model's weights when it loads them here."""
+    return ((CLIENT,) + ((SDK,) if facts.remote else ()) + ((EMBEDDER,) if facts.local_embedder else ())
+            + ((weights(facts.model),) if facts.preloads else ()))
