@@ -26,7 +26,12 @@ def calibration_offer(model: str, store, key: str) -> None:
     (models/speeds.py: `calibrate`). Once measured, the button goes and the caller draws its
     estimate below it in the same script run. Not `st.rerun()`: a rerun right after a
     calibration swallowed a click on Start made while it was under way (seen in the browser)."""
-    if not speeds.calibratable(model) or timing.speed_for(model, store) is not None:
+    if not speeds.calibratable(model):
+        return
+    if speeds.calibrating(model):  # begun by an earlier script run (a click made meanwhile)
+        with st.spinner("Waiting for the speed measurement under way..."):
+            timing.speed_for(model, store)
+    if timing.speed_for(model, store) is not None:
         return
     slot = st.empty()
     if not slot.button("Measure this machine's speed (a few short calls to the embedded model)", key=key):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import threading
 
 import pytest
 
@@ -313,3 +314,40 @@ def test_an_estimate_of_nothing_to_run_reads_as_a_sentence():
     """`replay` with every mode already stored estimates no run at all; its line must still
     print (it raised AttributeError on the missing speed, failing the CLI before any work)."""
     assert timing.combined([]).text() == "no model call expected, so no wait"
+
+
+def test_a_caller_waits_for_a_calibration_under_way_instead_of_reading_no_speed(store, monkeypatch):
+    """In the app a click on Start during "Measure this machine's speed" starts a new script
+    run at once, while the old one still calibrates in its thread: the new one must wait for
+    that calibration and read its speed, not find the store empty and start the run with no
+    estimate. The calibration here is the real one, held at its start until the other caller
+    has looked in the store once."""
+    real_calibrate, real_calls = speeds.calibrate, timing.speed_calls
+    calibrating, looked = threading.Event(), threading.Event()
+
+    def held_calibrate(model):
+        calibrating.set()
+        assert looked.wait(60), "the other caller never looked for a speed"
+        return real_calibrate(model)
+
+    def watched_calls(model, store_):
+        out = real_calls(model, store_)
+        if threading.current_thread().name == "reader":
+            looked.set()
+        return out
+
+    monkeypatch.setattr(speeds, "calibrate", held_calibrate)
+    monkeypatch.setattr(timing, "speed_calls", watched_calls)
+    measured: list = []
+    measuring = threading.Thread(target=lambda: measured.append(timing.speed_for(LOCAL_MODEL, store, True)))
+    measuring.start()
+    assert calibrating.wait(60)
+    assert speeds.calibrating(LOCAL_MODEL)
+    read: list = []
+    reader = threading.Thread(target=lambda: read.append(timing.speed_for(LOCAL_MODEL, store)), name="reader")
+    reader.start()
+    reader.join(120)
+    measuring.join(120)
+    assert measured[0] is not None and measured[0].calibrated
+    assert read == measured and not speeds.calibrating(LOCAL_MODEL)
+    assert len(store.call_speeds.recent(LOCAL_MODEL)) == 2  # calibrated once

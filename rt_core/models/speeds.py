@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import registry
@@ -259,6 +261,39 @@ def calibratable(model: str) -> bool:
     in this process, free) is measured by a calibration; a provider is never called only
     to be timed (it costs money), nor is the scripted model (it has no speed to measure)."""
     return registry.capabilities(model).calibrates
+
+
+_calibration_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def calibration_lock(model: str) -> threading.Lock:
+    """The lock held while this model is calibrated and its calls stored, one per model and
+    process (the app's pages and its runs share it): whoever needs the speed meanwhile
+    waits for it (run/pipeline/timing.py: `speed_for`)."""
+    with _locks_guard:
+        return _calibration_locks.setdefault(model, threading.Lock())
+
+
+def calibrating(model: str) -> bool:
+    """Whether this model is being calibrated now (a page says so while it waits)."""
+    return calibration_lock(model).locked()
+
+
+def calls_or_calibration(model: str, read: Callable[[], list[CallTime]], keep: Callable[[CallTime], None],
+                         measure: bool) -> list[CallTime]:
+    """The calls `read` finds; while none, an embedded model's calibration under way is
+    waited for, and with measure=True one is made and each call given to `keep`."""
+    calls = read()
+    if calls or not calibratable(model):
+        return calls
+    with calibration_lock(model):
+        calls = read()  # those of the calibration just waited for, if there was one
+        if not calls and measure:
+            for call in calibrate(model):
+                keep(call)
+            calls = read()
+    return calls
 
 
 def calibrate(model: str) -> list[CallTime]:

@@ -139,15 +139,16 @@ def limit_for(config: RunConfig) -> int:
 def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None:
     """The speed this model's calls on this machine show (None without a store or calls:
     `speed_calls` says which calls); with calibrate=True, an embedded model with none is
-    measured now and its calibration calls kept like any other."""
+    measured now and its calibration calls kept like any other.
+
+    A calibration takes a few seconds, and whoever asks for the speed meanwhile waits for
+    it rather than reading an empty store: in the app, a click on Start while "Measure this
+    machine's speed" ran began a new script run at once (Streamlit's fast reruns) that read
+    no speed and started the run without an estimate (3 of 4 browser walks)."""
     if store is None:
         return None
-    calls = speed_calls(model, store)
-    if not calls and calibrate and speeds.calibratable(model):
-        for call in speeds.calibrate(model):
-            store.call_speeds.add(model, call)
-        calls = store.call_speeds.recent(model, speeds.RECENT)
-    return speeds.fit(calls)
+    return speeds.fit(speeds.calls_or_calibration(
+        model, lambda: speed_calls(model, store), lambda call: store.call_speeds.add(model, call), calibrate))
 
 
 def speed_calls(model: str, store) -> list[speeds.CallTime]:
