@@ -1,5 +1,6 @@
 """Small text helpers every part of a run shares, defined once: cutting text to a
-length, a text's first sentence, and its content words (one stop-word list).
+length, a text's sentences (and whether one is finished), and its content words (one
+stop-word list).
 
 A leaf module (it imports nothing of rt_core), so stages, grounding, reviewer choice
 and evaluation can all use it without an import circle.
@@ -42,6 +43,64 @@ def first_sentence(text: str, limit: int = 180) -> str:
 def wordset(text: str) -> frozenset[str]:
     """A set of words written as one whitespace-separated block (easier to read and edit)."""
     return frozenset(text.split())
+
+
+_ENDS = ".?!"
+_CLOSERS = "\"'”’)]"
+_PAIRS = {"(": ")", "[": "]"}
+# Abbreviations that end no sentence, and the pieces a line may stop in ("e." of "e.g.").
+# "etc." is left out: it ends sentences as often as not.
+ABBREVIATIONS = wordset("""e.g. eg. i.e. ie. e. i. g. al. et cf. fig. figs. eq. eqs. vs. approx.
+ref. refs. sec. no. nos. dr. prof. resp. incl. ca. viz. p. pp. vol.""")
+
+
+def abbreviation(word: str) -> bool:
+    """Whether a sentence's last word is an abbreviation (or a single initial): "e.g.",
+    "(e.", "al.", "Fig."."""
+    w = word.lstrip("([\"'").lower()
+    return w in ABBREVIATIONS or bool(re.fullmatch(r"[a-z]\.", w))
+
+
+def unclosed_at(text: str) -> int | None:
+    """Where the first bracket that is never closed opens, or None when all close."""
+    stack: list[tuple[str, int]] = []
+    for i, ch in enumerate(text):
+        if ch in _PAIRS:
+            stack.append((ch, i))
+        elif stack and ch == _PAIRS[stack[-1][0]]:
+            stack.pop()
+    return stack[0][1] if stack else None
+
+
+def whole(sentence: str) -> bool:
+    """A finished sentence: terminal punctuation that is not an abbreviation's, and every
+    bracket it opens closed."""
+    s = sentence.rstrip().rstrip(_CLOSERS)
+    if not s or s[-1] not in _ENDS or unclosed_at(sentence) is not None:
+        return False
+    return not abbreviation(s.split()[-1])
+
+
+def ended_sentences(text: str, min_words: int) -> int | None:
+    """Where a line may stop: the length of its leading whole sentences, once they hold at
+    least `min_words` words and a further sentence has begun (only then is a full stop
+    known to end a sentence, not "3." of "3.5" nor "e." of "e.g."); None before that.
+    The embedded model stops a review line there (models/local_batch.py), rather than
+    writing on to its token budget and having the rest cut."""
+    if not _NEXT_SENTENCE.search(text) or len(text.split()) <= min_words:
+        return None
+    found = sentences(text)
+    if len(found) < 2 or not _OPENS_SENTENCE.match(found[-1]) or not all(whole(s) for s in found[:-1]):
+        return None  # a lower-case or numeric "next sentence" is more likely "approx. five", "3. 5"
+    kept = " ".join(found[:-1])
+    if len(kept.split()) < min_words:
+        return None
+    at = text.rfind(found[-1])
+    return at if at > 0 and text[:at].split() == kept.split() else None
+
+
+_NEXT_SENTENCE = re.compile(r"[.?!][\"')\]”’]*\s+\S")
+_OPENS_SENTENCE = re.compile(r"[\"'“‘(\[]?[A-Z]")
 
 
 # Function words and words that say nothing about a field; a key phrase never starts or

@@ -11,7 +11,7 @@ from rt_core.models.embed import Embedder
 from rt_core.run.styles import context, grounding, stem, stem_checks, stem_line
 from rt_core.run.styles.review_heading import heading
 from rt_core.run.styles.stem_claims import Evidence, unsupported
-from rt_core.text import first_sentence
+from rt_core.text import ended_sentences, first_sentence
 from rt_core.types import Proposal, Review
 
 PROPOSAL = Proposal(q1="How can language agents classify stellar spectra?",
@@ -95,3 +95,26 @@ def test_no_line_is_cut_inside_an_abbreviation_or_a_bracket():
     assert clean(" builds on Smith et al. and on Gaia.") == "builds on Smith et al. and on Gaia."
     assert clean(" helps with data, e.") == "helps with data"
     assert first_sentence("We use e.g. Gaia spectra. Then more.") == "We use e.g. Gaia spectra."
+
+
+def test_a_line_may_stop_only_where_a_sentence_has_surely_ended():
+    """The embedded model stops a review line at its first sentence end after some words
+    (text.ended_sentences): never inside "e.g.", "Fig. 2" or "3.5", never before the next
+    sentence has begun (only then is a full stop known to end one), and never short."""
+    def kept(line, words):
+        at = ended_sentences(line, words)
+        return None if at is None else line[:at].strip()
+
+    assert kept(" is new. The", 8) is None  # 2 words: go on
+    assert kept(" is new. It reads survey catalogues with language models. It", 8) == (
+        "is new. It reads survey catalogues with language models.")
+    assert kept(" reads survey catalogues with language models and more.", 8) is None  # no next one yet
+    assert kept(" uses version 3.5 of the catalogue for every survey it reads. The", 8) == (
+        "uses version 3.5 of the catalogue for every survey it reads.")
+    assert kept(" uses version 3.", 2) is None and kept(" uses version 3. 5 of", 2) is None
+    assert kept(" reads many catalogues (e.g. Gaia and SDSS) with models. It", 4) == (
+        "reads many catalogues (e.g. Gaia and SDSS) with models.")
+    assert kept(" reads many catalogues (e. g. Gaia and SDSS", 2) is None
+    assert kept(" reads Gaia (see Fig. 2) with models. It", 4) == "reads Gaia (see Fig. 2) with models."
+    assert kept(' says "it reads the catalogues with models." Then', 4) == (
+        'says "it reads the catalogues with models."')

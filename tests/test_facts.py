@@ -58,3 +58,12 @@ def test_only_a_model_that_declares_it_is_called_just_to_be_timed(scripted):
     assert speeds.calibratable(LOCAL_MODEL)
     assert registry.in_process("scripted/demo") and not speeds.calibratable("scripted/demo")
     assert not speeds.calibratable("openai/gpt-4o-mini")
+
+
+def test_only_a_model_that_declares_it_is_asked_to_stop_at_a_sentence_end(scripted):
+    """The sentence-end stop is a parameter of the embedded model's own decoder
+    (registry.Capabilities.sentence_stop): a provider would be sent a parameter it does not
+    know, and the scripted model writes what it was given."""
+    assert registry.sentence_stop(LOCAL_MODEL, 8) == {registry.SENTENCE_STOP: 8}
+    assert registry.sentence_stop(LOCAL_MODEL, 0) == {}
+    assert registry.sentence_stop("scripted/base", 8) == {} == registry.sentence_stop("ollama/llama3", 8)

@@ -8,6 +8,7 @@ import pytest
 
 from rt_core.models.local import BUNDLED_NAME, CAPABILITIES, engine
 from rt_core.models.local_batch import BatchDecoder, Request
+from rt_core.text import sentences, whole
 
 pytestmark = pytest.mark.slow
 
@@ -182,3 +183,34 @@ def test_an_idle_head_outlives_calls_that_share_nothing_with_it(eng):
         assert dec.reused - before >= len(eng.tokens(author)) - 1
     finally:
         dec.close()
+
+
+REVIEWS = ("Reviews of a joint research proposal on galaxy surveys and language models.\n"
+           "Review 1: The proposal is clear. It names the survey catalogues it will read. It says how "
+           "the models are tested. The plan is short.\n"
+           "Review 2: The proposal is ambitious. It joins two fields that rarely meet. The data are "
+           "public. The timeline is tight.\n"
+           "Review 3: The proposal")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_line_asked_to_stop_at_a_sentence_end_stops_there(eng, seed):
+    """Asked for `sentence_words`, the decoder stops once the line's whole sentences hold
+    that many words and the next has begun: the same tokens up to there as a line written
+    on, cut at a whole sentence, and fewer tokens written."""
+    params = {**PARAMS, "seed": seed, **({"temperature": 0.0} if seed == 0 else {})}
+
+    def line(words):
+        dec = decoder(eng)
+        try:
+            return dec.submit(Request(eng.tokens(REVIEWS), 60, lambda: eng._sampler(params),
+                                      stop=(b"\n",), sentence_words=words))
+        finally:
+            dec.close()
+
+    free, stopped = line(0), line(2)
+    text, whole_text = stopped.text.decode(), free.text.decode()
+    assert len(sentences(whole_text)) >= 2, whole_text  # the line written on has more to cut
+    assert stopped.finish_reason == "stop" and len(stopped.tokens) < len(free.tokens)
+    assert whole_text.startswith(text) and whole(text) and len(text.split()) >= 2
+    assert len(sentences(text)) < len(sentences(whole_text))

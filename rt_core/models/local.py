@@ -30,6 +30,7 @@ BUNDLED_NAME = "gemma-3-270m"
 # decoded SLOTS at once, models/local_batch.py), with sampling that keeps it from looping.
 CAPABILITIES = registry.Capabilities(
     prompt_style=registry.STEM, in_process=True, serial=True, batch=SLOTS, calibrates=True, context_tokens=4096,
+    sentence_stop=True,
     sampling=MappingProxyType({"frequency_penalty": 0.5, "repeat_penalty": 1.3, "top_p": 0.95}),
     preload=lambda model: _preload(model))
 N_CTX = CAPABILITIES.context_tokens
@@ -127,7 +128,7 @@ class _Engine:
         req = self.decoder.submit(Request(
             tokens, max_tokens, lambda: self._sampler(params),
             stop=tuple(s.encode("utf-8") for s in params.get("stop") or () if s),
-            logprobs=logprobs))
+            logprobs=logprobs, sentence_words=int(params.get(registry.SENTENCE_STOP) or 0)))
         choice: dict = {"text": req.text.decode("utf-8", errors="ignore"), "index": 0,
                         "finish_reason": req.finish_reason, "logprobs": None}
         if logprobs:

@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..text import ended_sentences
+
 SLOTS = 6  # sequences decoded at once; asyncio's default thread pool on 2 cores holds 6 calls
 # Sequences the cache keeps, idle ones included. A call that shares nothing with a held
 # sequence takes the longest idle one and its cells are dropped; with only SLOTS of them,
@@ -51,6 +53,7 @@ class Request:
     make_sampler: Callable[[], object]  # a fresh llama-cpp-python LlamaSampler chain
     stop: tuple[bytes, ...] = ()
     logprobs: bool = False
+    sentence_words: int = 0  # >0: stop at the first sentence end after this many words
     tokens: list[int] = field(default_factory=list)  # sampled so far
     values: list[float] = field(default_factory=list)  # log-probability of each sampled token
     text: bytes = b""
@@ -326,6 +329,12 @@ class BatchDecoder:
         if hits:
             r.text = r.text[: r.text.index(hits[0])]
             return self._end(r, "stop")
+        if r.sentence_words:
+            text = r.text.decode("utf-8", errors="ignore")
+            at = ended_sentences(text, r.sentence_words)
+            if at is not None:  # the token just sampled began the next sentence: cut
+                r.text = text[:at].rstrip().encode("utf-8")
+                return self._end(r, "stop")
         if len(r.tokens) >= r.max_tokens:
             return self._end(r, "length")
         r.feed = [tok]

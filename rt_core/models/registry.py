@@ -55,6 +55,10 @@ class Capabilities:
     # Loads what its calls need into this process (preload(model): the embedded model's
     # weights); a run's warm-up calls it beside the client's import (run/pipeline/warmup.py).
     preload: Callable[[str], None] | None = None
+    # Stops a line at its first sentence end after some words when asked (the call's
+    # SENTENCE_STOP parameter, rt_core/text.py `ended_sentences`), instead of writing on to
+    # its token budget; a model that does not only writes more, cut later.
+    sentence_stop: bool = False
 
 
 ROUTER = "router"
@@ -179,6 +183,15 @@ def routed(model: str) -> bool:
 def key_env(model: str) -> str:
     """The environment variable that holds the operator's key for this model ('' = none)."""
     return capabilities(model).key_env
+
+
+SENTENCE_STOP = "sentence_stop_words"  # the call parameter of `Capabilities.sentence_stop`
+
+
+def sentence_stop(model: str, min_words: int) -> dict[str, int]:
+    """What to send for a line to stop at its first sentence end after `min_words` words:
+    the parameter, to a model that declares it can (`Capabilities.sentence_stop`)."""
+    return {SENTENCE_STOP: min_words} if capabilities(model).sentence_stop and min_words else {}
 
 
 def sampling(model: str) -> dict[str, float]:

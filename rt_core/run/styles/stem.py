@@ -48,6 +48,12 @@ MERGE_CANDIDATES = {"q1": 2, "default": 1}
 # part's drafts anew: about a fifth of the CLI default run's wall time (docs/PERFORMANCE.md).
 AGGREGATE_CANDIDATES = {"q1": 2, "default": 0}
 REVIEW_CANDIDATES = 1
+# A review line stops at its first sentence end once it holds this many words of its own
+# (where the model can: registry.sentence_stop). Written on to 60 tokens, review lines were
+# most of the CLI default run's completion tokens, and their later sentences were where
+# invented results sat, for the claims check to cut (docs/PERFORMANCE.md). Fewer words
+# would keep "The proposal is new." alone, which names nothing of the proposal.
+REVIEW_LINE_WORDS = 8
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -193,7 +199,7 @@ async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: s
     for seed, doc in enumerate(docs):
         if not doc:
             continue
-        out = (await line(ctx, doc, max_tokens=60, attempt=seed)).strip()
+        out = (await line(ctx, doc, max_tokens=60, attempt=seed, sentence_words=REVIEW_LINE_WORDS)).strip()
         if material is not None:
             cut, unknown = drop_invented(f"{lead} {out}", material)
             if unknown:

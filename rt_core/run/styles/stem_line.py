@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ... import fiveq
+from ...models import registry
 from .context import StageContext
 from .trim import whole_sentences
 
@@ -25,11 +26,12 @@ _CONTACT = re.compile(r"\s*\([^()]*(?:@|https?://|www\.)[^()]*\)|\s*\S+@\S+\.\w+
 
 
 async def line(ctx: StageContext, document: str, max_tokens: int = 60, attempt: int = 0,
-               grammar: str | None = None, stop: tuple[str, ...] = ()) -> str:
+               grammar: str | None = None, stop: tuple[str, ...] = (), sentence_words: int = 0) -> str:
     """Complete one line of a document at the run's temperature. Each attempt (retry or
     sampled candidate) has its own seed, so candidates differ and each is cached alone.
-    `stop`: more places to stop than the line's end."""
-    return (await _complete(ctx, document, max_tokens, attempt, grammar, stop, False))[0]
+    `stop`: more places to stop than the line's end; `sentence_words`: stop at the first
+    sentence end after this many words, where the model can (registry.sentence_stop)."""
+    return (await _complete(ctx, document, max_tokens, attempt, grammar, stop, False, sentence_words))[0]
 
 
 async def fluent_line(ctx: StageContext, document: str, max_tokens: int = 60, attempt: int = 0,
@@ -40,10 +42,11 @@ async def fluent_line(ctx: StageContext, document: str, max_tokens: int = 60, at
 
 
 async def _complete(ctx: StageContext, document: str, max_tokens: int, attempt: int,
-                    grammar: str | None, stop: tuple[str, ...], logprobs: bool
+                    grammar: str | None, stop: tuple[str, ...], logprobs: bool, sentence_words: int = 0
                     ) -> tuple[str, float | None]:
     ctx.check_cancel()
     extra: dict = {"seed": attempt}  # sampling defaults: the model's, from the registry
+    extra.update(registry.sentence_stop(ctx.client.settings.model, sentence_words))
     if grammar:
         extra["grammar"] = grammar
     if logprobs:

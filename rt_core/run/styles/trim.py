@@ -11,45 +11,9 @@ trailing abbreviation.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-from ...text import sentences, wordset
-
-_ENDS = ".?!"
-_CLOSERS = "\"'”’)]"
-_PAIRS = {"(": ")", "[": "]"}
-# Abbreviations that end no sentence, and the pieces a line may stop in ("e." of "e.g.").
-# "etc." is left out: it ends sentences as often as not.
-ABBREVIATIONS = wordset("""e.g. eg. i.e. ie. e. i. g. al. et cf. fig. figs. eq. eqs. vs. approx.
-ref. refs. sec. no. nos. dr. prof. resp. incl. ca. viz. p. pp. vol.""")
-
-
-def _abbreviation(word: str) -> bool:
-    """Whether a sentence's last word is an abbreviation (or a single initial): "e.g.",
-    "(e.", "al.", "Fig."."""
-    w = word.lstrip("([\"'").lower()
-    return w in ABBREVIATIONS or bool(re.fullmatch(r"[a-z]\.", w))
-
-
-def unclosed_at(text: str) -> int | None:
-    """Where the first bracket that is never closed opens, or None when all close."""
-    stack: list[tuple[str, int]] = []
-    for i, ch in enumerate(text):
-        if ch in _PAIRS:
-            stack.append((ch, i))
-        elif stack and ch == _PAIRS[stack[-1][0]]:
-            stack.pop()
-    return stack[0][1] if stack else None
-
-
-def whole(sentence: str) -> bool:
-    """A finished sentence: terminal punctuation that is not an abbreviation's, and every
-    bracket it opens closed."""
-    s = sentence.rstrip().rstrip(_CLOSERS)
-    if not s or s[-1] not in _ENDS or unclosed_at(sentence) is not None:
-        return False
-    return not _abbreviation(s.split()[-1])
+from ...text import abbreviation, sentences, unclosed_at, whole
 
 
 def _fragment(text: str) -> str:
@@ -58,7 +22,7 @@ def _fragment(text: str) -> str:
     if at is not None:
         text = text[:at]
     ws = text.split()
-    while ws and _abbreviation(ws[-1]):
+    while ws and abbreviation(ws[-1]):
         ws.pop()
     return " ".join(ws).rstrip(" ,;:-–—")
 
