@@ -136,3 +136,27 @@ def test_the_embedded_model_reports_its_log_probabilities_without_changing_its_t
     assert 1 <= len(content) <= 12 and all(c["logprob"] <= 0.0 for c in content)
     # The tokens spell the start of the text (the last sampled token is not counted).
     assert with_lp["text"].startswith("".join(c["token"] for c in content))
+
+
+def test_the_sentence_stop_reaches_the_embedded_models_decoder_through_litellm(monkeypatch):
+    """A stem line's `sentence_words` travels as a call parameter through litellm's custom
+    provider to the decoder (which tests/test_local_batch.py shows stopping there); the
+    decoder's requests are watched, not replaced."""
+    import asyncio
+
+    from rt_core.models import registry
+    from rt_core.models.client import LLMClient
+    from rt_core.models.local_batch import BatchDecoder
+    from rt_core.run.styles import stem_line
+    from rt_core.run.styles.context import StageContext
+
+    seen: list[int] = []
+    real_submit = BatchDecoder.submit
+    monkeypatch.setattr(BatchDecoder, "submit",
+                        lambda self, req: seen.append(req.sentence_words) or real_submit(self, req))
+    ctx = StageContext(LLMClient(ModelSettings(model=LOCAL_MODEL)))
+    doc = "Reviews of a proposal on galaxy surveys.\nReview 1: The proposal is clear. It is short.\nReview 2: The proposal"
+    text = asyncio.run(stem_line.line(ctx, doc, max_tokens=24, attempt=3, sentence_words=5))
+    asyncio.run(stem_line.line(ctx, doc, max_tokens=24, attempt=4))
+    assert seen == [5, 0] and text
+    assert registry.capabilities(LOCAL_MODEL).sentence_stop
