@@ -155,7 +155,8 @@ def test_the_sentence_stop_reaches_the_embedded_models_decoder_through_litellm(m
     monkeypatch.setattr(BatchDecoder, "submit",
                         lambda self, req: seen.append(req.sentence_words) or real_submit(self, req))
     ctx = StageContext(LLMClient(ModelSettings(model=LOCAL_MODEL)))
-    doc = "Reviews of a proposal on galaxy surveys.\nReview 1: The proposal is clear. It is short.\nReview 2: The proposal"
+    doc = ("Reviews of a proposal on galaxy surveys.\n"
+           "Review 1: The proposal is clear. It is short.\nReview 2: The proposal")
     text = asyncio.run(stem_line.line(ctx, doc, max_tokens=24, attempt=3, sentence_words=5))
     asyncio.run(stem_line.line(ctx, doc, max_tokens=24, attempt=4))
     assert seen == [5, 0] and text
