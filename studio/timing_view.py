@@ -21,6 +21,9 @@ def expected_caption(expected: timing.Expected) -> None:
     st.caption(render.md_escape(expected.sentence()))
 
 
+WAITING = "Waiting for the speed measurement under way..."
+
+
 def calibration_offer(model: str, store, key: str) -> None:
     """For an embedded model with no speed: a button that measures it with a few short calls
     (models/speeds.py: `calibrate`). Once measured, the button goes and the caller draws its
@@ -29,9 +32,11 @@ def calibration_offer(model: str, store, key: str) -> None:
     if not speeds.calibratable(model):
         return
     if speeds.calibrating(model):  # begun by an earlier script run (a click made meanwhile)
-        with st.spinner("Waiting for the speed measurement under way..."):
-            timing.speed_for(model, store)
-    if timing.speed_for(model, store) is not None:
+        with st.spinner(WAITING):
+            speed = timing.speed_for(model, store)  # waits for it
+    else:
+        speed = timing.speed_for(model, store)
+    if speed is not None:
         return
     slot = st.empty()
     if not slot.button("Measure this machine's speed (a few short calls to the embedded model)", key=key):

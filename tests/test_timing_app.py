@@ -99,3 +99,55 @@ def test_results_and_history_show_the_estimate_beside_the_time_taken(model):
     table = at.dataframe[0].value
     row = list(table["id"]).index(job.run_id)
     assert list(table["wall time"])[row].startswith("estimated about ")
+
+
+def test_a_page_drawn_during_a_calibration_waits_for_it_and_shows_its_estimate(monkeypatch):
+    """A script run that starts while another one calibrates (a click made meanwhile) says it
+    is waiting, then draws the estimate from that calibration: no second button, no
+    "not known yet". The calibration is another thread holding the model's calibration lock;
+    it stores its calls once the page, having said it is waiting, has looked in the store."""
+    import threading
+
+    import streamlit as st
+
+    from rt_core.models import speeds
+    from rt_core.run.pipeline import timing
+    from studio import timing_view
+
+    store().db.conn.execute("DELETE FROM call_speeds")
+    at = run_page("Embedded offline demo model")
+    waiting, looked, held = threading.Event(), threading.Event(), threading.Event()
+    original, real_calls = st.spinner, timing.speed_calls
+
+    def watched_calls(model, store_):
+        out = real_calls(model, store_)
+        if waiting.is_set():
+            looked.set()
+        return out
+
+    def spinner(text, *a, **kw):
+        if text == timing_view.WAITING:
+            waiting.set()
+        return original(text, *a, **kw)
+
+    def calibration():
+        with speeds.calibration_lock(LOCAL_MODEL):
+            held.set()
+            looked.wait(120)
+            s = store()
+            for written, seconds in ((1, 0.4), (24, 0.9)):
+                s.call_speeds.add(LOCAL_MODEL, CallTime(300 if written == 1 else 20, written, seconds,
+                                                        calibration=True, at=1.0e9 + seconds))
+
+    monkeypatch.setattr(st, "spinner", spinner)
+    monkeypatch.setattr(timing, "speed_calls", watched_calls)
+    measuring = threading.Thread(target=calibration)
+    measuring.start()
+    assert held.wait(60)
+    at.run()
+    measuring.join(60)
+    assert waiting.is_set(), "the page did not say it was waiting"
+    assert not at.exception
+    assert "from a short calibration on this machine" in captions(at), captions(at)
+    assert "Wall time not known yet" not in captions(at)
+    assert not any(b.key == "timing_calibrate" for b in at.button)
