@@ -157,7 +157,10 @@ def test_the_sentence_stop_reaches_the_embedded_models_decoder_through_litellm(m
     ctx = StageContext(LLMClient(ModelSettings(model=LOCAL_MODEL)))
     doc = ("Reviews of a proposal on galaxy surveys.\n"
            "Review 1: The proposal is clear. It is short.\nReview 2: The proposal")
-    text = asyncio.run(stem_line.line(ctx, doc, max_tokens=24, attempt=3, sentence_words=5))
+    # What the model writes is not asserted: on the shared engine the text depends on the
+    # cells earlier tests left (see the log-probability test above); the decoder's own test
+    # checks where it stops.
+    asyncio.run(stem_line.line(ctx, doc, max_tokens=24, attempt=3, sentence_words=5))
     asyncio.run(stem_line.line(ctx, doc, max_tokens=24, attempt=4))
-    assert seen == [5, 0] and text
+    assert seen == [5, 0]
     assert registry.capabilities(LOCAL_MODEL).sentence_stop
