@@ -27,15 +27,23 @@ def stem_ctx():
     return context.StageContext(client, max_reasks=2, grounding=g)
 
 
-def planted(lines):
-    """A base model that says `lines` in turn (a score when the grammar asks for one)."""
-    it = iter(lines)
-    return lambda m, p: " 6" if p.get("grammar") else next(it)
+def planted(strengths, weaknesses):
+    """A base model that finishes each heading's line with that heading's lines in turn (a
+    score when the grammar asks for one). By heading, not by the order of the calls: a
+    review asks for both headings at once."""
+    said = {"Strengths": iter(strengths), "Weaknesses": iter(weaknesses)}
+
+    def answer(messages, params):
+        if params.get("grammar"):
+            return " 6"
+        heading = messages[-1]["content"].rsplit("\n", 1)[-1].partition(":")[0]
+        return next(said[heading])
+    return answer
 
 
 def test_a_review_line_reporting_invented_results_is_asked_again(scripted):
-    scripted.responder = planted([INVENTED, " labels survey spectra with language agents.",
-                                  " never says which survey data the agents read."])
+    scripted.responder = planted([INVENTED, " labels survey spectra with language agents."],
+                                 [" never says which survey data the agents read."])
     rev = asyncio.run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
     assert rev.strengths == "- The proposal labels survey spectra with language agents."
     assert rev.weaknesses == "- However, the proposal never says which survey data the agents read."
@@ -44,17 +52,56 @@ def test_a_review_line_reporting_invented_results_is_asked_again(scripted):
     assert len(asks) == 3  # the invented line cost one more question, nothing else
 
 
+def _heading(messages) -> str:
+    return messages[-1]["content"].rsplit("\n", 1)[-1].partition(":")[0]
+
+
+def test_a_reviews_two_headings_are_asked_at_once(scripted):
+    """The strength's first line and the weakness's are both asked before either reply is
+    in, so an engine that batches decodes them together: each call waits here until the
+    other heading has been asked (a review that asked one after the other never gets
+    there, and the wait runs out)."""
+    scripted.responder = planted([" labels survey spectra with language agents."],
+                                 [" never says which survey data the agents read."])
+    ctx = stem_ctx()
+    real = ctx.client.complete
+    asked = {"Strengths": asyncio.Event(), "Weaknesses": asyncio.Event()}
+
+    async def meet_then_call(messages, **kw):
+        heading = _heading(messages)
+        if heading in asked:
+            asked[heading].set()
+            await asyncio.wait_for(asyncio.gather(*(e.wait() for e in asked.values())), 10)
+        return await real(messages, **kw)
+
+    ctx.client.complete = meet_then_call
+    rev = asyncio.run(stem.review(ctx, "r1", None, PROPOSAL, []))
+    assert rev.strengths == "- The proposal labels survey spectra with language agents."
+    assert rev.weaknesses == "- However, the proposal never says which survey data the agents read."
+
+
+def test_a_weakness_that_restates_the_strength_is_asked_again_knowing_it(scripted):
+    """Asked at once, the weakness cannot see the strength: one that restates it is asked
+    again, from the report with the strength in it."""
+    same = " labels survey spectra with language agents."
+    scripted.responder = planted([same], [same, " never says which survey data the agents read."])
+    rev = asyncio.run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
+    assert rev.weaknesses == "- However, the proposal never says which survey data the agents read."
+    weak = [h["messages"][-1]["content"] for h in scripted.history if _heading(h["messages"]) == "Weaknesses"]
+    assert len(weak) == 2 and "Strengths: The proposal labels survey spectra" in weak[1]
+
+
 def test_an_invented_claim_after_a_sound_sentence_is_cut_alone(scripted):
     scripted.responder = planted([" labels survey spectra with language agents. It achieved 98% on"
-                                  " five data sets.", " never says which survey data the agents read."])
+                                  " five data sets."], [" never says which survey data the agents read."])
     rev = asyncio.run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
     assert rev.strengths == "- The proposal labels survey spectra with language agents."
 
 
 def test_praise_asked_as_a_weakness_and_criticism_asked_as_a_strength_are_asked_again(scripted):
     scripted.responder = planted([" is not a language agents proposal.",
-                                  " labels survey spectra with language agents.",
-                                  " has a lot of potential for stellar spectra.",
+                                  " labels survey spectra with language agents."],
+                                 [" has a lot of potential for stellar spectra.",
                                   " does not say which survey spectra the agents read."])
     rev = asyncio.run(stem.review(stem_ctx(), "r1", None, PROPOSAL, []))
     assert rev.strengths == "- The proposal labels survey spectra with language agents."

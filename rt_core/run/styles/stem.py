@@ -16,6 +16,8 @@ simulation does not care which style it runs.
 """
 from __future__ import annotations
 
+import asyncio
+
 from ... import fiveq
 from ...errors import ConfigError
 from ...text import clip, words
@@ -141,18 +143,30 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
     material = material_text(doc, list(g.papers) + list(papers))
     evidence = Evidence.of(material)
     good, bad = proposal_checks(proposal, g)
-    parts: dict[str, str] = {}
-    checked: list[str] = []
-    for key, fallback in (("strengths", good), ("weaknesses", bad)):
-        label, _, lead = stems[key].partition(": ")
-        found = None
-        said = parts.get("strengths", "")
-        for attempt in range(ctx.max_reasks + 1):
-            seeds = [""] * (attempt * REVIEW_CANDIDATES) + [doc + "\n" + stems[key]] * REVIEW_CANDIDATES
+
+    async def ask(key: str, report: str, said: str = "", first: int = 0) -> tuple[str | None, int]:
+        """A line under one heading of `report`, re-asked with fresh seeds until one stands;
+        with the attempt that found it (a later re-ask goes on from there)."""
+        lead = stems[key].partition(": ")[2]
+        for attempt in range(first, ctx.max_reasks + 1):
+            seeds = [""] * (attempt * REVIEW_CANDIDATES) + [report + "\n" + stems[key]] * REVIEW_CANDIDATES
             found = await _best_review_line(ctx, seeds, lead, pw, said, subject, material,
                                             _Sound(key, evidence))
             if found:
-                break
+                return found, attempt
+        return None, ctx.max_reasks
+
+    # Both headings are asked at once, each from the report's opening: an engine that
+    # batches decodes them together, and the review's chain of calls is half as long
+    # (docs/PERFORMANCE.md). A weakness that restates the strength is no weakness: asked
+    # again, after the strength is known.
+    (strength, _), (weakness, at) = await asyncio.gather(ask("strengths", doc), ask("weaknesses", doc))
+    parts: dict[str, str] = {}
+    checked: list[str] = []
+    for key, found, fallback in (("strengths", strength, good), ("weaknesses", weakness, bad)):
+        label, _, lead = stems[key].partition(": ")
+        if key == "weaknesses" and found and _repeats(found, parts["strengths"]):
+            found, _ = await ask(key, doc, parts["strengths"], at + 1)
         if found:
             parts[key] = f"- {lead} {found}"
             doc += f"\n{label}: {lead} {found}"
@@ -195,7 +209,6 @@ async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: s
     cut instead, run/styles/stem_names.py). Sentences that are not `sound` are cut; a line
     whose first sentence is not is dropped, so the caller asks again."""
     best: tuple[float, str] | None = None
-    said_words = words(said)
     for seed, doc in enumerate(docs):
         if not doc:
             continue
@@ -209,8 +222,7 @@ async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: s
             out = keep_sentences(f"{lead} {out}", sound)[len(lead):].strip()
             if not out:
                 continue
-        ws = words(out)
-        if said_words and ws and len(ws & said_words) / len(ws) > 0.6:
+        if _repeats(out, said):
             continue
         if subject is not None and not refers_to(f"{lead} {out}", subject, GENERIC):
             continue
@@ -218,6 +230,12 @@ async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: s
         if s > -10 and (best is None or s > best[0]):
             best = (s, out)
     return best[1] if best else None
+
+
+def _repeats(line: str, said: str) -> bool:
+    """Whether most of a line's words are already in what the review said."""
+    ws, said_words = words(line), words(said)
+    return bool(said_words and ws and len(ws & said_words) / len(ws) > 0.6)
 
 
 async def meta_review(ctx: StageContext, proposal: Proposal, reviews: list[Review]) -> MetaReview:
