@@ -78,6 +78,7 @@ def test_a_reviews_two_headings_are_asked_at_once(scripted):
     rev = asyncio.run(stem.review(ctx, "r1", None, PROPOSAL, []))
     assert rev.strengths == "- The proposal labels survey spectra with language agents."
     assert rev.weaknesses == "- However, the proposal never says which survey data the agents read."
+    assert [h.lower() for h in asked] == list(stem.REVIEW_HEADINGS)  # what the estimate counts
 
 
 def test_a_weakness_that_restates_the_strength_is_asked_again_knowing_it(scripted):

@@ -121,6 +121,20 @@ def test_a_base_models_reviews_count_the_lines_sent_back():
     assert three.completion_tokens == 3 * (4 * costs.STEM_LINE + costs.STEM_SCORE)
 
 
+def test_a_base_models_review_counts_its_headings_as_lanes():
+    """A base model's review asks its headings at once (tests/test_claims.py), so its calls
+    go two at a time beside the other reviews': the wall time estimate takes the review
+    stages' lanes from there. A chat model's review is one call."""
+    from rt_core.run.pipeline import timing
+    from rt_core.run.styles import stem
+
+    s = stem_sizes()
+    assert timing.lanes("review", s) == 3 * len(stem.REVIEW_HEADINGS) == 6
+    assert timing.lanes("review_2", s) == 6  # a revision round's reviews
+    assert timing.lanes("review_candidates", s) == 3 * 4 * 2
+    assert timing.lanes("review", stem_sizes(model="openai/gpt-4o-mini")) == 3
+
+
 def test_re_asks_add_up_over_stages_and_candidates():
     s = stem_sizes()
     per_candidate = candidate_costs.review_candidates(s)

@@ -182,6 +182,12 @@ def review(s: Sizes) -> Calls:
     return _chat("review", s.reviewers, material, 3 * MAX_REASKS)
 
 
+def review_lanes(s: Sizes) -> int:
+    """The calls one review makes at once: a base model's review asks its strengths and
+    weaknesses together (run/styles/stem.py); a chat model's review is one call."""
+    return len(stem.REVIEW_HEADINGS) if registry.traits(s.style).completes_stems else 1
+
+
 def meta_review(s: Sizes) -> Calls:
     if registry.traits(s.style).completes_stems or not s.reviewers:
         return Calls()  # the stem meta-review clusters the reviews: no model call

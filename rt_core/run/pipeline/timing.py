@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from ...models import registry, speeds
 from ...types import RunConfig
-from .costs import Calls, Sizes, sizes_for
+from .costs import Calls, Sizes, review_lanes, sizes_for
 from .plan import plan_for
 from .runner import Stage
 
@@ -87,11 +87,13 @@ def duration(seconds: float) -> str:
 
 
 def lanes(stage: str, s: Sizes) -> int:
-    """How many of a stage's calls can be going at once: its agents working side by side."""
+    """How many of a stage's calls can be going at once: its agents working side by side
+    (and a review's own calls at once, `costs.review_lanes`)."""
     base = stage.rsplit("_", 1)[0] if stage.rsplit("_", 1)[-1].isdigit() else stage  # review_2
+    per_review = review_lanes(s)
     return max(1, {"read": s.authors, "write": s.authors, "read_reviewers": s.new_reviewer_profiles,
-                   "review": s.reviewers, "write_candidates": s.candidates,
-                   "review_candidates": s.reviewers * s.candidates,
+                   "review": s.reviewers * per_review, "write_candidates": s.candidates,
+                   "review_candidates": s.reviewers * s.candidates * per_review,
                    "meta_review_candidates": s.candidates, "novelty": s.candidates,
                    "tournament": s.candidates // 2}.get(base, 1))
 

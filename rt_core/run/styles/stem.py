@@ -50,6 +50,9 @@ MERGE_CANDIDATES = {"q1": 2, "default": 1}
 # part's drafts anew: about a fifth of the CLI default run's wall time (docs/PERFORMANCE.md).
 AGGREGATE_CANDIDATES = {"q1": 2, "default": 0}
 REVIEW_CANDIDATES = 1
+# A review's headings, asked at once (`review`): the time estimate counts them as the
+# review's lanes (run/pipeline/costs.py, `review_lanes`).
+REVIEW_HEADINGS = ("strengths", "weaknesses")
 # A review line stops at its first sentence end once it holds this many words of its own
 # (where the model can: registry.sentence_stop). Written on to 60 tokens, review lines were
 # most of the CLI default run's completion tokens, and their later sentences were where
@@ -160,11 +163,13 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
     # batches decodes them together, and the review's chain of calls is half as long
     # (docs/PERFORMANCE.md). A weakness that restates the strength is no weakness: asked
     # again, after the strength is known.
-    (strength, _), (weakness, at) = await asyncio.gather(ask("strengths", doc), ask("weaknesses", doc))
+    asked = dict(zip(REVIEW_HEADINGS, await asyncio.gather(*(ask(k, doc) for k in REVIEW_HEADINGS)),
+                     strict=True))
     parts: dict[str, str] = {}
     checked: list[str] = []
-    for key, found, fallback in (("strengths", strength, good), ("weaknesses", weakness, bad)):
+    for key, fallback in (("strengths", good), ("weaknesses", bad)):
         label, _, lead = stems[key].partition(": ")
+        found, at = asked[key]
         if key == "weaknesses" and found and _repeats(found, parts["strengths"]):
             found, _ = await ask(key, doc, parts["strengths"], at + 1)
         if found:
