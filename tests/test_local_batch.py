@@ -130,6 +130,30 @@ def test_calls_that_arrive_together_read_their_shared_head_once(eng):
     assert all(r.text.decode().strip() for r in reqs)
 
 
+def test_three_rows_sampled_together_get_a_pad_row_that_leaves_no_cell(eng):
+    """llama.cpp computes the logits of three rows slower than of four on this CPU, so a
+    step that samples three sequences gets a fourth row, in a sequence of its own that
+    holds nothing afterwards; a call alone is never padded (one row is faster than two)."""
+    import llama_cpp
+
+    dec = decoder(eng)
+    try:
+        ask(eng, dec, HEAD + "Author: an astronomer\n1. Research question: How can", max_tokens=8)
+        assert dec.padded == 0
+        reqs = [Request(eng.tokens(HEAD + f"Reviewer {i}: The proposal"), 12,
+                        (lambda p={**PARAMS, "seed": i}: eng._sampler(p))) for i in range(3)]
+        arrive_together(dec, reqs)
+        assert not [r.error for r in reqs if r.error]
+        assert all(r.tokens for r in reqs)
+        assert dec.padded > 0
+        assert llama_cpp.llama_memory_seq_pos_max(dec.memory, dec.pad_seq) == -1
+        held = [(llama_cpp.llama_memory_seq_pos_min(dec.memory, i),
+                 llama_cpp.llama_memory_seq_pos_max(dec.memory, i)) for i in range(dec.sequences)]
+        assert held == [(0, len(c) - 1) if c else (-1, -1) for c in dec.cells]
+    finally:
+        dec.close()
+
+
 def test_the_thread_chooser_hears_each_generation_step_in_one_row_time(eng):
     """Steps that sample several sequences cost more than one-row steps (2.7x for six); the
     chooser must hear them in one-row time, or a probe of one thread that met one-row steps

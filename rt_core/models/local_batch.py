@@ -94,7 +94,7 @@ class BatchDecoder:
         params.n_ctx = n_ctx
         params.n_batch = params.n_ubatch = 512
         sequences = max(slots, sequences or SEQUENCES)
-        params.n_seq_max = sequences
+        params.n_seq_max = sequences + 1  # and the pad row's own sequence (`_pad`)
         params.kv_unified = True  # sequences share the cells of a common prefix
         params.swa_full = True  # a sequence can be cut back to any prefix
         params.n_threads = params.n_threads_batch = threads
@@ -107,6 +107,9 @@ class BatchDecoder:
         self.slots = slots  # decoded at once
         self.sequences = sequences  # held, idle ones included
         self.batch = llama_cpp.llama_batch_init(self.n_batch, 0, slots)
+        self.pad_seq = sequences  # the sequence id of the pad row, never a call's
+        self.pad_token = llama_cpp.llama_vocab_bos(vocab)  # any token would do: never read
+        self.padded = 0  # decodes given a pad row (for tests and benches)
         self.cells: list[list[int]] = [[] for _ in range(sequences)]  # tokens each sequence holds
         self.last_used = [0.0] * sequences
         self.active: list[Request | None] = [None] * sequences  # by sequence id, at most `slots` set
@@ -290,9 +293,12 @@ class BatchDecoder:
                 break
         if n == 0:
             return
-        b.n_tokens = n
+        pad = self._pad(b, n, len(outputs))
+        b.n_tokens = n + pad
         started = time.perf_counter()
         rc = self._ll.llama_decode(self.ctx.ctx, b)
+        if pad:
+            self._ll.llama_memory_seq_rm(self.memory, self.pad_seq, 0, -1)
         if rc != 0:
             raise RuntimeError(f"llama_decode returned {rc} (the cache is full or the batch is bad)")
         self.decoded += n
@@ -305,6 +311,23 @@ class BatchDecoder:
             self._timed(seconds / row_equivalents(n))
         for idx, r in outputs:
             self._sample(idx, r)
+
+    def _pad(self, b, n: int, outputs: int) -> int:
+        """One more row asking for logits when `outputs` is odd and at least 3; how many rows
+        were added (0 or 1). On this CPU llama.cpp computes the logits of an odd number of
+        rows slower than of one more: on two threads three rows took 67 ms a step, three and
+        a pad row 54 ms, four 55 ms; five 81 ms, five and a pad 72 ms; on one thread alike
+        (124 against 103 ms; docs/PERFORMANCE.md). One row alone is not padded (28 ms
+        against 39 ms). The pad is a token in a sequence of its
+        own at position 0, removed after the decode; its logits are never read. It is left
+        out when the cache might lack the one cell it takes."""
+        if (outputs < 3 or outputs % 2 == 0 or n + 1 > self.n_batch
+                or sum(len(c) for c in self.cells) + n + 1 > self.n_ctx):
+            return 0
+        b.token[n], b.pos[n], b.n_seq_id[n] = self.pad_token, 0, 1
+        b.seq_id[n][0], b.logits[n] = self.pad_seq, True
+        self.padded += 1
+        return 1
 
     def _timed(self, seconds: float) -> None:
         """Generation steps, each in one-row time, are timed in groups of eight (the chooser
