@@ -143,8 +143,8 @@ class _Engine:
     def _sampler(self, params: dict):
         """The sampler chain llama-cpp-python's create_completion builds for these
         parameters (penalties, grammar, then top-k, typical, top-p, min-p, temperature and
-        a seeded draw; greedy at temperature 0), one per call, with one exact shortcut
-        (`_shortlist`)."""
+        a seeded draw; greedy at temperature 0), one per call, with one exact shortcut: the
+        top TOP_K + the penalty window first (`_only_lower` says when it is exact)."""
         from llama_cpp import _internals  # noqa: PLC0415
 
         s = _internals.LlamaSampler()

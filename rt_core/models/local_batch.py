@@ -318,9 +318,9 @@ class BatchDecoder:
         rows slower than of one more: on two threads three rows took 67 ms a step, three and
         a pad row 54 ms, four 55 ms; five 81 ms, five and a pad 72 ms; on one thread alike
         (124 against 103 ms; docs/PERFORMANCE.md). One row alone is not padded (28 ms
-        against 39 ms). The pad is a token in a sequence of its
-        own at position 0, removed after the decode; its logits are never read. It is left
-        out when the cache might lack the one cell it takes."""
+        against 39 ms). The pad is a token in a sequence of its own at position 0, removed
+        after the decode; its logits are never read. It is left out when the batch or the
+        cache might lack the one place it takes."""
         if (outputs < 3 or outputs % 2 == 0 or n + 1 > self.n_batch
                 or sum(len(c) for c in self.cells) + n + 1 > self.n_ctx):
             return 0
