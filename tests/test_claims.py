@@ -36,9 +36,13 @@ def planted(strengths, weaknesses):
     def answer(messages, params):
         if params.get("grammar"):
             return " 6"
-        heading = messages[-1]["content"].rsplit("\n", 1)[-1].partition(":")[0]
-        return next(said[heading])
+        return next(said[_heading(messages)])
     return answer
+
+
+def _heading(messages) -> str:
+    """The heading a stem review's call asks for: its prompt's last line, up to the colon."""
+    return messages[-1]["content"].rsplit("\n", 1)[-1].partition(":")[0]
 
 
 def test_a_review_line_reporting_invented_results_is_asked_again(scripted):
@@ -50,10 +54,6 @@ def test_a_review_line_reporting_invented_results_is_asked_again(scripted):
     assert "98" not in rev.strengths + rev.weaknesses and "tested" not in rev.strengths
     asks = [h for h in scripted.history if not h["params"].get("grammar")]
     assert len(asks) == 3  # the invented line cost one more question, nothing else
-
-
-def _heading(messages) -> str:
-    return messages[-1]["content"].rsplit("\n", 1)[-1].partition(":")[0]
 
 
 def test_a_reviews_two_headings_are_asked_at_once(scripted):

@@ -171,7 +171,7 @@ def aggregate(s: Sizes) -> Calls:
 
 def review(s: Sizes) -> Calls:
     if registry.traits(s.style).completes_stems:
-        lines = 2 * stem.REVIEW_CANDIDATES  # strengths and weaknesses
+        lines = len(stem.REVIEW_HEADINGS) * stem.REVIEW_CANDIDATES
         prompt = STEM_REVIEW_PROMPT
         again = round(lines * REVIEW_LINE_REASKS)
         one = Calls(lines + 1, (lines + 1) * (MAX_REASKS + 1), (lines + 1 + again) * prompt,

@@ -167,7 +167,7 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
                      strict=True))
     parts: dict[str, str] = {}
     checked: list[str] = []
-    for key, fallback in (("strengths", good), ("weaknesses", bad)):
+    for key, fallback in zip(REVIEW_HEADINGS, (good, bad), strict=True):
         label, _, lead = stems[key].partition(": ")
         found, at = asked[key]
         if key == "weaknesses" and found and _repeats(found, parts["strengths"]):
