@@ -16,8 +16,10 @@ of plain generation (the machine's load divides out, mostly).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -40,9 +42,28 @@ from rt_core.types import RunConfig, RunRequest  # noqa: E402
 
 
 def raw_speed(repeats: int = 3) -> tuple[float, float]:
-    """llama-cpp-python's own create_completion, one stream, no prefix reuse: prompt
-    tokens read per second and tokens generated per second (medians)."""
-    llm = engine(BUNDLED_NAME).llm
+    """Raw llama.cpp speed, measured in a process of its own: prompt tokens read and tokens
+    generated per second (medians).
+
+    Not in this process: with llama.cpp built on OpenMP, a decode on one thread left every
+    later decode on another thread 1.3-2x slower (each thread keeps its own team of OpenMP
+    workers). Measured here on the main thread, the raw figure after a run fell from about
+    45 to 26 tok/s and the next run's decoder thread slowed as much, which flattered the
+    normalised figure (docs/PERFORMANCE.md, stop 38)."""
+    out = subprocess.run([sys.executable, __file__, "--raw-only", str(repeats)], check=True,
+                         capture_output=True, text=True).stdout
+    pp, tg = json.loads(out.strip().splitlines()[-1])
+    return pp, tg
+
+
+def _raw_here(repeats: int) -> tuple[float, float]:
+    """llama-cpp-python's own create_completion on a plain context, one stream, no prefix
+    reuse, on this process's main thread."""
+    from llama_cpp import Llama
+
+    llm = Llama(model_path=str(local.resolve_model_path(BUNDLED_NAME)), n_ctx=2048,
+                n_threads=os.cpu_count() or 2, n_threads_batch=os.cpu_count() or 2,
+                flash_attn=True, verbose=False, seed=0)
     prompt = "The history of astronomy " * 70
     pp, tg = [], []
     for i in range(repeats):
@@ -93,6 +114,35 @@ class PromptLog:
                     n += 1
                 node = node[t]
         return n
+
+
+def cli_runs(repeats: int) -> None:
+    """The CLI default as a user starts it: a fresh process and a fresh store per run, the
+    wall from launch to exit (imports, the model load and the store's set-up included),
+    raw llama.cpp speed measured in its own process just before and after."""
+    p = community.preset("nlp-astronomy")
+    walls = []
+    for i in range(repeats):
+        tmp = Path(tempfile.mkdtemp())
+        cmd = [sys.executable, "-m", "rt_core", "--db", str(tmp / "cli.sqlite3"), "run",
+               "--researchers", ",".join(p["researcher_ids"]), "--papers", ",".join(p["paper_ids"]),
+               "--reviewers", "3", "--out-json", str(tmp / "run.json")]
+        _, tg = raw_speed()
+        load = os.getloadavg()[0]
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, "RT_DATA_DIR": str(tmp)})
+        wall = time.perf_counter() - t
+        _, tg2 = raw_speed()
+        tg = (tg + tg2) / 2
+        usage = json.loads((tmp / "run.json").read_text()).get("usage", {})
+        print(f"CLI run {i}: {wall:.1f}s wall, load {load:.1f}, raw generation {tg:.1f} tok/s, "
+              f"wall x raw = {wall * tg:.0f} tokens' worth; calls {usage.get('calls')}, "
+              f"completion {usage.get('completion_tokens')}")
+        walls.append((wall * tg, wall))
+    if walls:
+        print(f"one-shot CLI: median wall x raw = {statistics.median(w for w, _ in walls):.0f} tokens' "
+              f"worth (issue 26: 1,310 before, goal <= 655); median wall "
+              f"{statistics.median(w for _, w in walls):.1f}s")
 
 
 def config_for(app_default: bool) -> RunConfig:
@@ -161,7 +211,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--app-default", action="store_true")
+    ap.add_argument("--cli", action="store_true",
+                    help="time one-shot `python -m rt_core run` processes instead (start-up included)")
+    ap.add_argument("--raw-only", type=int, metavar="REPEATS", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.raw_only:
+        print(json.dumps(_raw_here(args.raw_only)))
+        return
+    if args.cli:
+        return cli_runs(args.repeats)
     t = time.perf_counter()
     engine(BUNDLED_NAME)
     print(f"model load {time.perf_counter() - t:.1f}s")
