@@ -45,11 +45,11 @@ def raw_speed(repeats: int = 3) -> tuple[float, float]:
     """Raw llama.cpp speed, measured in a process of its own: prompt tokens read and tokens
     generated per second (medians).
 
-    Not in this process: with llama.cpp built on OpenMP, a decode on one thread left every
-    later decode on another thread 1.3-2x slower (each thread keeps its own team of OpenMP
+    Not in this process: with llama.cpp built on OpenMP, a decode on one thread left later
+    decodes on another thread 1.1-2.5x slower (each thread keeps its own team of OpenMP
     workers). Measured here on the main thread, the raw figure after a run fell from about
-    45 to 26 tok/s and the next run's decoder thread slowed as much, which flattered the
-    normalised figure (docs/PERFORMANCE.md, stop 38)."""
+    45 to 26 tok/s and the next run's decoder thread slowed too: both halves of the
+    normalised figure were off (docs/PERFORMANCE.md, stop 38)."""
     out = subprocess.run([sys.executable, __file__, "--raw-only", str(repeats)], check=True,
                          capture_output=True, text=True).stdout
     pp, tg = json.loads(out.strip().splitlines()[-1])
