@@ -10,14 +10,19 @@ issue 26: wall x raw single-stream generation speed = the run's cost in "tokens'
 of plain generation (the machine's load divides out, mostly).
 
     .venv/bin/python bench/bench_embedded.py [--repeats 3] [--app-default]
+    .venv/bin/python bench/bench_embedded.py --cli [--repeats 3]
 
 --app-default also times the app's default run (4 candidates, novelty, one revision round).
+--cli times one-shot `python -m rt_core run` processes instead, as issue 26 measured: the
+figure a user meets. Runs in this process share llama.cpp's cache (a later run reads less
+afresh) and skip the process's start, so their figure is lower (docs/PERFORMANCE.md).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -135,6 +140,7 @@ def cli_runs(repeats: int) -> None:
         _, tg2 = raw_speed()
         tg = (tg + tg2) / 2
         usage = json.loads((tmp / "run.json").read_text()).get("usage", {})
+        shutil.rmtree(tmp, ignore_errors=True)
         print(f"CLI run {i}: {wall:.1f}s wall, load {load:.1f}, raw generation {tg:.1f} tok/s, "
               f"wall x raw = {wall * tg:.0f} tokens' worth; calls {usage.get('calls')}, "
               f"completion {usage.get('completion_tokens')}")
