@@ -110,6 +110,19 @@ def test_praise_asked_as_a_weakness_and_criticism_asked_as_a_strength_are_asked_
     assert stem_checks.AUTO_CHECK not in rev.strengths + rev.weaknesses
 
 
+def test_a_basis_the_proposal_never_states_is_asked_again_whoever_else_names_it(scripted):
+    """A base model says what a proposal rests on when the proposal says nothing of the kind
+    ("The proposal is based on a deep learning model.", under Strengths in a browser walk).
+    The reviewer's persona names deep learning models; only the proposal counts."""
+    scripted.responder = planted([" is based on a deep learning model of stellar spectra.",
+                                  " builds on stellar spectra from large surveys."],
+                                 [" never says which survey data the agents read."])
+    rev = asyncio.run(stem.review(stem_ctx(), "r1", "Works on deep learning models for images.",
+                                  PROPOSAL, []))
+    assert rev.strengths == "- The proposal builds on stellar spectra from large surveys."
+    assert "deep learning" not in rev.strengths + rev.weaknesses
+
+
 def test_meta_review_points_land_under_the_heading_they_lean_to():
     reviews = [Review("a", "- The proposal is not an LLM proposal.",
                       "- However, the proposal has a lot of potential.", 6),
@@ -131,6 +144,17 @@ def test_a_claim_is_supported_only_by_the_same_claim_in_the_material():
     assert unsupported("It reaches an accuracy of 91% on stellar spectra.", ev) == []
     assert unsupported(INVENTED.strip(), ev) == ["98", "data sets", "prior test", "result"]
     assert unsupported("It was validated on ten thousand spectra.", ev) == ["prior test"]
+    assert unsupported("The work has been published in Nature.", ev) == ["prior test"]
+
+
+def test_what_a_proposal_rests_on_must_be_in_the_proposal():
+    ev = Evidence.of("How can language agents classify stellar spectra? Reviewer: works on deep "
+                     "learning models.", about=PROPOSAL.q1 + " " + PROPOSAL.q5)
+    assert unsupported("The proposal is based on a deep learning model.", ev) == ["basis"]
+    assert unsupported("The proposal is based on a thesis, and it is clear.", ev) == ["basis"]
+    assert unsupported("The proposal builds on language agents and survey spectra.", ev) == []
+    assert unsupported("It relies on labels (from surveys) and is clear.", ev) == []  # "labels": "label"
+    assert unsupported("The proposal is clear and well based.", ev) == []  # rests on nothing named
     assert heading("The proposal is a good idea.", "weaknesses") == "strengths"
 
 

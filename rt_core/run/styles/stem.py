@@ -135,16 +135,18 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
     (The papers are not shown: a small model's context is better spent on the proposal.)"""
     g = grounding_of(ctx, papers)
     stems = ctx.prompts.stems
-    doc = ctx.prompts["review_header"].render(
-        persona=clip(persona or "an experienced scientist", 300),
-        proposal=format_proposal(proposal),
-        prior_work=f"\nClosest published work: {'; '.join(prior)}" if prior else "")["text"].rstrip()
+    shown = format_proposal(proposal)
+    prior_work = f"\nClosest published work: {'; '.join(prior)}" if prior else ""
+    doc = ctx.prompts["review_header"].render(persona=clip(persona or "an experienced scientist", 300),
+                                              proposal=shown, prior_work=prior_work)["text"].rstrip()
     pw = words(" ".join(proposal.answers().values()))
     # What a point may refer to (the proposal and its concepts) and take names from
     # (what the reviewer was shown, and the neighbourhood's papers in full).
     subject = pw | set().union(*g.specific_words().values())
     material = material_text(doc, list(g.papers) + list(papers))
-    evidence = Evidence.of(material)
+    # What the proposal rests on is judged by the proposal (and the work shown beside it),
+    # not by the reviewer's persona or the neighbourhood's papers.
+    evidence = Evidence.of(material, about=shown + prior_work)
     good, bad = proposal_checks(proposal, g)
 
     async def ask(key: str, report: str, said: str = "", first: int = 0) -> tuple[str | None, int]:

@@ -9,9 +9,14 @@ run/styles/stem_names.py) says the same. A sentence makes a claim when it states
 - a number or percentage ("98%", "10,000 spectra"),
 - a prior test or evaluation ("has been tested", "was validated", "in the past"),
 - a result ("works well", "outperforms", "an accuracy of"),
-- a count of data sets ("multiple data sets", "three corpora").
+- a count of data sets ("multiple data sets", "three corpora"),
+- what the proposal rests on ("is based on a deep learning model", "relies on a thesis").
 
-A number is supported when the material holds the same number; any other claim when one
+A number is supported when the material holds the same number; what the proposal rests on
+when at least half of its content words are in the proposal itself (a base model names a
+basis the proposal never had: "The proposal is based on a deep learning model." under
+Strengths of a proposal about language models and star surveys; the neighbourhood's papers
+do not count, since "learning" and "model" are in most of them); any other claim when one
 sentence of the material makes a claim of the same kind and shares at least half of the
 sentence's content words. Like an invented name, an unsupported claim is not kept: the
 caller drops the sentence, or the whole line when the claim is in its first sentence
@@ -35,12 +40,13 @@ class ClaimKind(StrEnum):
     PRIOR_TEST = "prior test"
     RESULT = "result"
     DATA_SETS = "data sets"
+    BASIS = "basis"
 
 
 # Verbs of testing; a prior test is one of them after "been", "was", "were", "has", "have"
 # or "had" ("has been tested", "was evaluated", "we have validated").
 TEST_VERBS = wordset("""tested evaluated validated verified benchmarked proven proved
-demonstrated trialled trialed piloted assessed measured compared deployed""")
+demonstrated trialled trialed piloted assessed measured compared deployed published""")
 PAST_MARKERS = wordset("been was were has have had")
 PRIOR_PHRASES = (("in", "the", "past"), ("previously",), ("prior", "experiments"),
                  ("earlier", "experiments"), ("already", "shown"), ("has", "shown"), ("have", "shown"))
@@ -53,6 +59,11 @@ RESULT_PHRASES = (("works", "well"), ("worked", "well"), ("performs", "well"), (
 DATA_NOUNS = wordset("datasets dataset corpora benchmarks catalogs catalogues databases")
 QUANTIFIERS = wordset("""multiple several many various numerous different diverse two three
 four five six seven eight nine ten dozens hundreds thousands""")
+
+
+# "rests on X": the verb, its preposition, and X up to the clause's end.
+_BASIS = re.compile(r"\b(?:based|builds?|built|relies|rely|relying|draws|drawing|grounded|founded)"
+                    r"\s+(?:on|upon|in)\s+([^,;:.()]+)", re.IGNORECASE)
 
 
 def tokens(text: str) -> list[str]:
@@ -88,6 +99,18 @@ def claim_kinds(sentence: str) -> set[ClaimKind]:
     return kinds
 
 
+def basis(sentence: str) -> set[str]:
+    """The content words of what a sentence says something rests on ("is based on a deep
+    learning model": deep, learning, model); empty when it says nothing of the kind."""
+    return set().union(*(words(m) for m in _BASIS.findall(sentence or "")))
+
+
+def _known(word: str, vocabulary: set[str]) -> bool:
+    """The word or its singular or plural is in the vocabulary ("model", "models")."""
+    forms = {word, word + "s", word.removesuffix("s"), word.removesuffix("es")}
+    return bool(forms & vocabulary)
+
+
 def numbers(sentence: str) -> set[str]:
     """The numbers a sentence states, as written without a trailing stop or comma."""
     return {t.rstrip(".,%") for t in tokens(sentence) if _NUMBER.search(t)}
@@ -95,13 +118,16 @@ def numbers(sentence: str) -> set[str]:
 
 @dataclass
 class Evidence:
-    """What the material states: its numbers, and per sentence its claim kinds and words."""
+    """What the material states: its numbers, per sentence its claim kinds and words, and
+    the content words of the text a claim of what it rests on is about (the proposal)."""
     numbers: set[str] = field(default_factory=set)
     claims: list[tuple[set[ClaimKind], set[str]]] = field(default_factory=list)
+    vocabulary: set[str] = field(default_factory=set)
 
     @classmethod
-    def of(cls, material: str) -> Evidence:
-        ev = cls(numbers(material))
+    def of(cls, material: str, about: str | None = None) -> Evidence:
+        """`about`: the text the sentences judge (the proposal); the material when not given."""
+        ev = cls(numbers(material), vocabulary=words(material if about is None else about))
         for s in sentences(material):
             kinds = claim_kinds(s)
             if kinds:
@@ -109,6 +135,8 @@ class Evidence:
         return ev
 
     def supports(self, kind: ClaimKind, sentence_words: set[str]) -> bool:
+        if kind is ClaimKind.BASIS:  # sentence_words: the basis's own words, half of them known
+            return 2 * sum(_known(w, self.vocabulary) for w in sentence_words) >= len(sentence_words)
         need = max(1, len(sentence_words) // 2)
         return any(kind in kinds and len(sentence_words & ws) >= need for kinds, ws in self.claims)
 
@@ -119,4 +147,7 @@ def unsupported(sentence: str, evidence: Evidence) -> list[str]:
     out = [n for n in sorted(numbers(sentence)) if n not in evidence.numbers]
     ws = words(sentence)
     out += [str(k) for k in sorted(claim_kinds(sentence)) if not evidence.supports(k, ws)]
+    rests_on = basis(sentence)
+    if rests_on and not evidence.supports(ClaimKind.BASIS, rests_on):
+        out.append(str(ClaimKind.BASIS))
     return out
