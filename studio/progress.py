@@ -30,6 +30,20 @@ def _failed_where(run, by_stage: dict) -> tuple[str, str]:
     return (run.errors[-1].stage, run.errors[-1].agent) if run.errors else ("", "")
 
 
+MEASURING = ("Timing a few short calls to the embedded model for this run's wall-time estimate "
+             "(once on this machine)...")
+
+
+def _expected_line(sim) -> None:
+    """While a run goes: the wall time it is expected to take, or that the model is being timed
+    for that estimate first (a first run on this machine: run/pipeline/simulation.py)."""
+    expected = getattr(sim, "expected", None)
+    if getattr(sim, "measuring", False):
+        st.caption(MEASURING)
+    elif expected is not None and expected.seconds is not None:
+        st.caption(render.md_escape(expected.sentence()))
+
+
 def show(store, run_id: str, read_only: bool = False) -> None:
     """Live progress of a run of this process; read_only: a shared view (no controls)."""
     ss = st.session_state
@@ -98,6 +112,8 @@ def show(store, run_id: str, read_only: bool = False) -> None:
         label, box = f"Run {run_id} finished", "complete"
     stopped = f"stopped at {int(overall * 100)}%" if done and not finished_ok else f"{int(overall * 100)}%"
     st.progress(overall, text=f"{stopped} · {len(events)} progress events")
+    if not done:
+        _expected_line(job.simulation)
     where = _failed_where(run, by_stage)[0] if failed else ""
     # Not `with st.status(...)`: leaving that block marks the status complete, which drew a
     # check mark beside "Running"; a plain container inside keeps the state we set.

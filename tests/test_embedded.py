@@ -30,8 +30,14 @@ def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
                # papers (up to 2024) are all readable before it
                num_reviewers=1, reference_paper_id="arxiv:2412.17767", model=LOCAL_MODEL,
                embedder=LOCAL_EMBEDDER)
+    assert store.call_speeds.recent(LOCAL_MODEL, 10) == []  # this machine's speed: not measured yet
     run = Simulation(RunRequest(RunConfig(**cfg)), store).run_sync()
     assert run.status == "done", run.errors
+    # Nothing timed the model before the start (the app's Start does not): the run timed it
+    # before its first stage, and keeps that estimate beside the time it took.
+    estimate, wall = store.runs.wall_times([run.id])[run.id]
+    assert estimate is not None and estimate > 0 and wall > 0
+    assert any(c.calibration for c in store.call_speeds.recent(LOCAL_MODEL, 500))
     answered = [k for k in QUESTION_KEYS if getattr(run.proposal, k)]
     assert sorted(answered + run.proposal.missing) == list(QUESTION_KEYS)
     assert len(answered) >= 4

@@ -151,3 +151,34 @@ def test_a_page_drawn_during_a_calibration_waits_for_it_and_shows_its_estimate(m
     assert "from a short calibration on this machine" in captions(at), captions(at)
     assert "Wall time not known yet" not in captions(at)
     assert not any(b.key == "timing_calibrate" for b in at.button)
+
+
+def _progress_line(measuring: bool, seconds: float | None) -> None:
+    """A running run's line under its progress bar (studio/progress.py), for a run whose
+    simulation is timing the model (`measuring`) or expects `seconds`."""
+    import types
+
+    from rt_core.models import speeds
+    from rt_core.run.pipeline.timing import Expected
+    from rt_core.store.speeds import CallTime
+    from studio import progress
+
+    speed = speeds.fit([CallTime(300, 20, 1.0), CallTime(300, 120, 4.0)])
+    sim = types.SimpleNamespace(measuring=measuring, expected=Expected("local/gemma-3-270m", seconds, speed))
+    progress._expected_line(sim)
+
+
+def test_a_first_run_says_it_times_the_model_then_states_its_expected_time():
+    """A first run on this machine times the embedded model before its first stage
+    (run/pipeline/simulation.py, `_measure_if_unknown`): its progress says so, and then
+    shows the time it is expected to take."""
+    from streamlit.testing.v1 import AppTest
+
+    from studio import progress
+
+    at = AppTest.from_function(_progress_line, args=(True, None)).run()
+    assert captions(at) == progress.MEASURING
+    at = AppTest.from_function(_progress_line, args=(False, 83.0)).run()
+    assert captions(at) == "Expected wall time about 83 s (from 2 calls measured on this machine)."
+    at = AppTest.from_function(_progress_line, args=(False, None)).run()
+    assert not at.caption  # not known, not being measured: nothing to say

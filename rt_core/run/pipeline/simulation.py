@@ -3,7 +3,8 @@
 `Simulation(request, store)` only records the request. `start()` validates it once,
 reads what the run needs from the store, works out the run's estimate once (calls, tokens,
 cost and wall time: `estimate` and `expected`, which a door prints and the run keeps
-beside what it took), derives the model client and the embedder from it and makes the
+beside what it took; a first run on this machine whose door did not time the embedded model
+first is timed when it starts, `_measure_if_unknown`), derives the model client and the embedder from it and makes the
 stages' typed state (run/pipeline/state.py: the context, and what the stages leave each
 other: profiles, drafts, the chosen reviewers...). `arun` starts the run if nobody did and
 executes the run's plan (`run.plan`) with the generic runner (`run.runner`): every
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as _dt
+import logging
 import threading
 import time
 import uuid
@@ -22,6 +24,7 @@ from collections.abc import Callable
 
 from ... import keys
 from ...errors import CancelledRun
+from ...models import speeds
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
 from ...models.facts import facts_for
@@ -38,6 +41,8 @@ from .state import RunState
 from .timing import Expected, plan_expected, record_end, record_start
 from .validation import effective_cutoff, validate
 from .warmup import parts_for, warm_up
+
+log = logging.getLogger(__name__)
 
 
 class Simulation:
@@ -73,6 +78,8 @@ class Simulation:
         self.expected: Expected | None = None  # wall time: made by start (or added_work)
         self._embedder, self._sleep, self._recorder = embedder, sleep, recorder
         self._warming = None  # what start() began loading in the background
+        self._sizes = None  # what start() priced the estimate at
+        self.measuring = False  # timing the model for the estimate (`_measure_if_unknown`)
 
     def use_budget(self, budget) -> None:
         """The cap this run's calls answer to (before or after the start). One place,
@@ -115,6 +122,7 @@ class Simulation:
         self.budget = self.budget or Budget(config, self.run.usage, sizes, prior)
         self.estimate = plan_estimate(config.model, self.plan, sizes)
         self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate)
+        self._sizes = sizes
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
         client.before_call = _gate(self.budget)
@@ -154,6 +162,7 @@ class Simulation:
         run, recorder = self.run, state.recorder
         run.status = "running"
         recorder.save()
+        await self._measure_if_unknown()
         self._record_estimate()
         began = time.perf_counter()
         runner = Runner(self.plan, state, self._stage_started, self._stage_ended, self.budget.admit,
@@ -186,6 +195,25 @@ class Simulation:
             finally:
                 recorder.release()
         return run
+
+    async def _measure_if_unknown(self) -> None:
+        """A new run on a model that can be timed (the embedded one) but has no measured speed
+        here yet is timed now, before its first stage, while the warm-up loads: a door that
+        did not calibrate before the start (the app, whose Run page never loads the model just
+        to draw itself) still keeps an estimate beside the time the run took. The command line
+        calibrated in `start`; a resume keeps its first estimate, a revision its own. The
+        measurement is not counted in the run's wall time, as the command line's is not."""
+        if self.resume or self.added_work is not None or self.expected is None or \
+                self.expected.seconds is not None or not speeds.calibratable(self.config.model):
+            return
+        self.measuring = True
+        try:
+            self.expected = await asyncio.to_thread(plan_expected, self.config, self.plan, self._sizes,
+                                                    self.store, True)
+        except Exception:  # the estimate is a guide: a run never fails for it
+            log.warning("could not time the model for the run's estimate", exc_info=True)
+        finally:
+            self.measuring = False
 
     def _record_estimate(self) -> None:
         """The run's expected wall time beside it (run/pipeline/timing.py): a new run's, kept
