@@ -64,8 +64,10 @@ def measured(run: Run) -> list[Figure]:
     if run.reviews:
         total = 2 * len(run.reviews)
         own = total - sum(len(r.checked) for r in run.reviews)
-        out.append(Figure("Review sections by the model", f"{own} of {total}",
-                          "The rest said nothing checkable and hold labelled automatic checks instead."))
+        # A short label: a metric column on a laptop screen cut the longer one mid-word.
+        out.append(Figure("Sections written", f"{own} of {total}",
+                          "Review sections (strengths, weaknesses) the model wrote itself. The rest "
+                          "said nothing checkable and hold labelled automatic checks instead."))
     signals = _winner_signals(run)
     if "field_coverage" in signals:
         out.append(Figure("Field coverage", f"{signals['field_coverage']:.0%}",

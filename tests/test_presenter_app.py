@@ -106,9 +106,9 @@ def test_a_base_model_run_leads_with_what_was_measured(two_runs):
     goto(at, "results")
     labels = [m.label for m in at.metric]
     assert "Mean review score" not in labels
-    assert labels[:3] == ["Status", "Questions answered", "Review sections by the model"], labels
+    assert labels[:3] == ["Status", "Questions answered", "Sections written"], labels
     values = {m.label: m.value for m in at.metric}
-    assert values["Questions answered"] == "5 of 5" and values["Review sections by the model"] == "3 of 4"
+    assert values["Questions answered"] == "5 of 5" and values["Sections written"] == "3 of 4"
     worth = next(c.value for c in at.caption if c.value.startswith("Mean review score 8.5"))
     assert "close to noise" in worth and "8, 9" in worth
     # An instruction model's run keeps its score in the headline.
