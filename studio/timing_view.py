@@ -3,7 +3,8 @@
 The figures come from rt_core.run.pipeline.timing (the plan and the speeds measured on
 this machine); this module only words them for the pages. The embedded model has no
 speed until it has made a call here: the page offers a short calibration (two small
-calls) rather than loading the model by itself whenever the Run page is drawn.
+calls) rather than loading the model by itself whenever the Run page is drawn, and a run
+started without it times the model before its first stage (run/pipeline/simulation.py).
 """
 from __future__ import annotations
 

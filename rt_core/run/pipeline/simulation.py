@@ -3,9 +3,9 @@
 `Simulation(request, store)` only records the request. `start()` validates it once,
 reads what the run needs from the store, works out the run's estimate once (calls, tokens,
 cost and wall time: `estimate` and `expected`, which a door prints and the run keeps
-beside what it took; a first run on this machine whose door did not time the embedded model
-first is timed when it starts, `_measure_if_unknown`), derives the model client and the embedder from it and makes the
-stages' typed state (run/pipeline/state.py: the context, and what the stages leave each
+beside what it took; a first run whose door did not time the embedded model first times it
+before its first stage, `_measure_if_unknown`), derives the model client and the embedder
+from it and makes the stages' typed state (run/pipeline/state.py: the context, and what the stages leave each
 other: profiles, drafts, the chosen reviewers...). `arun` starts the run if nobody did and
 executes the run's plan (`run.plan`) with the generic runner (`run.runner`): every
 stage's work is saved when the stage ends and every model call is cached, so a failed or
