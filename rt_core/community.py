@@ -2,6 +2,12 @@
 
 Loading is idempotent and versioned: the store remembers a hash of the asset
 files and reloads only when they change. Everything goes in one transaction.
+
+The papers come with their vectors from the default embedder (paper_vectors.npz, written
+by `write_vectors`): the novelty check and search by meaning compare against every paper,
+and embedding the 139 bundled ones took 11.4 s on two cores, the whole of a first run's
+novelty stage on a fresh store. A vector is stored only for a paper whose stored text is
+the text it was computed from; any other is embedded when first needed, as before.
 """
 from __future__ import annotations
 
@@ -9,12 +15,17 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
+
 from .errors import InputError
 from .store import Store, open_store
+from .store.paper_vectors import paper_text, text_hash
 from .types import Paper, Proposal, Researcher
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "community"
-_FILES = ("fields.json", "papers.json", "researchers.json", "presets.json", "replay_targets.json")
+VECTORS = "paper_vectors.npz"
+_FILES = ("fields.json", "papers.json", "researchers.json", "presets.json", "replay_targets.json",
+          VECTORS)
 
 
 def _read(name: str, folder: Path = ASSETS):
@@ -49,7 +60,40 @@ def ensure_loaded(store: Store, folder: Path = ASSETS) -> bool:
             store.references.put(target["paper_id"], "summary", Proposal.from_dict(target["five_q"]),
                                  note=target.get("five_q_source", "summary written for this app"))
         store.db.set_meta("community_version", v)
+    put_vectors(store, folder)
     return True
+
+
+def put_vectors(store: Store, folder: Path = ASSETS) -> int:
+    """Store the bundled papers' vectors for the papers whose stored text they were computed
+    from (a paper merged with one stored before keeps that one's id and text); how many."""
+    path = folder / VECTORS
+    if not path.exists():
+        return 0
+    with np.load(path, allow_pickle=False) as data:
+        model, ids, hashes, matrix = str(data["model"]), list(data["ids"]), list(data["hashes"]), data["vectors"]
+    held = [pid for pid in ids if store.corpus.paper_exists(pid)]
+    stored = {p.id: paper_text(p.title, p.abstract) for p in store.corpus.get_papers(held)}
+    given = {pid: (stored[pid], matrix[i]) for i, (pid, h) in enumerate(zip(ids, hashes, strict=True))
+             if pid in stored and text_hash(stored[pid]) == h}
+    store.corpus.vectors.put(model, given)
+    return len(given)
+
+
+def write_vectors(folder: Path = ASSETS) -> Path:
+    """Embed the bundled papers with the default embedder and write their vectors beside
+    them. Run it after papers.json changes (tests/test_community.py says when):
+    `.venv/bin/python -c "from rt_core.community import write_vectors; write_vectors()"`."""
+    from .models.embed import Embedder  # noqa: PLC0415  (loads MiniLM: only when asked)
+
+    papers = [Paper.from_dict(p) for p in _read("papers.json", folder)]
+    texts = [paper_text(p.title, p.abstract) for p in papers]
+    embedder = Embedder()
+    path = folder / VECTORS
+    np.savez_compressed(path, model=np.array(embedder.name), ids=np.array([p.id for p in papers]),
+                        hashes=np.array([text_hash(t) for t in texts]),
+                        vectors=embedder.encode(texts).astype(np.float16))
+    return path
 
 
 def loaded_store(path: str | None = None) -> Store:

@@ -35,3 +35,40 @@ def test_refresh_replaces_summaries_with_real_abstracts_and_reports_unknown_ids(
     # nothing left to refresh for the known paper: a second run asks only for the unknown one
     fake_server.route("/api/query", (200, {}, feed()))
     assert community.refresh_abstracts(store, source=source)["updated"] == 0
+
+
+def test_the_bundled_vectors_are_those_of_the_bundled_papers_as_they_are_now():
+    """papers.json changed without `community.write_vectors()` run again: the papers whose
+    text changed would be embedded on a fresh store's first novelty check (11 s for all)."""
+    import numpy as np
+
+    from rt_core.models.embed import Embedder
+    from rt_core.store.paper_vectors import paper_text, text_hash
+
+    papers = [Paper.from_dict(p) for p in community._read("papers.json")]
+    texts = {p.id: paper_text(p.title, p.abstract) for p in papers}
+    with np.load(community.ASSETS / community.VECTORS, allow_pickle=False) as data:
+        assert str(data["model"]) == Embedder().name
+        bundled = dict(zip(data["ids"], data["hashes"], strict=True))
+        matrix = data["vectors"].astype(np.float32)
+    assert bundled == {pid: text_hash(t) for pid, t in texts.items()}, \
+        "run: .venv/bin/python -c 'from rt_core.community import write_vectors; write_vectors()'"
+    sample = [0, len(papers) // 2, len(papers) - 1]  # what the embedder computes here, today
+    fresh = Embedder().encode([texts[papers[i].id] for i in sample])
+    cosines = (fresh * matrix[sample]).sum(axis=1)
+    assert cosines.min() > 0.999, cosines
+
+
+def test_a_fresh_store_holds_the_bundled_papers_vectors_and_not_for_changed_text(store):
+    from rt_core.models.embed import Embedder
+    from rt_core.novelty import nearest
+
+    model = Embedder().name
+    papers = [Paper.from_dict(p) for p in community._read("papers.json")]
+    store.corpus.upsert_papers([Paper(id=papers[0].id, title=papers[0].title, abstract="Our own words.")])
+    community.ensure_loaded(store)
+    ids, matrix = store.corpus.vectors.matrix(model)
+    assert len(ids) == len(papers) - 1 and matrix.shape[1] == 384
+    # the one paper stored with other text has no bundled vector: it is embedded when needed
+    assert [pid for pid, _ in store.corpus.vectors.missing(model, 10)] == [papers[0].id]
+    assert nearest.prepare(store, Embedder()) == 1
