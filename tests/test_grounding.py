@@ -483,22 +483,6 @@ def test_short_calls_do_not_count_and_a_busy_machine_or_a_setting_decides_first(
 
 
 
-def test_a_probe_of_the_other_thread_count_waits_until_it_may_be_made(monkeypatch):
-    """When a call comes in, its prompt is read next, and a probe lasts until the next choice:
-    one made then read the prompt on one thread. Asked with may_probe=False, the chooser
-    gives the best count measured, however long since the other was tried; the probe comes
-    at the next choice that may make one."""
-    monkeypatch.delenv("RT_LLAMA_THREADS", raising=False)
-    ch = _chooser()
-    assert ch.choose(may_probe=False) == 2  # nothing measured: every core
-    ch.record(2, decode_ms=300, tokens=10)
-    assert {ch.choose(may_probe=False) for _ in range(10)} == {2}  # one thread not tried yet
-    assert ch.choose() == 1  # now it may be
-    ch.record(1, decode_ms=500, tokens=10)
-    assert {ch.choose(may_probe=False) for _ in range(10)} == {2}  # long past probe_every
-    assert ch.choose() == 1
-
-
 def test_fewer_threads_must_generate_clearly_faster_to_be_chosen(monkeypatch):
     """Only generation is timed, and reading a prompt gains most from every core: a near
     tie (one thread 10% faster per step) keeps two threads; a clear win (30%) does not."""

@@ -180,34 +180,6 @@ def test_the_thread_chooser_hears_each_generation_step_in_one_row_time(eng):
     assert sum(heard) + pending == pytest.approx(expected, rel=1e-6)
 
 
-def test_a_probe_of_the_thread_count_never_starts_when_a_prompt_is_read_next(eng):
-    """A probe of the other thread count lasts until the next choice. Made when a call came
-    in, it read that call's prompt on one thread (16 probes held 17% of an app-default run's
-    decoding on an idle machine). So the decoder lets the chooser probe only after a group
-    of generation steps, when no sequence is reading, and asks again after each group, so
-    that a probe lasts one group."""
-    asked: list[tuple[bool, bool]] = []  # (may probe, a sequence has prompt tokens to read)
-    llm = eng.llm
-    dec = None
-
-    def choose(may_probe: bool) -> int:
-        asked.append((may_probe, any(r is not None and len(r.feed) > 1 for r in dec.active)))
-        return 2
-
-    dec = BatchDecoder(llm._model, llm._model.vocab, llm.context_params, 2048, 2, 4,
-                       choose_threads=choose, record=lambda threads, ms, steps: None)
-    texts = [HEAD + f"Author: {who}\n1. Research question: How can" for who in ("an astronomer", "a linguist")]
-    reqs = [Request(eng.tokens(t), 24, (lambda i=i: eng._sampler({**PARAMS, "seed": i})))
-            for i, t in enumerate(texts)]
-    try:
-        arrive_together(dec, reqs)
-    finally:
-        dec.close()
-    assert any(reading for _, reading in asked)  # a choice was made with a prompt to read...
-    assert not any(may and reading for may, reading in asked)  # ...and never allowed a probe
-    assert sum(may for may, _ in asked) >= 2  # after each group of eight generation steps
-
-
 def test_the_engine_attends_with_flash_attention(eng):
     """On the CPU, flash attention skips the cells a row may not see (other sequences', those
     past a sliding window), which the batch decoder's shared cache is full of; the decoder

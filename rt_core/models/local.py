@@ -229,13 +229,7 @@ class ThreadChooser:
         self._last_tried: dict[int, int] = {}
         self._last_recorded: dict[int, int] = {}
 
-    def choose(self, may_probe: bool = True) -> int:
-        """The thread count for the next steps. may_probe=False: the best count measured,
-        never a probe of the other one. The decoder passes it when a prompt is about to be
-        read: a probe lasts until the next choice, and one that met a long prompt read it
-        on one thread. In a traced app-default run, 16 probes of one thread, each until the
-        next call came, held 76 of 502 decodes and 17% of the decoding time on an idle
-        machine where one thread never won (docs/PERFORMANCE.md)."""
+    def choose(self) -> int:
         forced = os.environ.get("RT_LLAMA_THREADS", "").strip()
         if forced.isdigit() and int(forced) > 0:
             return int(forced)
@@ -248,16 +242,14 @@ class ThreadChooser:
         if len(options) == 1:
             return options[0]
         untried = [n for n in options if n not in self.ms_per_token]
-        if len(untried) == len(options) or (untried and may_probe):
+        if untried:
             return self._try(untried[-1])
-        if untried:  # the other count is not measured yet: it is tried when it may be
-            return self._try(next(n for n in options if n in self.ms_per_token))
         fewer, more = options
         # Only generation is timed, and reading a prompt (compute, not memory) gains more
         # from more threads than generating does: fewer threads must win clearly.
         best = fewer if self.ms_per_token[fewer] * (1 + FEWER_MARGIN) < self.ms_per_token[more] else more
         other = fewer if best == more else more
-        if may_probe and self._calls - self._last_tried.get(other, 0) >= self.probe_every:
+        if self._calls - self._last_tried.get(other, 0) >= self.probe_every:
             return self._try(other)
         return self._try(best)
 

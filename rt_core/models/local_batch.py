@@ -83,7 +83,7 @@ class BatchDecoder:
     decoder's own thread touches the context (llama.cpp contexts are not thread-safe)."""
 
     def __init__(self, model, vocab, base_params, n_ctx: int, threads: int, slots: int = SLOTS,
-                 choose_threads: Callable[[bool], int] | None = None,
+                 choose_threads: Callable[[], int] | None = None,
                  record: Callable[[int, float, int], None] | None = None, sequences: int | None = None):
         import llama_cpp  # noqa: PLC0415
         from llama_cpp import _internals  # noqa: PLC0415
@@ -161,7 +161,7 @@ class BatchDecoder:
                 admitted = self._admit()
             try:
                 if admitted:
-                    self._set_threads(may_probe=False)  # a prompt is about to be read
+                    self._set_threads()
                 self._step()
             except Exception as exc:  # a decode failed: every call in flight hears it
                 with self._cond:
@@ -178,14 +178,10 @@ class BatchDecoder:
             r.done.set()
         self.waiting.clear()
 
-    def _set_threads(self, may_probe: bool) -> None:
-        """Ask the chooser (models/local.py) for the thread count: when a call comes in, the
-        best one measured (its prompt is read next, and reading gains most from every core);
-        after each group of timed generation steps, the best or, now and then, a probe of the
-        other, which so lasts one group of generation steps unless a call comes first."""
+    def _set_threads(self) -> None:
         if self._choose is None:
             return
-        n = self._choose(may_probe)
+        n = self._choose()
         if n != self.threads:
             self._steps = [0.0, 0]  # steps timed at the old count say nothing of the new
             self._ll.llama_set_n_threads(self.ctx.ctx, n, n)
@@ -341,7 +337,6 @@ class BatchDecoder:
         if self._steps[1] >= 8 and self._record is not None:
             self._record(self.threads, *self._steps)
             self._steps = [0.0, 0]
-            self._set_threads(may_probe=not any(r is not None and r.feed for r in self.active))
 
     def _sample(self, idx: int, r: Request) -> None:
         import llama_cpp  # noqa: PLC0415
