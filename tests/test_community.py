@@ -61,9 +61,9 @@ def test_the_bundled_vectors_are_those_of_the_bundled_papers_as_they_are_now():
 
 def test_a_fresh_store_holds_the_bundled_papers_vectors_and_not_for_changed_text(store):
     from rt_core.models.embed import Embedder
-    from rt_core.novelty import nearest
 
-    model = Embedder().name
+    embedder = Embedder()
+    model = embedder.name
     papers = [Paper.from_dict(p) for p in community._read("papers.json")]
     store.corpus.upsert_papers([Paper(id=papers[0].id, title=papers[0].title, abstract="Our own words.")])
     community.ensure_loaded(store)
@@ -71,4 +71,4 @@ def test_a_fresh_store_holds_the_bundled_papers_vectors_and_not_for_changed_text
     assert len(ids) == len(papers) - 1 and matrix.shape[1] == 384
     # the one paper stored with other text has no bundled vector: it is embedded when needed
     assert [pid for pid, _ in store.corpus.vectors.missing(model, 10)] == [papers[0].id]
-    assert nearest.prepare(store, Embedder()) == 1
+    assert store.corpus.vectors.fill(model, embedder.encode, limit=None) == 1

@@ -40,22 +40,10 @@ def link(paper: Paper) -> str:
     return ""
 
 
-def prepare(store, embedder) -> int:
-    """Embed the store's papers that have no vector from this embedder yet (at most
-    FILL_LIMIT), and say how many were embedded: what a check's first search waits for.
-
-    On a store without vectors that is every paper: the 139 bundled ones took 11.4 s on
-    two cores, the whole of a first run's novelty stage, so they come with their vectors
-    (community.py). Embedding them ahead in the background was tried and dropped: beside a
-    run's writing it lengthened the write stage by about what it saved the check
-    (docs/PERFORMANCE.md), since the embedded model's decoder keeps both cores busy."""
-    return store.corpus.vectors.fill(embedder.name, embedder.encode, limit=FILL_LIMIT)
-
-
 def in_store(store, embedder, text: str, limit: int = SHOWN) -> tuple[list[NearPaper], int]:
     """The store's nearest papers to `text` (best first) and how many papers it compared."""
     topics = Topics(store.corpus, store.corpus.vectors, embedder.name, embedder.encode)
-    prepare(store, embedder)
+    topics.prepare(FILL_LIMIT)
     ids, matrix = store.corpus.vectors.matrix(embedder.name)
     if not ids or not text.strip():
         return [], len(ids)
