@@ -1,15 +1,18 @@
 """One revision round end to end on the embedded base model (Gemma 3 270M): only the
 questions a review or an automatic check flagged are rewritten, each change names its
-flag, the same reviewers review again, and a re-run makes no call. The base model's text
-varies in the odd token with what shares its decode batch, so now and then nothing is
-flagged; the run must then say so and stop (the rewrite path itself is pinned down with
-the scripted model in test_revise.py)."""
+flag, the same reviewers review again, and a re-run asks the model again only what the
+first run could not keep. The base model's text varies in the odd token with what shares
+its decode batch, so now and then nothing is flagged; the run must then say so and stop
+(the rewrite path itself is pinned down with the scripted model in test_revise.py). Now
+and then, too, a reply comes back blank: the cache never keeps one (call_cache.py), so the
+re-run asks that question again (CI, stop 38: one such call)."""
 from __future__ import annotations
 
 import pytest
 
 from rt_core import community
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
+from rt_core.models.call_cache import CallCache
 from rt_core.run.pipeline.simulation import Simulation
 from rt_core.run.revision.diff import changed_questions
 from rt_core.run.revision.quotes import points
@@ -19,8 +22,33 @@ from rt_core.run.styles.stem_checks import proposal_checks
 from rt_core.types import RunConfig, RunRequest
 
 
+class KeptOrNot:
+    """Watches the real cache's decisions: the key of every fresh reply, and whether it was
+    kept. On the embedded model a reply goes unkept only when it is blank: the base model
+    stops at its token budget by design, so that is no reason, and it has no content filter."""
+
+    def __init__(self, monkeypatch):
+        self.decisions: list[tuple[str, bool]] = []
+        self.wrongly: list[tuple[str, bool]] = []  # (reply text, kept) where kept != not blank
+        real = CallCache.keep
+
+        def keep(cache, key, model, reply, *args, **kwargs):
+            kept = real(cache, key, model, reply, *args, **kwargs)
+            if kept != bool(reply.text.strip()):
+                self.wrongly.append((reply.text, kept))
+            self.decisions.append((key, kept))
+            return kept
+
+        monkeypatch.setattr(CallCache, "keep", keep)
+
+    def take(self) -> list[tuple[str, bool]]:
+        taken, self.decisions = self.decisions, []
+        return taken
+
+
 @pytest.mark.slow
-def test_one_revision_round_on_the_embedded_model(store):
+def test_one_revision_round_on_the_embedded_model(store, monkeypatch):
+    watched = KeptOrNot(monkeypatch)
     community.ensure_loaded(store)
     preset = community.preset("nlp-astronomy")
     cfg = RunConfig(researcher_ids=[preset["researcher_ids"][0], preset["researcher_ids"][4]],
@@ -48,6 +76,12 @@ def test_one_revision_round_on_the_embedded_model(store):
     assert len(proposal_checks(second.proposal, sim.state.ctx.grounding)[1]) <= len(failed_checks)
     assert [r.reviewer_id for r in second.reviews] == [r.reviewer_id for r in first.reviews]
     assert second.meta_review is not None and second.stopped
+    not_kept = {key for key, kept in watched.take() if not kept}
+    assert watched.wrongly == []
     again = Simulation(RunRequest(cfg), store).run_sync()
-    assert again.usage.calls == 0
-    assert [r.to_dict() for r in again.rounds] == [r.to_dict() for r in run.rounds]
+    asked_again = watched.take()
+    assert again.usage.calls == len(asked_again)
+    assert {key for key, _ in asked_again} <= not_kept  # everything kept was answered from the cache
+    assert watched.wrongly == []
+    if not asked_again:
+        assert [r.to_dict() for r in again.rounds] == [r.to_dict() for r in run.rounds]
