@@ -11,7 +11,7 @@ from rt_core.fiveq import QUESTION_KEYS
 from rt_core.run.pipeline import warmup
 from rt_core.run.replay import paper as replay
 from rt_core.types import MODES
-from studio import charts, render, request, resources, state
+from studio import charts, polling, render, request, resources, state
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -197,6 +197,6 @@ if current is not None:
     st.subheader("Results" if current.done else "Progress")
     if not current.done:
         ss["_replay_final"] = False
-    st.fragment(_progress, run_every=None if current.done else 1.0)()
+    st.fragment(_progress, run_every=polling.every(current.done))()
 else:
     st.caption("Press Replay: the modes run side by side and their scores appear here.")

@@ -13,6 +13,7 @@ from studio import (
     advanced_settings,
     identity,
     loop_settings,
+    polling,
     progress,
     render,
     request,
@@ -43,7 +44,7 @@ if watched and watched not in ss["jobs"] and state.job_for(watched) is not None:
     st.page_link(state.PAGES["neighbourhood"], label="Build a neighbourhood of your own", icon="🧭")
     st.subheader("Progress")
     ss.setdefault(f"_final_{watched}", state.job_for(watched).done)
-    st.fragment(progress.show, run_every=None if state.job_for(watched).done else 1.0)(store, watched, read_only=True)
+    st.fragment(progress.show, run_every=polling.every(state.job_for(watched).done))(store, watched, read_only=True)
     st.stop()
 n_r, n_p = len(ss["hood_r"]), len(ss["hood_p"])
 if n_r or n_p:
@@ -214,7 +215,7 @@ if current and current in ss["jobs"]:
     job = ss["jobs"][current]
     state.show_run_in_address(current)
     ss.setdefault(f"_final_{current}", job.done)
-    st.fragment(progress.show, run_every=None if job.done else 1.0)(store, current)
+    st.fragment(progress.show, run_every=polling.every(job.done))(store, current)
 elif linked and state.may(Action.VIEW, linked, linked=True):
     st.caption("That run is not going in this app any more; its stored state is on the Results page.")
     st.page_link(state.PAGES["results"], label="Open it in Results", icon="📄",

@@ -28,7 +28,7 @@ from rt_core.run.revision.diff import diff_lines, proposal_diff
 from rt_core.run.revision.report import stop_words
 from rt_core.types import Round, Run
 
-from . import fields, render, state, timing_view
+from . import fields, polling, render, state, timing_view
 from . import request as studio_request
 from .charts import LEGEND, PLOT_CONFIG
 from .render import plot_escape
@@ -147,7 +147,7 @@ def revise_control(run: Run, store, read_only: bool) -> None:
     if job is not None and not job.done:
         if run.id in st.session_state["jobs"]:
             st.subheader("Revising this run")
-            st.fragment(_progress, run_every=1.0)(run.id)
+            st.fragment(_progress, run_every=polling.every(False))(run.id)
         return
     if job is not None and getattr(job, "kind", "") == "revise" and run.id in st.session_state["jobs"]:
         _progress(run.id)  # how this session's last revision ended (its errors stay visible)

@@ -28,7 +28,7 @@ from rt_core.run.steer.steer import Steer, rounds_of
 from rt_core.run.steer.tree import COMMENT, ROOT, YOU, Tree, Version
 from rt_core.types import Run
 
-from . import fields, render, state
+from . import fields, polling, render, state
 from . import request as studio_request
 
 VERSION_PARAM = "version"
@@ -214,7 +214,7 @@ def _steering(run: Run, names: dict[str, str]) -> None:
     st.caption("The community continues from your version in the background: this page stays "
                "usable, and the new version appears in the tree above when it is done (also after "
                "a reload).")
-    st.fragment(_progress, run_every=1.0)(run.id, names)
+    st.fragment(_progress, run_every=polling.every(False))(run.id, names)
 
 
 def show(run: Run, store, may_steer: bool, names: dict[str, str]) -> None:

@@ -225,3 +225,22 @@ def test_no_literal_prompt_style_comparison_outside_the_registry_and_the_style_o
                "e = registry.prompt_style(m) != registry.STEM\nf = {registry.CHAT: g}[s]\n"
                "h = s.traits.completes_stems\n")
     assert literal_style_comparisons(planted) == [1, 2, 3, 4, 5, 6]
+
+
+def _run_every_values(path: Path) -> list[str]:
+    """The source of every `run_every=` argument in a file."""
+    text = path.read_text("utf-8")
+    return [ast.get_source_segment(text, kw.value) or "" for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Call) for kw in node.keywords if kw.arg == "run_every"]
+
+
+def test_every_page_that_redraws_live_work_polls_at_the_one_pace(tmp_path):
+    """A redraw a second kept Chromium busy enough to double the embedded run it watched
+    (studio/polling.py); one pace, set in one place, for every live view."""
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "studio").glob("*.py"))]
+    found = {p.relative_to(ROOT).as_posix(): v for p in files if (v := _run_every_values(p))}
+    assert len(found) >= 4, found  # run, replay, revision rounds, steering
+    assert all(v.startswith("polling.every(") for vs in found.values() for v in vs), found
+    planted = tmp_path / "page.py"
+    planted.write_text("st.fragment(show, run_every=None if done else 1.0)(store)\n", "utf-8")
+    assert _run_every_values(planted) == ["None if done else 1.0"]
