@@ -69,7 +69,8 @@ def line(what: str, expected: timing.Expected, seconds: float, before: float, ex
     ratio = est / seconds if seconds else float("nan")
     print(f"{what}: estimated {est:.1f} s ({speed_text(expected)}), "
           f"took {seconds:.1f} s, estimate/actual {ratio:.2f} "
-          f"({'within' if abs(ratio - 1) <= 0.25 else 'OUTSIDE'} 25%); load {before:.1f} -> {load():.1f}"
+          f"({'within' if abs(ratio - 1) <= 0.25 else 'OUTSIDE'} 25%; without the bias "
+          f"{ratio / (expected.factor or 1.0):.2f}); load {before:.1f} -> {load():.1f}"
           + (f"; {extra}" if extra else ""), flush=True)
 
 

@@ -118,7 +118,7 @@ def test_a_base_models_reviews_count_the_lines_sent_back():
     assert (one.calls, one.typical, one.max_calls) == (3, 5, 9)
     three = costs.review(stem_sizes())
     assert (three.calls, three.typical) == (9, 15)
-    assert three.completion_tokens == 3 * (4 * costs.STEM_LINE + costs.STEM_SCORE)
+    assert three.completion_tokens == 3 * (4 * costs.STEM_REVIEW_LINE + costs.STEM_SCORE)
 
 
 def test_a_base_models_review_counts_its_headings_as_lanes():

@@ -146,6 +146,7 @@ def test_the_estimate_learns_how_far_finished_runs_were_from_it(community, demo)
     plant(community, "scripted/demo", per_call=1.0)
     cfg = config()
     raw = timing.for_config(cfg, community).seconds
+    credit = timing.for_credit(cfg, Calls(9, 9, 0, 0), 3, 2, community)
     run = Simulation(RunRequest(cfg, max_retries=0), community).run_sync()
     # The run's own calls took 1 s each (planted inside its time), and it took twice the plan.
     community.db.conn.execute("DELETE FROM call_speeds")
@@ -155,6 +156,10 @@ def test_the_estimate_learns_how_far_finished_runs_were_from_it(community, demo)
     community.db.conn.execute("UPDATE runs SET wall_seconds=? WHERE id=?", (2 * raw, run.id))
     e = timing.for_config(cfg, community)
     assert e.seconds == pytest.approx(2 * raw) and "x2.00, as 1 earlier run took" in e.text()
+    # Credit's merges and reviews are not a run's plan: what the run mis-counted is not theirs.
+    later = timing.for_credit(cfg, Calls(9, 9, 0, 0), 3, 2, community)
+    assert later.seconds == pytest.approx(credit.seconds) and later.factor == 1.0
+    assert "earlier run" not in later.text()
     # Calls are slower now (3 s each): the estimate follows the speed, the bias stays x2.
     plant(community, "scripted/demo", per_call=3.0, n=300)
     community.db.conn.execute("UPDATE call_speeds SET at=? WHERE seconds=3.0", (began + 1000,))

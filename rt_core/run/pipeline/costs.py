@@ -41,6 +41,11 @@ STEM_LINE = 30  # one completed line
 # (measured on the embedded model: 9 tokens a call for drafts, 7.6 for candidates).
 STEM_WRITTEN = 10
 STEM_SCORE = 2
+# What the model writes of a review line: it stops at its sentence's end, well before its
+# budget of 60 (measured on the embedded model, 2026-11-29: 20.7 tokens a call in the app's
+# default run's reviews, 21.0 in its leave-one-out credit). Counting a full line (30) put
+# credit's estimate at 1.24-1.31 times what it took (docs/PERFORMANCE.md).
+STEM_REVIEW_LINE = 21
 # A base model's review line is asked about twice: the claims check
 # (run/styles/stem_claims.py) drops a line that states a result the material does not,
 # and a line that does not fit its heading is asked again. Measured on the embedded
@@ -175,7 +180,7 @@ def review(s: Sizes) -> Calls:
         prompt = STEM_REVIEW_PROMPT
         again = round(lines * REVIEW_LINE_REASKS)
         one = Calls(lines + 1, (lines + 1) * (MAX_REASKS + 1), (lines + 1 + again) * prompt,
-                    (lines + again) * STEM_LINE + STEM_SCORE, again)
+                    (lines + again) * STEM_REVIEW_LINE + STEM_SCORE, again)
         return one.times(s.reviewers)
     material = (CHAT_REPLY["aggregate"] + min(6000, s.paper_chars) // CHARS_PER_TOKEN
                 + CHAT_REPLY["profile"])

@@ -29,6 +29,8 @@ beside what it took (`record_start`, `record_end`), and the newest runs of the m
 that made their own calls give the bias (`bias`): how long they took over what this
 model estimates for them today. The estimate is multiplied by it (within 1/3 to 3), so
 it follows the prompts and the machine as they change instead of a constant tuned once.
+Only a run's estimate is: loose calls (credit's merges and reviews, `for_calls`) are not
+what the runs' plans mis-count.
 """
 from __future__ import annotations
 
@@ -227,17 +229,20 @@ def for_config(config: RunConfig, store, calibrate: bool = False,
 def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False) -> Expected:
     """Calls that need nothing from each other, `at_once` going at the same time: their
     work divided among them; on one engine (a serial model), their work on it at the
-    crowding of `at_once` calls (`speeds.Speed.wall`)."""
+    crowding of `at_once` calls (`speeds.Speed.wall`).
+
+    Without the runs' bias: it is learnt from whole runs, whose stages these calls do not
+    repeat (the candidates, the novelty check, the revision, the work between calls), so it
+    says how far a run's plan is off, not how far these calls are. Measured on leave-one-out
+    credit (docs/PERFORMANCE.md, 2026-11-29): with it, 0.95-1.29 of the time taken (three
+    of five sittings beyond 25%); without it, 1.01-1.22."""
     speed = speed_for(config.model, store, calibrate)
     if speed is None:
         return Expected(config.model, None)
-    factor, runs = bias(store, config.model)
     seconds = work(speed, calls)
     if registry.serial(config.model) and speed.at_once is not None:
-        seconds = speed.wall(seconds, at_once)
-    else:
-        seconds /= max(1, at_once)
-    return Expected(config.model, seconds * factor, speed, factor, runs)
+        return Expected(config.model, speed.wall(seconds, at_once), speed)
+    return Expected(config.model, seconds / max(1, at_once), speed)
 
 
 def for_credit(config: RunConfig, calls: Calls, variants: int, reviewers: int, store,
