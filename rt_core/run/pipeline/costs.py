@@ -43,8 +43,8 @@ STEM_WRITTEN = 10
 STEM_SCORE = 2
 # What the model writes of a review line: it stops at its sentence's end, well before its
 # budget of 60 (measured on the embedded model, 2026-11-29: 20.7 tokens a call in the app's
-# default run's reviews, 21.0 in its leave-one-out credit). Counting a full line (30) put
-# credit's estimate at 1.24-1.31 times what it took (docs/PERFORMANCE.md).
+# default run's reviews, 21.0 in its leave-one-out credit). With a full line (30) counted,
+# credit's estimate came out up to 1.63 times what it took (docs/PERFORMANCE.md).
 STEM_REVIEW_LINE = 21
 # A base model's review line is asked about twice: the claims check
 # (run/styles/stem_claims.py) drops a line that states a result the material does not,
