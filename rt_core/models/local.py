@@ -35,10 +35,11 @@ CAPABILITIES = registry.Capabilities(
     preload=lambda model: _preload(model))
 N_CTX = CAPABILITIES.context_tokens
 # How much faster fewer threads must generate to be chosen. Another process holding a core
-# made two threads 6-10x slower than one; the noise of a quiet run (two threads timed while
-# the models load, the run's own Python on the other core) made them up to about 1.5x
-# slower, and at 0.15 the app's default then decoded mostly on one thread: 100.5-134.8 s
-# against 83.3-90.5 s with two forced (docs/PERFORMANCE.md, stop 43).
+# made two threads 6-10x slower than one. On a quiet machine, the noise of the run itself
+# (two threads timed while the models load, the run's own Python on the other core) was
+# enough for one thread to win at a 15% margin: the app's default decoded mostly on one
+# thread and took 100.5-134.8 s, against 83.3-90.5 s with two forced (docs/PERFORMANCE.md,
+# stop 43). How large that noise gets was not measured; 2x keeps well clear of it.
 FEWER_MARGIN = 1.0
 # The batch decoder's cache: three windows' worth of cells (about 18 KB each, 220 MB in
 # all) for the calls being decoded and the idle sequences kept for the heads they hold.
