@@ -281,3 +281,22 @@ def test_a_line_asked_to_stop_at_a_sentence_end_stops_there(eng, seed):
     assert stopped.finish_reason == "stop" and len(stopped.tokens) < len(free.tokens)
     assert whole_text.startswith(text) and whole(text) and len(text.split()) >= 2
     assert len(sentences(text)) < len(sentences(whole_text))
+
+
+@pytest.mark.timeout(120)  # the defect this guards against is a hang: fail, do not wait 900 s
+def test_a_call_whose_sampler_cannot_be_built_fails_alone_and_the_decoder_serves_on(eng):
+    """A request's sampler chain is built on the decoder's thread when the request gets a
+    sequence. If building it raises, that caller hears the error; the thread lives on and
+    the next call is answered (before, the thread died and every caller waited for ever)."""
+    dec = decoder(eng)
+    try:
+        def broken():
+            raise ValueError("no sampler today")
+
+        with pytest.raises(ValueError, match="no sampler today"):
+            dec.submit(Request(eng.tokens(HEAD), 8, broken))
+        after = ask(eng, dec, HEAD + "Shared method:", max_tokens=8)
+        assert after.finish_reason in {"stop", "length"} and after.error is None
+        assert dec.active.count(None) == dec.sequences  # nothing left holding a sequence
+    finally:
+        dec.close()

@@ -202,7 +202,13 @@ class BatchDecoder:
             if self._worth_waiting(req):
                 break  # a sequence is reading this request's head: copy it next step
             self.waiting.pop(0)
-            self._place(req, free)
+            try:
+                self._place(req, free)
+            except Exception as exc:  # e.g. its sampler could not be built
+                # This call fails alone: raised here, the error would end the decoder's
+                # thread, and every caller waiting in `submit` would wait for ever.
+                self._finish(req, "error", exc)
+                continue
             admitted = True
         return admitted
 
