@@ -39,7 +39,9 @@ N_CTX = CAPABILITIES.context_tokens
 # (two threads timed while the models load, the run's own Python on the other core) was
 # enough for one thread to win at a 15% margin: the app's default decoded mostly on one
 # thread and took 100.5-134.8 s, against 83.3-90.5 s with two forced (docs/PERFORMANCE.md,
-# stop 43). How large that noise gets was not measured; 2x keeps well clear of it.
+# stop 43). How large that noise gets was not measured; 2x keeps well clear of it. Three
+# runs each way alternated: none fell to one thread (one in three did at 15%), and the
+# typical run took as long (median 103.9 s against 96.2 s, within the runs' spread).
 FEWER_MARGIN = 1.0
 # The batch decoder's cache: three windows' worth of cells (about 18 KB each, 220 MB in
 # all) for the calls being decoded and the idle sequences kept for the heads they hold.
