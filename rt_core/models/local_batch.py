@@ -60,8 +60,7 @@ class Request:
     finish_reason: str = ""
     error: BaseException | None = None
     done: threading.Event = field(default_factory=threading.Event)
-    # set while decoding
-    slot: int = -1
+    slot: int = -1  # this and the two below: set while decoding
     feed: list[int] = field(default_factory=list)  # tokens to decode next, for this sequence
     sampler: object = None
 
@@ -120,10 +119,8 @@ class BatchDecoder:
         self._cond = threading.Condition()
         self._closed = False
         self._steps: list = [0.0, 0]  # ms and count of generation steps not yet recorded
-        self.reused = 0  # prompt tokens not decoded because a sequence held them (for benches)
-        self.decoded = 0
-        # for benches: per number of sequences sampled in one decode, [decodes, seconds,
-        # tokens], pure generation steps apart from those that also read prompt tokens
+        self.reused = self.decoded = 0  # prompt tokens a held sequence spared, tokens decoded
+        # for benches: (rows sampled, a pure generation step) -> [decodes, seconds, tokens]
         self.steps: dict[tuple[int, bool], list[float]] = {}
         self._thread = threading.Thread(target=self._loop, name="llama-batch", daemon=True)
         self._thread.start()
@@ -174,8 +171,7 @@ class BatchDecoder:
                 self.active[i] = None
                 self._drop(i)
         for r in self.waiting:
-            r.error = exc
-            r.done.set()
+            self._finish(r, "error", exc)
         self.waiting.clear()
 
     def _set_threads(self) -> None:
@@ -188,7 +184,9 @@ class BatchDecoder:
             self.threads = n
 
     def _admit(self) -> bool:
-        """Move waiting requests into free sequences while the cache has room."""
+        """Move waiting requests into free sequences while the cache has room. One that cannot
+        be placed (its sampler fails to build) fails alone: raised, the error would end this
+        thread, and every caller waiting in `submit` would wait for ever."""
         admitted = False
         while self.waiting:
             free = [i for i, r in enumerate(self.active) if r is None]
@@ -204,9 +202,7 @@ class BatchDecoder:
             self.waiting.pop(0)
             try:
                 self._place(req, free)
-            except Exception as exc:  # e.g. its sampler could not be built
-                # This call fails alone: raised here, the error would end the decoder's
-                # thread, and every caller waiting in `submit` would wait for ever.
+            except Exception as exc:
                 self._finish(req, "error", exc)
                 continue
             admitted = True
