@@ -84,14 +84,9 @@ def test_rt_core_has_no_import_cycle_counting_type_only_and_function_level_impor
     assert cycles == [], f"import cycles: {cycles[:5]}"
 
 
-# The one circle left in the app's layer, studio/budget.py <-> studio/request.py, is being
-# untied in its own change; the check names it so that no other circle joins it.
-KNOWN_APP_CYCLES = [{"studio.budget", "studio.request"}]
-
-
-def test_the_app_has_no_import_cycle_beyond_the_known_one():
-    cycles = [c for c in _cycles(_import_graph([*_core_files(), *_app_files()]))
-              if set(c) not in KNOWN_APP_CYCLES]
+def test_the_app_has_no_import_cycle_counting_type_only_and_function_level_imports():
+    """The pages and studio/ on top of rt_core: no circle either, by the same count."""
+    cycles = _cycles(_import_graph([*_core_files(), *_app_files()]))
     assert cycles == [], f"import cycles: {cycles[:5]}"
 
 
