@@ -11,10 +11,10 @@ from rt_core.errors import ConfigError, InputError
 from rt_core.run.pipeline.budget import estimate
 from rt_core.run.pipeline.plan import plan_for, progress_groups
 from rt_core.run.pipeline.simulation import Simulation
-from rt_core.run.pipeline.validation import check_options
 from rt_core.run.revision.diff import changed_questions, proposal_diff, word_diff
 from rt_core.run.revision.quotes import find_weakness
 from rt_core.run.revision.report import stop_words
+from rt_core.settings import schema
 from rt_core.types import Change, Proposal, Review, RunConfig, RunRequest
 from tests.revisehelp import MADE_UP, REAL, improving
 
@@ -104,7 +104,7 @@ def test_an_interrupted_round_keeps_the_earlier_rounds_and_resumes(community, sc
 @pytest.mark.parametrize("rounds", [-1, 4])
 def test_rounds_out_of_range_are_one_config_error(rounds):
     with pytest.raises(ConfigError, match="between 0 and 3"):
-        check_options(RunConfig(revision_rounds=rounds))
+        schema.check_config(RunConfig(revision_rounds=rounds))
 
 
 def test_a_run_without_reviewers_cannot_be_revised(community, scripted):

@@ -12,7 +12,6 @@ import pytest
 from rt_core.cli import settings
 from rt_core.cli.parser import build_parser
 from rt_core.errors import ConfigError
-from rt_core.run.pipeline.validation import check_options
 from rt_core.settings import schema
 from rt_core.settings.schema import IDS, KEY
 from rt_core.types import Run, RunConfig
@@ -101,7 +100,7 @@ def test_an_old_stored_config_still_loads():
                                              ("cutoff_year", 1800), ("mode", "all")])
 def test_the_check_before_a_run_is_the_schemas(name, value):
     with pytest.raises(ConfigError) as info:
-        check_options(RunConfig(**{name: value}))
+        schema.check_config(RunConfig(**{name: value}))
     assert str(info.value) == schema.check(name, value) and info.value.hint == schema.hint(name)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
+from ..errors import SettingError
 from . import endpoint
 from .modes import MODES
 
@@ -168,6 +169,18 @@ def stored() -> tuple[Option, ...]:
     return tuple(o for o in OPTIONS if o.stored)
 
 
+def check_config(config: Any) -> None:
+    """Every stored option of a RunConfig within its type, bounds and choices, the first
+    one that is not raised as a SettingError in the words of `check` (the sentence the app
+    shows beside its field), with `hint`. A run's start asks it before the run's own rules
+    (run/pipeline/validation.py), which read the mode and the counts as the schema allows
+    them: an unknown mode, or a count that is no number, never reaches them."""
+    for o in stored():
+        message = check(o.name, getattr(config, o.name))
+        if message:
+            raise SettingError(message, hint(o.name))
+
+
 def num_text(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
@@ -198,3 +211,4 @@ def hint(name: str) -> str:
     if o.number and o.low is not None and o.high is not None:
         return f"Give a value from {num_text(o.low)} to {num_text(o.high)}."
     return ""
+

@@ -28,6 +28,7 @@ from ...models import speeds
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
 from ...models.facts import facts_for
+from ...settings.schema import check_config
 from ...store import Store
 from ...types import ProgressEvent, Run, RunRequest, StageError, Usage
 from ..styles.context import StageContext
@@ -108,6 +109,7 @@ class Simulation:
         config = self.config
         store = self.store
         facts = facts_for(config)  # what the registry says of the run's models, asked once
+        check_config(config)  # every option within its bounds, before the run's rules
         validate(config, store, facts)
         sizes = sizes_at(config, facts, store)  # what every estimate below is priced at
         check_cap(config, self.plan, sizes)

@@ -7,7 +7,7 @@ that the reading and writing stages apply.
 """
 from __future__ import annotations
 
-from ...errors import ConfigError, InputError, SettingError
+from ...errors import ConfigError, InputError
 from ...models.facts import ModelFacts
 from ...settings import schema
 from ...store import Store
@@ -31,19 +31,11 @@ def effective_cutoff(config: RunConfig, reference_year: int | None) -> int | Non
     return min(years) if years else None
 
 
-def check_options(config: RunConfig) -> None:
-    """Every stored option within the schema's type, bounds and choices: the sentence the
-    app shows beside a field, here for every door."""
-    for option in schema.stored():
-        message = schema.check(option.name, getattr(config, option.name))
-        if message:
-            raise SettingError(message, schema.hint(option.name))
-
-
 def validate(config: RunConfig, store: Store, facts: ModelFacts) -> None:
-    """Fail early, with a clear message, before any model is called (`facts`: what the
-    registry says of the run's models, asked once at its start)."""
-    check_options(config)
+    """Fail early, with a clear message, before any model is called: the run's own rules,
+    for a config whose every option is within the schema's bounds (`schema.check_config`,
+    which a run's start asks first; `facts`: what the registry says of the run's models,
+    asked once at its start)."""
     mode = MODES[config.mode]
     if not config.researcher_ids and not config.paper_ids:
         raise InputError("the neighbourhood is empty", "Add at least one researcher or paper.")
@@ -70,7 +62,7 @@ def validate(config: RunConfig, store: Store, facts: ModelFacts) -> None:
 
 
 def check_candidates(config: RunConfig, facts: ModelFacts) -> None:
-    """A judge that can judge (the number of candidates is the schema's, `check_options`): a
+    """A judge that can judge (the number of candidates is the schema's, `schema.check_config`): a
     judge named on purpose that the registry declares a base model is refused rather than
     quietly replaced by signals."""
     judge = config.judge_model.strip()
@@ -82,7 +74,7 @@ def check_candidates(config: RunConfig, facts: ModelFacts) -> None:
 
 def check_rounds(config: RunConfig) -> None:
     """Revision rounds only for a run that has reviews to answer (how many is the schema's,
-    `check_options`)."""
+    `schema.check_config`)."""
     if config.revision_rounds and not (config.reviewer_ids or config.num_reviewers):
         raise InputError("a run without reviewers cannot be revised: revision answers the reviews",
                          "Ask for at least one reviewer, or set revision rounds to 0.")
