@@ -34,16 +34,16 @@ def calibration_offer(model: str, store, key: str) -> None:
         return
     if speeds.calibrating(model):  # begun by an earlier script run (a click made meanwhile)
         with st.spinner(WAITING):
-            speed = timing.speed_for(model, store)  # waits for it
+            speed = speeds.speed_for(model, store)  # waits for it
     else:
-        speed = timing.speed_for(model, store)
+        speed = speeds.speed_for(model, store)
     if speed is not None:
         return
     slot = st.empty()
     if not slot.button("Measure this machine's speed (a few short calls to the embedded model)", key=key):
         return
     with st.spinner("Timing a few short calls..."):
-        timing.speed_for(model, store, calibrate=True)
+        speeds.speed_for(model, store, calibrate=True)
     slot.empty()
 
 

@@ -50,7 +50,7 @@ def plant_linear(store, model: str, scale: float = 1.0) -> None:
 # -- the speed comes from what was measured ---------------------------------------------------------
 def test_reading_and_writing_speeds_are_fitted_from_the_calls(store):
     plant_linear(store, LOCAL_MODEL)
-    s = timing.speed_for(LOCAL_MODEL, store)
+    s = speeds.speed_for(LOCAL_MODEL, store)
     assert s.per_read == pytest.approx(0.002) and s.per_write == pytest.approx(0.025)
     assert s.per_call == pytest.approx(0.1) and s.calls == 4 and not s.calibrated
 
@@ -59,7 +59,7 @@ def test_a_term_that_would_be_negative_is_left_out(store):
     """Every call the same prompt length: reading cannot be told from the round trip, so
     the fit keeps the round trip and the tokens written."""
     plant(store, "scripted/demo", per_call=0.4, per_write=0.01)
-    s = timing.speed_for("scripted/demo", store)
+    s = speeds.speed_for("scripted/demo", store)
     assert s.per_write == pytest.approx(0.01) and s.per_read >= 0 and s.per_call >= 0
     assert s.seconds(1, 300, 50) == pytest.approx(0.4 + 0.5)
 
@@ -70,7 +70,7 @@ def test_the_estimate_follows_the_measured_speed(community):
     cfg = config(model=LOCAL_MODEL)
     plant_linear(community, LOCAL_MODEL)
     fast = timing.for_config(cfg, community)
-    assert fast.seconds == pytest.approx(timing.raw_seconds(cfg, community, timing.speed_for(LOCAL_MODEL, community)))
+    assert fast.seconds == pytest.approx(timing.raw_seconds(cfg, community, speeds.speed_for(LOCAL_MODEL, community)))
     community.db.conn.execute("DELETE FROM call_speeds")
     plant_linear(community, LOCAL_MODEL, scale=2.0)
     assert timing.for_config(cfg, community).seconds == pytest.approx(2 * fast.seconds)
@@ -183,13 +183,13 @@ def test_calls_of_other_work_after_a_run_do_not_change_the_speed_its_calls_show(
     began = datetime.datetime.fromisoformat(run.created_at).timestamp()
     community.db.conn.execute("UPDATE call_speeds SET at=?", (began + 1,))
     community.db.conn.execute("UPDATE runs SET wall_seconds=? WHERE id=?", (10.0, run.id))
-    before = timing.speed_for("scripted/demo", community)
+    before = speeds.speed_for("scripted/demo", community)
     plant(community, "scripted/demo", per_call=3.0, n=40)  # other work after the run, more calls
     community.db.conn.execute("UPDATE call_speeds SET at=? WHERE seconds=3.0", (began + 1000,))
-    assert timing.speed_for("scripted/demo", community) == before and before.calls == 4
+    assert speeds.speed_for("scripted/demo", community) == before and before.calls == 4
     plant(community, "scripted/demo", per_call=3.0, n=speeds.RECENT)  # the run is out of the window
     community.db.conn.execute("UPDATE call_speeds SET at=? WHERE seconds=3.0", (began + 1000,))
-    assert timing.speed_for("scripted/demo", community).calls == speeds.RECENT
+    assert speeds.speed_for("scripted/demo", community).calls == speeds.RECENT
 
 
 # -- kept with the run --------------------------------------------------------------------------
@@ -234,7 +234,7 @@ def test_a_revision_adds_its_own_estimate(community, demo):
     community.db.conn.execute("DELETE FROM call_speeds")  # the run's own calls: planted again
     plant(community, "scripted/demo", per_call=1.0)
     p = more.plan(community.runs.load(run.id), 1, community)
-    speed = timing.speed_for("scripted/demo", community)
+    speed = speeds.speed_for("scripted/demo", community)
     # the rewrite, one review, the meta-review, in a row (before the bias of the run above)
     assert timing.raw_seconds(p.config, community, speed, set(p.stages)) == pytest.approx(3.0)
     added = timing.for_config(p.config, community, counted=set(p.stages)).seconds
@@ -280,7 +280,7 @@ def test_the_embedded_model_is_calibrated_by_a_few_short_calls(store):
     e = timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True)
     kept = store.call_speeds.recent(LOCAL_MODEL)
     assert len(kept) == 2 and all(k.calibration for k in kept)
-    s = timing.speed_for(LOCAL_MODEL, store)
+    s = speeds.speed_for(LOCAL_MODEL, store)
     assert s.calibrated and s.per_call == 0 and s.per_read + s.per_write > 0
     assert e.seconds > 0 and "short calibration" in e.text()
     assert timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True).seconds == e.seconds
@@ -327,7 +327,7 @@ def test_a_caller_waits_for_a_calibration_under_way_instead_of_reading_no_speed(
     that calibration and read its speed, not find the store empty and start the run with no
     estimate. The calibration here is the real one, held at its start until the other caller
     has looked in the store once."""
-    real_calibrate, real_calls = speeds.calibrate, timing.speed_calls
+    real_calibrate, real_calls = speeds.calibrate, speeds.speed_calls
     calibrating, looked = threading.Event(), threading.Event()
 
     def held_calibrate(model):
@@ -342,14 +342,14 @@ def test_a_caller_waits_for_a_calibration_under_way_instead_of_reading_no_speed(
         return out
 
     monkeypatch.setattr(speeds, "calibrate", held_calibrate)
-    monkeypatch.setattr(timing, "speed_calls", watched_calls)
+    monkeypatch.setattr(speeds, "speed_calls", watched_calls)
     measured: list = []
-    measuring = threading.Thread(target=lambda: measured.append(timing.speed_for(LOCAL_MODEL, store, True)))
+    measuring = threading.Thread(target=lambda: measured.append(speeds.speed_for(LOCAL_MODEL, store, True)))
     measuring.start()
     assert calibrating.wait(60)
     assert speeds.calibrating(LOCAL_MODEL)
     read: list = []
-    reader = threading.Thread(target=lambda: read.append(timing.speed_for(LOCAL_MODEL, store)), name="reader")
+    reader = threading.Thread(target=lambda: read.append(speeds.speed_for(LOCAL_MODEL, store)), name="reader")
     reader.start()
     reader.join(120)
     measuring.join(120)

@@ -111,13 +111,12 @@ def test_a_page_drawn_during_a_calibration_waits_for_it_and_shows_its_estimate(m
     import streamlit as st
 
     from rt_core.models import speeds
-    from rt_core.run.pipeline import timing
     from studio import timing_view
 
     store().db.conn.execute("DELETE FROM call_speeds")
     at = run_page("Embedded offline demo model")
     waiting, looked, held = threading.Event(), threading.Event(), threading.Event()
-    original, real_calls = st.spinner, timing.speed_calls
+    original, real_calls = st.spinner, speeds.speed_calls
 
     def watched_calls(model, store_):
         out = real_calls(model, store_)
@@ -140,7 +139,7 @@ def test_a_page_drawn_during_a_calibration_waits_for_it_and_shows_its_estimate(m
                                                         calibration=True, at=1.0e9 + seconds))
 
     monkeypatch.setattr(st, "spinner", spinner)
-    monkeypatch.setattr(timing, "speed_calls", watched_calls)
+    monkeypatch.setattr(speeds, "speed_calls", watched_calls)
     measuring = threading.Thread(target=calibration)
     measuring.start()
     assert held.wait(60)

@@ -37,6 +37,7 @@ its time is unknown until its first run.
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import logging
 import threading
 import time
@@ -235,6 +236,64 @@ def record(store, model: str, reply: Completion, seconds: float) -> None:
         log.debug("could not keep a call's time", exc_info=True)
 
 
+# -- the speed a model shows here, read from the calls the store keeps -------------------------
+def speed_for(model: str, store, calibrate: bool = False) -> Speed | None:
+    """The speed this model's calls on this machine show (None without a store or calls:
+    `speed_calls` says which calls); with calibrate=True, an embedded model with none is
+    measured now and its calibration calls kept like any other.
+
+    A calibration takes a few seconds, and whoever asks for the speed meanwhile waits for
+    it rather than reading an empty store: in the app, a click on Start while "Measure this
+    machine's speed" ran began a new script run at once (Streamlit's fast reruns) that read
+    no speed and started the run without an estimate (3 of 4 browser walks)."""
+    if store is None:
+        return None
+    return fit(calls_or_calibration(
+        model, lambda: speed_calls(model, store), lambda call: store.call_speeds.add(model, call), calibrate))
+
+
+def speed_calls(model: str, store) -> list[CallTime]:
+    """The calls a speed is fit on: those of one kind of work, the newest run's, while that run
+    is among the model's `RECENT` newest calls; else (no run, or so many calls since that the
+    machine may have changed) the newest calls.
+
+    Why not simply the newest calls: a call's recorded seconds are its time beside the calls
+    it ran with, so calls of work that kept few calls going (leave-one-out credit, about 2.5
+    on the embedded model) and of a run (about 4.4) fit together into a speed of neither: a
+    run estimated after credit came out 1.79 times what it took (docs/PERFORMANCE.md)."""
+    newest = store.call_speeds.recent(model, RECENT)
+    runs = store.runs.fresh_finished(model, 1)
+    if not runs:
+        return newest
+    _config, wall, created = runs[0]
+    start, end = run_span(created, wall)
+    window_full = len(newest) == RECENT
+    if window_full and all(c.at is not None and c.at > end for c in newest):
+        return newest  # the run has left the window
+    return store.call_speeds.between(model, start, end) or newest
+
+
+def run_span(created: str, wall: float) -> tuple[float, float]:
+    """When a stored run began and ended (epoch seconds; a second's slack at the end)."""
+    start = _dt.datetime.fromisoformat(created).timestamp()
+    return start, start + wall + 1
+
+
+def runs_speeds(store, model: str, limit: int) -> list[tuple[dict, float, Speed | None]]:
+    """(config, wall seconds, the speed its own calls showed) of the model's newest finished
+    runs that made their own calls (store/runs.py: `fresh_finished`): what a run's estimate
+    holds against the time such runs took (run/pipeline/timing.py: `bias`); None for a run
+    whose calls say nothing (stored by an older version)."""
+    out = []
+    for config, wall, created in store.runs.fresh_finished(model, limit):
+        try:
+            then = fit(store.call_speeds.between(model, *run_span(created, wall)))
+        except Exception:  # the estimate is a guide: such a run is left out, as before
+            log.debug("no speed for a stored run", exc_info=True)
+            then = None
+        out.append((config, wall, then))
+    return out
+
 # The calibration documents, in plain words. A run's calls share their material: of the
 # prompt tokens the embedded model was sent in measured runs (the app's default, credit),
 # a fifth to a quarter were read afresh and the rest copied from a sequence that held
@@ -270,7 +329,7 @@ _locks_guard = threading.Lock()
 def calibration_lock(model: str) -> threading.Lock:
     """The lock held while this model is calibrated and its calls stored, one per model and
     process (the app's pages and its runs share it): whoever needs the speed meanwhile
-    waits for it (run/pipeline/timing.py: `speed_for`)."""
+    waits for it (`speed_for`)."""
     with _locks_guard:
         return _calibration_locks.setdefault(model, threading.Lock())
 

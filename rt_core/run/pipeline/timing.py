@@ -34,7 +34,6 @@ what the runs' plans mis-count.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import logging
 import math
 import statistics
@@ -140,63 +139,21 @@ def limit_for(config: RunConfig) -> int:
     return registry.calls_at_once(config.model, config.concurrency)
 
 
-def speed_for(model: str, store, calibrate: bool = False) -> speeds.Speed | None:
-    """The speed this model's calls on this machine show (None without a store or calls:
-    `speed_calls` says which calls); with calibrate=True, an embedded model with none is
-    measured now and its calibration calls kept like any other.
-
-    A calibration takes a few seconds, and whoever asks for the speed meanwhile waits for
-    it rather than reading an empty store: in the app, a click on Start while "Measure this
-    machine's speed" ran began a new script run at once (Streamlit's fast reruns) that read
-    no speed and started the run without an estimate (3 of 4 browser walks)."""
-    if store is None:
-        return None
-    return speeds.fit(speeds.calls_or_calibration(
-        model, lambda: speed_calls(model, store), lambda call: store.call_speeds.add(model, call), calibrate))
-
-
-def speed_calls(model: str, store) -> list[speeds.CallTime]:
-    """The calls a speed is fit on: those of one kind of work, the newest run's, while that run
-    is among the model's `speeds.RECENT` newest calls; else (no run, or so many calls since
-    that the machine may have changed) the newest calls.
-
-    Why not simply the newest calls: a call's recorded seconds are its time beside the calls
-    it ran with, so calls of work that kept few calls going (leave-one-out credit, about 2.5
-    on the embedded model) and of a run (about 4.4) fit together into a speed of neither: a
-    run estimated after credit came out 1.79 times what it took (docs/PERFORMANCE.md)."""
-    newest = store.call_speeds.recent(model, speeds.RECENT)
-    runs = store.runs.fresh_finished(model, 1)
-    if not runs:
-        return newest
-    _config, wall, created = runs[0]
-    start, end = run_span(created, wall)
-    window_full = len(newest) == speeds.RECENT
-    if window_full and all(c.at is not None and c.at > end for c in newest):
-        return newest  # the run has left the window
-    return store.call_speeds.between(model, start, end) or newest
-
-
-def run_span(created: str, wall: float) -> tuple[float, float]:
-    """When a stored run began and ended (epoch seconds; a second's slack at the end)."""
-    start = _dt.datetime.fromisoformat(created).timestamp()
-    return start, start + wall + 1
-
-
 def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str] | None = None) -> float:
     """The plan's wall time at this speed, before the bias."""
     sizes = sizes_for(config, store)
     return plan_seconds(plan_for(config), sizes, speed, sizes.facts.at_once, counted)
 
 
-def bias(store, model: str) -> tuple[float, int]:
-    """How long the newest finished runs of this model that made their own calls took, over
-    what the plan estimates for them at the speed their own calls showed (so a machine that
-    has become slower since still shows in the speed, not here): the median ratio (within
-    1/3 to 3) and how many runs it comes from; (1.0, 0) when there are none."""
+def bias(store, runs: list[tuple[dict, float, speeds.Speed | None]]) -> tuple[float, int]:
+    """How long the newest finished runs of a model that made their own calls took (`runs`:
+    their settings, wall time and the speed their own calls showed, `speeds.runs_speeds`),
+    over what the plan estimates for them at that speed (so a machine that has become slower
+    since still shows in the speed, not here): the median ratio (within 1/3 to 3) and how
+    many runs it comes from; (1.0, 0) when there are none."""
     ratios = []
-    for data, wall, created in store.runs.fresh_finished(model, BIAS_RUNS):
+    for data, wall, then in runs:
         try:
-            then = speeds.fit(store.call_speeds.between(model, *run_span(created, wall)))
             raw = raw_seconds(RunConfig.from_dict(data), store, then) if then else 0.0
         except Exception:  # a run stored by an older version: it says nothing here
             log.debug("no estimate for a stored run's settings", exc_info=True)
@@ -211,11 +168,13 @@ def bias(store, model: str) -> tuple[float, int]:
 def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store, calibrate: bool = False,
              counted: set[str] | None = None) -> Expected:
     """The expected wall time of a run's own plan at its sizes, fresh (nothing cached): what
-    a run works out once when it starts (run/pipeline/simulation.py)."""
-    speed = speed_for(config.model, store, calibrate)
+    a run works out once when it starts (run/pipeline/simulation.py). The speeds are read
+    first (today's, and the one each earlier run showed), then the plans are timed at them."""
+    speed = speeds.speed_for(config.model, store, calibrate)
     if speed is None:
         return Expected(config.model, None)
-    factor, runs = bias(store, config.model)
+    earlier = speeds.runs_speeds(store, config.model, BIAS_RUNS)
+    factor, runs = bias(store, earlier)
     seconds = plan_seconds(plan, sizes, speed, sizes.facts.at_once, counted)
     return Expected(config.model, seconds * factor, speed, factor, runs)
 
@@ -236,7 +195,7 @@ def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: b
     says how far a run's plan is off, not how far these calls are. Measured on leave-one-out
     credit (docs/PERFORMANCE.md, 2026-11-29): with it, 0.95-1.29 of the time taken (three
     of five sittings beyond 25%); without it, 1.01-1.22."""
-    speed = speed_for(config.model, store, calibrate)
+    speed = speeds.speed_for(config.model, store, calibrate)
     if speed is None:
         return Expected(config.model, None)
     seconds = work(speed, calls)
