@@ -1,11 +1,12 @@
 """One simulation run: its start and its end.
 
-`Simulation(request, store)` only records the request. `start()` validates it once,
-reads what the run needs from the store, works out the run's estimate once (calls, tokens,
-cost and wall time: `estimate` and `expected`, which a door prints and the run keeps
-beside what it took; a first run whose door did not time the embedded model first times it
-before its first stage, `_measure_if_unknown`), derives the model client and the embedder
-from it and makes the stages' typed state (run/pipeline/state.py: the context, and what the stages leave each
+`Simulation(request, store)` only records the request. `start()` works out what the run
+will be, once (`outline_for`: checked, sized and estimated in calls, tokens and cost, one
+frozen `Outline`), then its wall time (`expected`, which a door prints beside the estimate
+and the run keeps beside what it took; a first run whose door did not time the embedded
+model first times it before its first stage, `_measure_if_unknown`), then its live parts:
+the warm-up, the budget, the model client and the embedder derived from the request, and
+the stages' typed state (run/pipeline/state.py: the context, and what the stages leave each
 other: profiles, drafts, the chosen reviewers...). `arun` starts the run if nobody did and
 executes the run's plan (`run.plan`) with the generic runner (`run.runner`): every
 stage's work is saved when the stage ends and every model call is cached, so a failed or
@@ -21,20 +22,21 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ... import keys
 from ...errors import CancelledRun
 from ...models import speeds
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
-from ...models.facts import facts_for
+from ...models.facts import ModelFacts, facts_for
 from ...settings.schema import check_config
 from ...store import Store
 from ...types import ProgressEvent, Run, RunRequest, StageError, Usage
 from ..styles.context import StageContext
 from ..styles.style import stages_for
 from .budget import Budget, BudgetExceeded, Estimate, check_cap, plan_estimate
-from .costs import sizes_at
+from .costs import Sizes, sizes_at
 from .plan import plan_for
 from .recorder import Recorder
 from .runner import Runner, Stage
@@ -44,6 +46,38 @@ from .validation import effective_cutoff, validate
 from .warmup import parts_for, warm_up
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What a run will be, worked out once when it starts and before anything is written: its
+    models' facts, the sizes every estimate is priced at (its config having passed the
+    schema's bounds, the run's rules and the cap), the profile cut-off, and the calls, tokens
+    and cost it will take. The door prints the estimate, the budget admits each stage at these
+    sizes and the wall time is worked out from them (`Simulation.expected`, after the warm-up
+    has begun: it may time the model first). One record, so a reader sees in one place what
+    the run's start decided, and no step asks the registry or the store again for it."""
+    facts: ModelFacts
+    sizes: Sizes
+    cutoff_year: int | None
+    estimate: Estimate
+
+
+def outline_for(request: RunRequest, store: Store, plan: list[Stage]) -> Outline:
+    """The run's outline, each question asked once and in the order that fails soonest: what
+    the registry says of its models; every option within the schema's bounds; the run's own
+    rules (neighbourhood, judge, rounds, ids: validation.py); its sizes; a cap that allows one
+    call of its plan; the keys of the endpoints it calls; then the cut-off and the estimate."""
+    config = request.config
+    facts = facts_for(config)
+    check_config(config)
+    validate(config, store, facts)
+    sizes = sizes_at(config, facts, store)
+    check_cap(config, plan, sizes)
+    keys.check_request(request)
+    ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
+    return Outline(facts, sizes, effective_cutoff(config, ref.year if ref else None),
+                   plan_estimate(config.model, plan, sizes))
 
 
 class Simulation:
@@ -75,12 +109,16 @@ class Simulation:
         # More work added to a run that already has its estimate (a revision of a finished
         # run: run/revision/more.py); else a new run's estimate is made when it starts.
         self.added_work: Expected | None = None
-        self.estimate: Estimate | None = None  # calls, tokens and cost: made by start
+        self.outline: Outline | None = None  # what the run will be: worked out by start
         self.expected: Expected | None = None  # wall time: made by start (or added_work)
         self._embedder, self._sleep, self._recorder = embedder, sleep, recorder
         self._warming = None  # what start() began loading in the background
-        self._sizes = None  # what start() priced the estimate at
         self.measuring = False  # timing the model for the estimate (`_measure_if_unknown`)
+
+    @property
+    def estimate(self) -> Estimate | None:
+        """The run's calls, tokens and cost, fresh (`Outline.estimate`; None before the start)."""
+        return self.outline.estimate if self.outline is not None else None
 
     def use_budget(self, budget) -> None:
         """The cap this run's calls answer to (before or after the start). One place,
@@ -95,12 +133,12 @@ class Simulation:
         self.on_progress(event)  # looked up per event: a caller may swap the listener
 
     def start(self, calibrate: bool = False) -> RunState:
-        """Validate the request, read what the run needs from the store, work out its
-        estimate and, to resume, take the stored run's history (orphans reaped first): the
-        stages' state. Done once; bad input fails here, in the caller, before anything is
-        written (but the records given with the request, stored first). calibrate=True: an
-        embedded model with no measured speed is timed now for the estimate (a command line
-        has no button for it; the app asks first)."""
+        """What the run will be (`outline_for`: checked, sized, estimated), then its wall time and
+        its live parts (the warm-up, the budget, the client, the embedder) and, to resume, the
+        stored run's history (orphans reaped first): the stages' state. Done once; bad input
+        fails here, in the caller, before anything is written (but the records given with the
+        request, stored first). calibrate=True: an embedded model with no measured speed is
+        timed now for the estimate (a command line has no button for it; the app asks first)."""
         if self.state is not None:
             return self.state
         if self.request.given is not None:
@@ -108,23 +146,15 @@ class Simulation:
         request = self.request
         config = self.config
         store = self.store
-        facts = facts_for(config)  # what the registry says of the run's models, asked once
-        check_config(config)  # every option within its bounds, before the run's rules
-        validate(config, store, facts)
-        sizes = sizes_at(config, facts, store)  # what every estimate below is priced at
-        check_cap(config, self.plan, sizes)
-        keys.check_request(request)
-        self._warming = warm_up(parts_for(facts))  # overlaps the rest of the set-up
-        ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
-        cutoff = effective_cutoff(config, ref.year if ref else None)
+        self.outline = outline = outline_for(request, store, self.plan)
+        sizes = outline.sizes
+        self._warming = warm_up(parts_for(outline.facts))  # overlaps the wall time's calibration
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
             old = store.runs.resumable(self.run.id)
             self.run.created_at, prior = old.created_at, old.usage
         self.budget = self.budget or Budget(config, self.run.usage, sizes, prior)
-        self.estimate = plan_estimate(config.model, self.plan, sizes)
         self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate)
-        self._sizes = sizes
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
         client.before_call = _gate(self.budget)
@@ -134,7 +164,7 @@ class Simulation:
         self.state = state = RunState(
             request=request, store=store, run=self.run, client=client, ctx=ctx, style=style,
             recorder=self._recorder(store, self.run, self.resume, self._progress, client.notes),
-            embedder=embedder, cutoff_year=cutoff)
+            embedder=embedder, cutoff_year=outline.cutoff_year)
         ctx.grounding = state.grounding  # the base-model stages' material (run/pipeline/state.py)
         return state
 
@@ -210,8 +240,8 @@ class Simulation:
             return
         self.measuring = True
         try:
-            self.expected = await asyncio.to_thread(plan_expected, self.config, self.plan, self._sizes,
-                                                    self.store, True)
+            self.expected = await asyncio.to_thread(plan_expected, self.config, self.plan,
+                                                    self.outline.sizes, self.store, True)
         except Exception:  # the estimate is a guide: a run never fails for it
             log.warning("could not time the model for the run's estimate", exc_info=True)
         finally:
