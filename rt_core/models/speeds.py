@@ -5,7 +5,7 @@ speeds on a quiet laptop and on a busy 2-core server (docs/PERFORMANCE.md: 39 ag
 5 tokens a second written), and a provider's latency is the provider's. A time stated
 before Start is only worth reading if it comes from this machine, so every call that
 reaches a model leaves one row (its tokens and wall seconds, timed by the client;
-store/speeds.py) and an estimate reads the newest ones.
+store/speeds.py) and an estimate reads the newest ones (`speed_for`).
 
 One call is modelled as
 
@@ -293,6 +293,7 @@ def runs_speeds(store, model: str, limit: int) -> list[tuple[dict, float, Speed 
             then = None
         out.append((config, wall, then))
     return out
+
 
 # The calibration documents, in plain words. A run's calls share their material: of the
 # prompt tokens the embedded model was sent in measured runs (the app's default, credit),

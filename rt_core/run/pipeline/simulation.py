@@ -1,4 +1,4 @@
-"""One simulation run: its start and its end.
+"""One simulation run: its outline (what it will be), its start and its end.
 
 `Simulation(request, store)` only records the request. `start()` works out what the run
 will be, once (`outline_for`: checked, sized and estimated in calls, tokens and cost, one
