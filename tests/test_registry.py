@@ -185,3 +185,17 @@ def test_a_batching_serial_model_takes_its_batch_of_calls_at_once():
         assert registry.calls_at_once("openai/one-at-a-time", 4) == 1
     finally:
         registry.forget("openai/one-at-a-time", previous)
+
+
+def test_litellm_is_imported_with_the_collector_paused_then_its_objects_frozen():
+    """The import's objects are frozen (later full collections skip them) and the collector is
+    on again afterwards, as it was before (models/registry.py, _import_with_the_collector_paused)."""
+    code = ("import gc, sys; from rt_core.models import registry; "
+            "seen = []; gc.callbacks.append(lambda phase, info: seen.append(phase)); "
+            "registry.litellm(); "
+            "print(gc.isenabled(), gc.get_freeze_count() > 100_000, 'litellm' in sys.modules, len(seen))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    enabled, frozen, imported, collections = out.stdout.split()
+    assert (enabled, frozen, imported) == ("True", "True", "True")
+    assert int(collections) == 0  # no collection ran while the import made its objects

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import logging
 import os
 import threading
@@ -284,8 +285,7 @@ def litellm():
         # up while the first call imports litellm) never waits for the import.
         with _import_lock:
             if _litellm is None:
-                import litellm as lm  # noqa: PLC0415  (slow: seconds)
-
+                lm = _import_with_the_collector_paused()
                 lm.telemetry = False
                 lm.suppress_debug_info = True
                 lm.drop_params = True  # providers that lack e.g. frequency_penalty ignore it
@@ -294,6 +294,27 @@ def litellm():
                     for prefix in list(_handlers):
                         _install(prefix)
     return _litellm
+
+
+def _import_with_the_collector_paused():
+    """Import litellm with Python's cyclic garbage collector paused, then freeze what exists.
+
+    The import makes about 270,000 objects that live as long as the process, and the
+    collector's passes over them while they were being made took 0.6 s of the 2.0-2.3 s
+    import here (1.5 s paused); the import is on the critical path of a one-shot command and
+    of a process's first run. Frozen afterwards (gc.freeze), they are skipped by every later
+    full collection (0.2 s of pauses in an app-default run). Left uncollected: the 2,211
+    objects of cyclic garbage the import leaves behind, and whatever else is alive at that
+    moment and later becomes garbage, once per process."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        import litellm as lm  # noqa: PLC0415  (slow: seconds)
+    finally:
+        if was_enabled:
+            gc.enable()
+    gc.freeze()
+    return lm
 
 
 def _install(prefix: str) -> None:
