@@ -356,3 +356,32 @@ def test_a_caller_waits_for_a_calibration_under_way_instead_of_reading_no_speed(
     assert measured[0] is not None and measured[0].calibrated
     assert read == measured and not speeds.calibrating(LOCAL_MODEL)
     assert len(store.call_speeds.recent(LOCAL_MODEL)) == 2  # calibrated once
+
+
+@pytest.mark.parametrize("door", ["cli", "app"])
+def test_a_calibration_times_the_model_only_once_the_warm_up_is_in(community, monkeypatch, door):
+    """The command line calibrates in `start`, the app's first run before its first stage:
+    both wait for the warm-up first (litellm's import beside it slowed the calibration's
+    decodes 2.7x here, and the estimate took that speed)."""
+    from rt_core.run.pipeline import simulation
+
+    order: list[str] = []
+
+    class Warming:
+        def join(self, timeout=None):
+            order.append("warm-up in")
+
+    def calibrate(model):
+        order.append("calibrated")
+        return [CallTime(256, 1, 0.1, calibration=True, at=1e6), CallTime(16, 24, 0.3, calibration=True, at=1e6 + 1)]
+
+    monkeypatch.setattr(simulation, "warm_up", lambda parts: Warming())
+    monkeypatch.setattr(speeds, "calibrate", calibrate)
+    sim = Simulation(RunRequest(config(model=LOCAL_MODEL)), community)
+    if door == "cli":
+        sim.start(calibrate=True)
+    else:
+        sim.start()
+        registry.run_async(sim._measure_if_unknown())
+    assert order[-1] == "calibrated" and "warm-up in" in order[:-1]
+    assert sim.expected is not None and sim.expected.seconds is not None
