@@ -7,7 +7,6 @@ the process list), by the one key rule in rt_core/keys.py.
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 from .cli.parser import build_parser
@@ -31,18 +30,5 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _end(code: int) -> None:
-    """End the process once the command is done, without the interpreter's teardown. After a
-    run, tearing down litellm's modules and the model's buffers took about 1 s here (of a 16 s
-    one-shot run) with nothing left to do: every output file is written and every store write
-    committed when a command returns. The loaded models are closed first, as at a normal exit."""
-    from .models.local import close_engines  # noqa: PLC0415  (llama.cpp only if a model was loaded)
-
-    close_engines()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
 if __name__ == "__main__":
-    _end(main())
+    sys.exit(main())

@@ -280,7 +280,7 @@ _engines_lock = threading.Lock()
 
 
 @atexit.register
-def close_engines() -> None:
+def _close_engines() -> None:
     """Free models before interpreter shutdown tears down what llama.cpp's finaliser needs."""
     for eng in _engines.values():
         with contextlib.suppress(Exception):  # shutting down anyway
