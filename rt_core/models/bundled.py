@@ -20,8 +20,8 @@ Any other character is still read and written, through the byte tokens.
 
 The files live with the installation (`models_dir`), not in the data folder: they are
 derived from installed packages, a fresh store does not need them again, and the setup
-script writes them once (`run_path()`), so a first run does not wait
-for the 253 MB to be assembled and checked.
+script writes them once (`run_path()`), so a first run does not wait for the 253 MB to be
+assembled and checked (1.2-2.5 s here, on every fresh data folder before).
 """
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 from ..errors import ConfigError
 
@@ -127,10 +129,11 @@ def write_latin_copy(src: Path, dst: Path) -> int:
     the token-embedding rows (which are also the output layer: Gemma ties them), in the
     same order, and the special-token ids renumbered. Every other tensor and key is copied
     as it is. Returns how many tokens were kept."""
-    import numpy as np  # noqa: PLC0415
     from gguf import GGUFReader, GGUFValueType, GGUFWriter  # noqa: PLC0415  (only to write the copy)
 
     reader = GGUFReader(src)
+    if any(t.name == "output.weight" for t in reader.tensors):
+        raise ConfigError(f"{src.name}: an untied output layer is not narrowed by this rule")
     fields = reader.fields
     tokens, kinds = fields["tokenizer.ggml.tokens"], fields["tokenizer.ggml.token_type"]
     pieces = [bytes(tokens.parts[i]).decode("utf-8") for i in tokens.data]
@@ -157,8 +160,6 @@ def write_latin_copy(src: Path, dst: Path) -> int:
     def data(tensor):
         return np.ascontiguousarray(tensor.data[rows]) if tensor.name == "token_embd.weight" else tensor.data
 
-    if any(t.name == "output.weight" for t in reader.tensors):
-        raise ConfigError(f"{src.name}: an untied output layer is not narrowed by this rule")
     for tensor in reader.tensors:
         d = data(tensor)
         writer.add_tensor_info(tensor.name, d.shape, d.dtype, d.nbytes, tensor.tensor_type)
