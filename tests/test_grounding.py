@@ -293,7 +293,7 @@ PROPOSAL = Proposal(q1="How can language agents classify stellar spectra?",
 
 
 def test_empty_review_sections_are_reasked_then_replaced_by_labelled_checks(scripted):
-    scripted.responder = lambda m, p: " 5" if p.get("grammar") else " is strong in the following areas:"
+    scripted.responder = lambda m, p: " 5" if p.get("grammar") else " (see"
     g = grounding.Grounding([], _concepts={"astronomy": ["stellar spectra"], "nlp": ["language agents"]},
                             field_names={"astronomy": "Astronomy", "nlp": "NLP"})
     rev = run(stem.review(stem_ctx(g), "r1", "I review.", PROPOSAL, []))

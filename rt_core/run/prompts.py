@@ -27,7 +27,7 @@ BUNDLED: dict[str, dict[str, frozenset[str]]] = {
     "chat": {"prompts": frozenset({"profile", "draft", "aggregate", "review", "meta_review",
                                    "reference_5q", "ask_missing", "bullets", "judge"}),
              "stems": frozenset()},
-    "stem": {"prompts": frozenset({"draft_header", "aggregate_header", "review_header",
+    "stem": {"prompts": frozenset({"draft_header", "aggregate_header", "review_header", "review_focus",
                                    *(f"seed_{q.key}" for q in fiveq.QUESTIONS)}),
              "stems": frozenset({"strengths", "weaknesses", "score"})},
     "study": {"prompts": frozenset({"restyle", "judge_item", "judge_pair"}), "stems": frozenset()},
