@@ -59,8 +59,11 @@ REVIEW_HEADINGS = ("strengths", "weaknesses")
 # (where the model can: registry.sentence_stop). Written on to 60 tokens, review lines were
 # most of the CLI default run's completion tokens, and their later sentences were where
 # invented results sat, for the claims check to cut (docs/PERFORMANCE.md). Fewer words
-# would keep "The proposal is new." alone, which names nothing of the proposal.
+# would keep "The proposal is new." alone, which names nothing of the proposal. A line led
+# by a concept (`review_focus`) names it already: four words of its own make a judgement
+# ("... use of WebArena is a clear step forward.").
 REVIEW_LINE_WORDS = 8
+FOCUSED_LINE_WORDS = 4
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -163,7 +166,8 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
         for attempt in range(first, ctx.max_reasks + 1):
             seeds = [""] * (attempt * REVIEW_CANDIDATES) + [f"{report}\n{label}: {lead}"] * REVIEW_CANDIDATES
             found = await _best_review_line(ctx, seeds, lead, pw, said, subject, material,
-                                            _Sound(key, evidence, topics))
+                                            _Sound(key, evidence, topics),
+                                            FOCUSED_LINE_WORDS if focus else REVIEW_LINE_WORDS)
             if found:
                 return lead, found, attempt
         return lead, None, ctx.max_reasks
@@ -254,7 +258,8 @@ class _Sound:
 
 async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: set[str],
                             said: str = "", subject: set[str] | None = None,
-                            material: str | None = None, sound: _Sound | None = None) -> str | None:
+                            material: str | None = None, sound: _Sound | None = None,
+                            words_before_stop: int = REVIEW_LINE_WORDS) -> str | None:
     """The most specific non-empty continuation, never one that repeats what the review
     already said (a weakness that restates the strength is no weakness), one that is not
     about the proposal (no word in common with it or its concepts: `subject`), or one
@@ -266,7 +271,7 @@ async def _best_review_line(ctx: StageContext, docs: list[str], lead: str, pw: s
         if not doc:
             continue
         out = unrepeated(lead, (await line(ctx, doc, max_tokens=60, attempt=seed,
-                                          sentence_words=REVIEW_LINE_WORDS)).strip())
+                                          sentence_words=words_before_stop)).strip())
         if material is not None:
             cut, unknown = drop_invented(joined(lead, out), material)
             if unknown:
