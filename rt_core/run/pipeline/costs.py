@@ -42,14 +42,16 @@ STEM_LINE = 30  # one completed line
 STEM_WRITTEN = 10
 STEM_SCORE = 2
 # What the model writes of a review line: it stops at its sentence's end, well before its
-# budget of 60 (measured on the embedded model, 2026-11-29: 20.7 tokens a call in the app's
-# default run's reviews, 21.0 in its leave-one-out credit). With a full line (30) counted,
-# credit's estimate came out up to 1.63 times what it took (docs/PERFORMANCE.md).
-STEM_REVIEW_LINE = 21
+# budget of 60. Measured on the embedded model: 13.8 tokens a call in the app's default
+# run's reviews on 2026-12-02, the line led by a concept and stopping after four words of
+# its own (run/styles/stem.py); 20.7 and 21.0 (credit) on 2026-11-29, before. Counted at
+# 21, credit's estimate came out 1.26 times what it took; at 30, up to 1.63
+# (docs/PERFORMANCE.md).
+STEM_REVIEW_LINE = 14
 # Re-asks per review line of a base model: the claims check (run/styles/stem_claims.py)
 # drops a line that states a result the material does not, and a line that does not fit
 # its heading is asked again. Led by a concept the proposal names (run/styles/stem.py,
-# `review_focus`), 3.4 calls per review in the app's default run (2026-12-02; 5.0-5.25
+# `review_focus`), 3.2 and 3.4 calls per review in the app's default run (2026-12-02; 5.0-5.25
 # before, when most lines were generic and asked again), against 3 (two lines and the
 # score) without re-asks. Counted over all of a stage's reviews: a fifth of a call each.
 REVIEW_LINE_REASKS = 0.2
