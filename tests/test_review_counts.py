@@ -122,3 +122,15 @@ def test_the_frame_is_left_out_but_a_point_of_frame_only_is_kept():
     assert point_content("Ethical issues are not addressed in the proposal.") == "Ethical issues are not addressed."
     assert point_content("The proposal's data is public.") == "data is public."
     assert point_content("The proposal is.") == "The proposal is."
+    # a line led by a concept (run/styles/stem.py): the concept is frame too
+    assert point_content("The proposal's use of crime hotspots is not tied to data.") == "not tied to data."
+    assert point_content("However, the proposal's use of WebArena is vague.") == "vague."
+
+
+def test_two_unlike_points_on_one_concept_are_two_points(minilm):
+    """Two reviewers led by the same concept say different things: they must not be counted
+    as one point made by both (with the concept's name in, 0.55-0.64 with MiniLM)."""
+    a = "The proposal's use of WebArena is very attractive and user-friendly."
+    b = "The proposal's use of WebArena is important because it lets astronomers label spectra."
+    v = minilm.encode([point_content(a), point_content(b)])
+    assert float(v[0] @ v[1]) < SAME_POINT
