@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import re
 import zlib
+from collections.abc import Sequence
 
 from ... import fiveq
 from ...errors import ConfigError
@@ -246,7 +247,7 @@ class _Sound:
     without the run's concepts: a topic is no judgement (VADER reads "crime hotspots" as
     criticism, and refused every strength of a criminology proposal)."""
 
-    def __init__(self, asked: str, evidence: Evidence, topics: list[str] = ()) -> None:
+    def __init__(self, asked: str, evidence: Evidence, topics: Sequence[str] = ()) -> None:
         self.asked, self.evidence = asked, evidence
         names = sorted({t for t in topics if t.strip()}, key=len, reverse=True)
         self._topics = re.compile("|".join(re.escape(t) for t in names), re.IGNORECASE) if names else None
