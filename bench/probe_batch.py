@@ -59,8 +59,10 @@ def decode(ll, ctx, batch, items: list[tuple[int, int, int, bool]]) -> None:
         raise SystemExit("llama_decode failed (the cache is too small for these settings)")
 
 
-def one(eng, unified: bool, rows: int, prompt: list[int], steps: int) -> float:
-    """Milliseconds per generation step of `rows` sequences (median of the steps)."""
+def one(eng, unified: bool, rows: int, prompt: list[int], steps: int, with_logits: int | None = None) -> float:
+    """Milliseconds per generation step of `rows` sequences (median of the steps), the first
+    `with_logits` of them asking for logits (all by default, as a sampling step does)."""
+    with_logits = rows if with_logits is None else with_logits
     import llama_cpp as ll
 
     cells = len(prompt) + steps + 64
@@ -75,7 +77,7 @@ def one(eng, unified: bool, rows: int, prompt: list[int], steps: int) -> float:
         tok = prompt[-1]
         for s in range(steps):
             t = time.perf_counter()
-            decode(ll, ctx, batch, [(tok, len(prompt) + s, seq, True) for seq in range(rows)])
+            decode(ll, ctx, batch, [(tok, len(prompt) + s, seq, seq < with_logits) for seq in range(rows)])
             times.append(1000 * (time.perf_counter() - t))
         return statistics.median(times)
     finally:

@@ -14,39 +14,16 @@ Run it on a quiet machine: it times CPU work. Medians of the steps, in milliseco
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from probe_batch import context, decode  # noqa: E402
+from probe_batch import one  # noqa: E402
 
 from rt_core.models.local import BUNDLED_NAME, engine  # noqa: E402
-
-
-def step_ms(eng, prompt: list[int], rows: int, with_logits: int, steps: int) -> float:
-    import llama_cpp as ll
-
-    ctx = context(eng, True, rows, len(prompt) + steps + 64)
-    batch = ll.llama_batch_init(512, 0, rows)
-    try:
-        for seq in range(rows):
-            for start in range(0, len(prompt), 512):
-                part = prompt[start:start + 512]
-                decode(ll, ctx, batch, [(t, start + i, seq, False) for i, t in enumerate(part)])
-        times = []
-        for s in range(steps):
-            t = time.perf_counter()
-            decode(ll, ctx, batch, [(prompt[-1], len(prompt) + s, seq, seq < with_logits) for seq in range(rows)])
-            times.append(1000 * (time.perf_counter() - t))
-        return statistics.median(times)
-    finally:
-        ll.llama_batch_free(batch)
-        ctx.close()
 
 
 def main() -> None:
@@ -58,7 +35,7 @@ def main() -> None:
     text = "The survey measured the light of distant galaxies and the model read it. " * 80
     prompt = eng.tokens(text)[: args.prompt]
     for rows in (1, 2, 4, 6):
-        cells = " | ".join(f"logits of {n}: {step_ms(eng, prompt, rows, n, args.steps):5.1f} ms"
+        cells = " | ".join(f"logits of {n}: {one(eng, True, rows, prompt, args.steps, n):5.1f} ms"
                            for n in sorted({0, 1, rows}))
         print(f"{rows} rows: {cells}", flush=True)
 
