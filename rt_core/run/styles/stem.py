@@ -164,10 +164,10 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
         names, where it names one (`review_focus`)."""
         label, _, plain = stems[key].partition(": ")
         lead = focused_lead(ctx, plain, focus) if focus else plain
+        sound = _Sound(key, evidence, topics)
         for attempt in range(first, ctx.max_reasks + 1):
             seeds = [""] * (attempt * REVIEW_CANDIDATES) + [f"{report}\n{label}: {lead}"] * REVIEW_CANDIDATES
-            found = await _best_review_line(ctx, seeds, lead, pw, said, subject, material,
-                                            _Sound(key, evidence, topics),
+            found = await _best_review_line(ctx, seeds, lead, pw, said, subject, material, sound,
                                             FOCUSED_LINE_WORDS if focus else REVIEW_LINE_WORDS)
             if found:
                 return lead, found, attempt
