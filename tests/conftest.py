@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import uuid
 
 _DATA = tempfile.mkdtemp(prefix="rt-test-data-")
 os.environ["RT_DATA_DIR"] = _DATA
@@ -39,6 +40,13 @@ def pytest_generate_tests(metafunc):
     else:
         return  # the `backend` fixture below: SQLite
     metafunc.parametrize("backend", backends)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_machine_speeds(monkeypatch):
+    """Each test starts on a machine that has timed no model (models/machine_speeds.py): one
+    test's calibration must not spare another's first run the calibration it tests."""
+    monkeypatch.setenv("RT_MACHINE_SPEEDS", os.path.join(_DATA, f"machine-speeds-{uuid.uuid4().hex}.json"))
 
 
 @pytest.fixture

@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import registry
+from . import machine_speeds, registry
 from .completion import Completion
 
 log = logging.getLogger(__name__)
@@ -343,17 +343,30 @@ def calibrating(model: str) -> bool:
 def calls_or_calibration(model: str, read: Callable[[], list[CallTime]], keep: Callable[[CallTime], None],
                          measure: bool) -> list[CallTime]:
     """The calls `read` finds; while none, an embedded model's calibration under way is
-    waited for, and with measure=True one is made and each call given to `keep`."""
+    waited for, then the one this machine kept (read only: a store is not written by a
+    page that only asks), and with measure=True one is made, each call given to `keep`
+    and the whole kept for the machine's next fresh store."""
     calls = read()
     if calls or not calibratable(model):
         return calls
     with calibration_lock(model):
         calls = read()  # those of the calibration just waited for, if there was one
+        if not calls:  # this machine's, made for another store (models/machine_speeds.py)
+            calls = _kept_calibration(model)
         if not calls and measure:
-            for call in calibrate(model):
+            made = calibrate(model)
+            for call in made:
                 keep(call)
+            machine_speeds.keep(model, [dataclasses.asdict(c) for c in made])
             calls = read()
     return calls
+
+
+def _kept_calibration(model: str) -> list[CallTime]:
+    try:
+        return [CallTime(**c) for c in machine_speeds.read(model)]
+    except TypeError:  # written by another layout: time the model again
+        return []
 
 
 def calibrate(model: str) -> list[CallTime]:

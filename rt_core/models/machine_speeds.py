@@ -1,0 +1,101 @@
+"""The embedded model's calibration, kept once per machine rather than once per store.
+
+Why: how fast the embedded model reads and writes is a fact of this machine, this build
+of llama.cpp and this model file, not of a database. Kept only in the store, every fresh
+store (a new `--db`, a new data folder, a test lab's own database) timed the model again
+before its first run: 1.2-1.5 s of a 12-16 s one-shot CLI run (docs/PERFORMANCE.md). So a
+calibration is also written to a small JSON file beside the model files, and a store with
+no calls of its own starts from it (models/speeds.py: `calls_or_calibration`).
+
+The file holds no text, only token counts and seconds. It is used only while what it was
+measured on still holds (`machine_key`: the CPU, its core count, the llama.cpp version
+and the model file's size); anything else, or a file that cannot be read, is ignored and
+the model is timed again. $RT_MACHINE_SPEEDS names the file (the tests give each test its
+own, so one test's calibration never answers another's first run).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+VERSION = 1  # of the file's layout
+
+
+def path() -> Path:
+    """$RT_MACHINE_SPEEDS, else `speeds.json` in the folder of the embedded model's files."""
+    explicit = os.environ.get("RT_MACHINE_SPEEDS")
+    if explicit:
+        return Path(explicit)
+    from .bundled import models_dir  # noqa: PLC0415  (only when a calibration is read or kept)
+
+    return models_dir() / "speeds.json"
+
+
+def _cpu_name() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    import platform  # noqa: PLC0415
+
+    return platform.processor() or platform.machine()
+
+
+def machine_key(model: str) -> dict:
+    """What a calibration was measured on. A change in any of these may change the speed."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    from . import registry  # noqa: PLC0415
+    from .local import resolve_model_path  # noqa: PLC0415
+
+    try:
+        llama = version("llama-cpp-python")
+    except PackageNotFoundError:
+        llama = ""
+    try:
+        size = resolve_model_path(registry.model_name(model)).stat().st_size
+    except Exception:  # no file yet: nothing kept can be matched to it
+        size = -1
+    return {"model": model, "model_bytes": size, "llama_cpp": llama, "cpu": _cpu_name(),
+            "cores": os.cpu_count() or 0}
+
+
+def read(model: str) -> list[dict]:
+    """The calls of this model's kept calibration, if it was measured on what runs now."""
+    try:
+        kept = json.loads(path().read_text())
+        entry = kept["models"][model]
+        if kept.get("version") != VERSION or entry["key"] != machine_key(model):
+            return []
+        return list(entry["calls"])
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or unreadable: time it again
+        return []
+
+
+def keep(model: str, calls: list[dict]) -> None:
+    """Keep a calibration's calls (written whole, so a reader never sees half a file). A
+    failure is logged, never raised: the calibration's result still serves this run."""
+    try:
+        target = path()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            kept = json.loads(target.read_text())
+            models = kept["models"] if kept.get("version") == VERSION else {}
+        except (OSError, ValueError, KeyError, TypeError):
+            models = {}
+        models[model] = {"key": machine_key(model), "calls": calls}
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".speeds-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump({"version": VERSION, "models": models}, f, indent=1)
+            os.replace(tmp, target)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # left only when the replace failed
+    except OSError:
+        log.warning("could not keep the model's calibration beside its files", exc_info=True)

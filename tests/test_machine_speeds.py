@@ -1,0 +1,98 @@
+"""The embedded model's calibration is kept per machine: a fresh store on a machine that has
+timed the model already starts from that timing instead of timing it again (1.2-1.5 s of a
+one-shot CLI run), unless what it was measured on has changed.
+
+The calibration itself is replaced by a counted stand-in: these tests are about which
+calls are kept and read, not about how fast the model is.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rt_core.config import LOCAL_MODEL
+from rt_core.models import machine_speeds, speeds
+from rt_core.store import Store
+from rt_core.store.speeds import CallTime
+
+MEASURED = [CallTime(256, 1, 0.2, calibration=True, at=1e6), CallTime(16, 24, 0.6, calibration=True, at=1e6 + 1)]
+
+
+@pytest.fixture
+def timings(monkeypatch):
+    """How many times the model was timed (the stand-in returns the same two calls)."""
+    made = []
+
+    def calibrate(model):
+        made.append(model)
+        return list(MEASURED)
+
+    monkeypatch.setattr(speeds, "calibrate", calibrate)
+    return made
+
+
+def fresh(tmp_path, name: str) -> Store:
+    return Store(str(tmp_path / f"{name}.sqlite3"))
+
+
+def test_a_fresh_store_starts_from_the_machines_calibration(tmp_path, timings):
+    first = speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    second_store = fresh(tmp_path, "b")
+    second = speeds.speed_for(LOCAL_MODEL, second_store, calibrate=True)
+    assert timings == [LOCAL_MODEL]  # timed once, for the first store only
+    assert (second.per_read, second.per_write) == pytest.approx((first.per_read, first.per_write))
+    assert second.calibrated and second.calls == first.calls
+    assert second_store.call_speeds.recent(LOCAL_MODEL) == []  # read, not copied into the store
+
+
+def test_a_page_that_only_asks_gets_the_machines_speed_without_timing(tmp_path, timings):
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    asked = speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), calibrate=False)
+    assert asked is not None and asked.calibrated and timings == [LOCAL_MODEL]
+
+
+def test_a_store_with_calls_of_its_own_reads_them_not_the_machines(tmp_path, timings):
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    own = fresh(tmp_path, "b")
+    for i in range(4):
+        own.call_speeds.add(LOCAL_MODEL, CallTime(300, 20 + 40 * i, 1.0 + 0.1 * i, at=2e6 + i))
+    assert not speeds.speed_for(LOCAL_MODEL, own).calibrated
+
+
+@pytest.mark.parametrize("changed", ["cpu", "llama_cpp", "model_bytes", "cores"])
+def test_a_calibration_made_on_something_else_is_not_used(tmp_path, timings, changed):
+    """A new CPU, llama.cpp build or model file may be faster or slower: time it again."""
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    kept_at = machine_speeds.path()
+    kept = json.loads(kept_at.read_text())
+    kept["models"][LOCAL_MODEL]["key"][changed] = "something else"
+    kept_at.write_text(json.dumps(kept))
+    assert machine_speeds.read(LOCAL_MODEL) == []
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), calibrate=True)
+    assert timings == [LOCAL_MODEL, LOCAL_MODEL]
+
+
+NO_KEY = json.dumps({"version": 1, "models": {LOCAL_MODEL: {"key": 3}}})
+ODD_CALLS = json.dumps({"version": 1, "models": {LOCAL_MODEL: {"key": "KEY", "calls": [{"tokens": 3}]}}})
+
+
+@pytest.mark.parametrize("content", ["", "{not json", NO_KEY, ODD_CALLS])
+def test_an_unreadable_file_means_timing_the_model_again(tmp_path, timings, content):
+    content = content.replace('"KEY"', json.dumps(machine_speeds.machine_key(LOCAL_MODEL)))
+    machine_speeds.path().write_text(content)
+    s = speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    assert s is not None and s.calibrated and timings == [LOCAL_MODEL]
+    assert machine_speeds.read(LOCAL_MODEL) == [vars(c) for c in MEASURED]  # and kept anew
+
+
+def test_the_kept_file_holds_counts_and_seconds_only(tmp_path, timings):
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    calls = machine_speeds.read(LOCAL_MODEL)
+    assert calls and all(set(c) == {"prompt_tokens", "completion_tokens", "seconds", "calibration", "at"}
+                         for c in calls)
+
+
+def test_each_test_has_its_own_machine():
+    """conftest gives every test its own file, so no test's calibration answers another's."""
+    assert not machine_speeds.path().exists()
