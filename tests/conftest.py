@@ -10,6 +10,10 @@ os.environ["RT_DATA_DIR"] = _DATA
 os.environ.pop("RT_DB", None)
 os.environ.pop("RT_ROUTER_CONFIG", None)  # a developer's router file stays out of the tests
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+# The machine's kept calibration (models/machine_speeds.py) is the session's own, never the
+# installation's; each test gets a fresh one besides (`_fresh_machine_speeds`), and a server
+# a fixture starts before that keeps this one.
+os.environ["RT_MACHINE_SPEEDS"] = os.path.join(_DATA, "machine-speeds.json")
 # Apps under test start with a plain run (one proposal, no novelty, no revision), so tests
 # about other things can count a run's calls; tests of the loop set these themselves.
 os.environ.update(RT_APP_CANDIDATES="1", RT_APP_ROUNDS="0", RT_APP_NOVELTY="0")
