@@ -96,3 +96,26 @@ def test_the_kept_file_holds_counts_and_seconds_only(tmp_path, timings):
 def test_each_test_has_its_own_machine():
     """conftest gives every test its own file, so no test's calibration answers another's."""
     assert not machine_speeds.path().exists()
+
+
+def test_the_command_line_prints_its_estimate_without_waiting_for_the_warm_up_once_timed(
+        tmp_path, timings, community, monkeypatch):
+    """The command line waits for the warm-up before its estimate only to calibrate alone; a
+    model this machine has timed is estimated at once (the first stage still waits)."""
+    from rt_core.run.pipeline import simulation
+    from rt_core.types import RunConfig, RunRequest
+
+    joined = []
+
+    class Warming:
+        def join(self, timeout=None):
+            joined.append(True)
+
+    monkeypatch.setattr(simulation, "warm_up", lambda parts: Warming())
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)  # an earlier store's
+    sim = simulation.Simulation(RunRequest(RunConfig(
+        model=LOCAL_MODEL, researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia", "p-llm"], num_reviewers=2)),
+        community)
+    sim.start(calibrate=True)
+    assert joined == [] and timings == [LOCAL_MODEL]
+    assert sim.expected.seconds is not None and "short calibration" in sim.expected.text()

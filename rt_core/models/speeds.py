@@ -252,6 +252,13 @@ def speed_for(model: str, store, calibrate: bool = False) -> Speed | None:
         model, lambda: speed_calls(model, store), lambda call: store.call_speeds.add(model, call), calibrate))
 
 
+def timed(model: str, store) -> bool:
+    """Whether this model has a speed here without timing it now (its calls in the store, or
+    the machine's kept calibration): a door that would calibrate first waits for the warm-up
+    only when it will calibrate (simulation.py)."""
+    return speed_for(model, store) is not None
+
+
 def speed_calls(model: str, store) -> list[CallTime]:
     """The calls a speed is fit on: those of one kind of work, the newest run's, while that run
     is among the model's `RECENT` newest calls; else (no run, or so many calls since that the

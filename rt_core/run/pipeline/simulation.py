@@ -154,10 +154,12 @@ class Simulation:
             old = store.runs.resumable(self.run.id)
             self.run.created_at, prior = old.created_at, old.usage
         self.budget = self.budget or Budget(config, self.run.usage, sizes, prior)
-        if calibrate and speeds.calibratable(config.model):
+        if calibrate and speeds.calibratable(config.model) and not speeds.timed(config.model, store):
             # A calibration times the model alone: with litellm's import beside it (one core
             # of Python) the engine's two threads waited on each other, and calibrating took
-            # 3.3 s instead of 1.2 s after the 1.4 s warm-up.
+            # 3.3 s instead of 1.2 s after the 1.4 s warm-up. A model already timed here is
+            # not waited for here: the estimate is printed at once (the run's first stage
+            # still waits for the warm-up, in `arun`).
             self._warming.join()
         self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
