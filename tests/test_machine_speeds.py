@@ -119,3 +119,25 @@ def test_the_command_line_prints_its_estimate_without_waiting_for_the_warm_up_on
     sim.start(calibrate=True)
     assert joined == [] and timings == [LOCAL_MODEL]
     assert sim.expected.seconds is not None and "short calibration" in sim.expected.text()
+
+
+def test_the_speed_command_times_the_model_once_then_reads_what_was_kept(timings, capsys):
+    from rt_core.__main__ import main
+
+    assert main(["speed"]) == 0
+    first = capsys.readouterr().out
+    assert main(["speed"]) == 0
+    second = capsys.readouterr().out
+    assert timings == [LOCAL_MODEL]
+    assert "timed now" in first and "as timed earlier" in second
+    fitted = speeds.fit(MEASURED)
+    assert f"writes about {1 / fitted.per_write:,.0f} tokens a second and reads about {1 / fitted.per_read:,.0f}" \
+        in second
+
+
+def test_the_speed_command_refuses_a_model_it_cannot_time_alone(timings, capsys):
+    from rt_core.__main__ import main
+
+    assert main(["speed", "--model", "openai/gpt-4o-mini"]) == 2
+    err = capsys.readouterr().err
+    assert "is not timed on its own" in err and timings == []

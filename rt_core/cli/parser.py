@@ -7,6 +7,7 @@ from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
 from ..settings import schema
 from . import credit as credit_cli
 from . import ideate, novelty, options, study_token
+from . import speed as speed_cli
 from . import steer as steer_cli
 from . import suggest as suggest_cli
 from .commands import (
@@ -129,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     novelty.add_parser(sub, KEY_HELP)
     ideate.add_parser(sub)
     study_token.add_parser(sub)
+    speed_cli.add_parser(sub)
     suggest_cli.add_parser(sub)
 
     i = sub.add_parser("init", help="create the store and load the starter community")
