@@ -31,6 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("RT_DATA_DIR", tempfile.mkdtemp())
+# A machine that has not timed the model yet (models/machine_speeds.py): the first estimate
+# comes from a calibration made now, as on a newcomer's first run.
+os.environ.setdefault("RT_MACHINE_SPEEDS", str(Path(os.environ["RT_DATA_DIR"]) / "machine-speeds.json"))
 
 from rt_core import community  # noqa: E402
 from rt_core.config import LOCAL_MODEL  # noqa: E402
