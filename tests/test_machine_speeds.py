@@ -60,14 +60,33 @@ def test_a_store_with_calls_of_its_own_reads_them_not_the_machines(tmp_path, tim
     assert not speeds.speed_for(LOCAL_MODEL, own).calibrated
 
 
-@pytest.mark.parametrize("changed", ["cpu", "llama_cpp", "model_bytes", "cores"])
-def test_a_calibration_made_on_something_else_is_not_used(tmp_path, timings, changed):
-    """A new CPU, llama.cpp build or model file may be faster or slower: time it again."""
+def _another_machine(monkeypatch, tmp_path, change: str) -> None:
+    """Change one thing the model's speed depends on, where machine_speeds reads it."""
+    import importlib.metadata
+
+    from rt_core.models import local
+
+    if change == "cpu":
+        monkeypatch.setattr(machine_speeds, "_cpu_name", lambda: "Another CPU")
+    elif change == "build":
+        monkeypatch.setattr(machine_speeds, "_llama_build", lambda: "another build")
+    elif change == "cores":
+        monkeypatch.setattr(machine_speeds.os, "cpu_count", lambda: 64)
+    elif change == "llama_cpp":
+        monkeypatch.setattr(importlib.metadata, "version", lambda name: "9.9.9")
+    else:
+        other = tmp_path / "other.gguf"
+        other.write_bytes(b"GGUF" * 10)
+        monkeypatch.setattr(local, "resolve_model_path", lambda name: other)
+
+
+@pytest.mark.parametrize("change", ["cpu", "build", "cores", "llama_cpp", "model_bytes"])
+def test_a_calibration_made_on_something_else_is_not_used(tmp_path, timings, monkeypatch, change):
+    """A new CPU, core count, llama.cpp version or build, or model file may be faster or
+    slower: time it again."""
     speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
-    kept_at = machine_speeds.path()
-    kept = json.loads(kept_at.read_text())
-    kept["models"][LOCAL_MODEL]["key"][changed] = "something else"
-    kept_at.write_text(json.dumps(kept))
+    assert machine_speeds.read(LOCAL_MODEL)
+    _another_machine(monkeypatch, tmp_path, change)
     assert machine_speeds.read(LOCAL_MODEL) == []
     speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), calibrate=True)
     assert timings == [LOCAL_MODEL, LOCAL_MODEL]

@@ -41,4 +41,3 @@ def cmd_speed(args) -> int:
 
 def _per_second(seconds_per_token: float) -> str:
     return f"{1 / seconds_per_token:,.0f}" if seconds_per_token > 0 else "(too fast to tell)"
-

@@ -9,13 +9,16 @@ no calls of its own starts from it (models/speeds.py: `calls_or_calibration`).
 
 The file holds no text, only token counts and seconds. It is used only while what it was
 measured on still holds (`machine_key`: the CPU, its core count, the llama.cpp version
-and the model file's size); anything else, or a file that cannot be read, is ignored and
+and build, and the model file's size); anything else, or a file that cannot be read, is ignored and
 the model is timed again. $RT_MACHINE_SPEEDS names the file (the tests give each test its
 own, so one test's calibration never answers another's first run).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -46,6 +49,18 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+@functools.cache
+def _llama_build() -> str:
+    """Which build of llama.cpp's CPU code this is (a digest of its library): the same
+    llama-cpp-python version built for AVX2 or for AVX-512 (scripts/setup) is another build."""
+    spec = importlib.util.find_spec("llama_cpp")  # found, not imported (that loads the library)
+    if spec is None or not spec.origin:
+        return ""
+    libs = sorted((Path(spec.origin).parent / "lib").glob("libggml-cpu*.so*")) or \
+        sorted((Path(spec.origin).parent / "lib").glob("libllama*.so*"))
+    return hashlib.sha256(libs[0].read_bytes()).hexdigest()[:16] if libs else ""
+
+
 def machine_key(model: str) -> dict:
     """What a calibration was measured on. A change in any of these may change the speed."""
     from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
@@ -61,8 +76,8 @@ def machine_key(model: str) -> dict:
         size = resolve_model_path(registry.model_name(model)).stat().st_size
     except Exception:  # no file yet: nothing kept can be matched to it
         size = -1
-    return {"model": model, "model_bytes": size, "llama_cpp": llama, "cpu": _cpu_name(),
-            "cores": os.cpu_count() or 0}
+    return {"model": model, "model_bytes": size, "llama_cpp": llama, "build": _llama_build(),
+            "cpu": _cpu_name(), "cores": os.cpu_count() or 0}
 
 
 def read(model: str) -> list[dict]:
