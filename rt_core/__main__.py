@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         router.install(getattr(args, "router_config", None))  # RT_ROUTER_CONFIG without it
         return args.fn(args)
     except RTError as exc:
-        print(f"error: {exc}" + (f"\nhint: {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        print(exc.for_terminal(), file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:
         print(f"error: not valid JSON: {exc}", file=sys.stderr)

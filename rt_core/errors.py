@@ -24,6 +24,10 @@ class RTError(Exception):
     def kind(self) -> str:
         return type(self).__name__
 
+    def for_terminal(self) -> str:
+        """The message and its hint as a command prints them (every command-line entry)."""
+        return f"error: {self}" + (f"\nhint: {self.hint}" if self.hint else "")
+
 
 class InputError(RTError):
     """The user gave something we cannot use (empty selection, bad file, ...)."""

@@ -8,6 +8,7 @@ calls are kept and read, not about how fast the model is.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from rt_core.models import machine_speeds, speeds
 from rt_core.store import Store
 from rt_core.store.speeds import CallTime
 
+ROOT = Path(__file__).resolve().parents[1]
 MEASURED = [CallTime(256, 1, 0.2, calibration=True, at=1e6), CallTime(16, 24, 0.6, calibration=True, at=1e6 + 1)]
 
 
@@ -160,3 +162,20 @@ def test_the_speed_command_refuses_a_model_it_cannot_time_alone(timings, capsys)
     assert main(["speed", "--model", "openai/gpt-4o-mini"]) == 2
     err = capsys.readouterr().err
     assert "is not timed on its own" in err and timings == []
+
+
+def test_the_apps_start_script_times_the_model_through_the_light_entry(tmp_path):
+    """scripts/app runs `python -m rt_core.cli.speed` at every start: it reads what the
+    machine kept (no model load here) and refuses a provider with the one-line message."""
+    import os
+    import subprocess
+    import sys
+
+    machine_speeds.keep(LOCAL_MODEL, [vars(c) for c in MEASURED])
+    env = {**os.environ, "RT_MACHINE_SPEEDS": str(machine_speeds.path())}
+    ok = subprocess.run([sys.executable, "-m", "rt_core.cli.speed"], env=env, capture_output=True, text=True)
+    assert ok.returncode == 0 and "as timed earlier" in ok.stdout, ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "rt_core.cli.speed", "--model", "openai/gpt-4o-mini"],
+                         env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ") and "\nhint: " in bad.stderr
+    assert "python -m rt_core.cli.speed" in (ROOT / "scripts/app").read_text()

@@ -63,6 +63,20 @@ def test_the_embedded_model_offers_to_measure_its_speed():
     assert any(b.key == "timing_calibrate" for b in at.button)
 
 
+def test_a_machine_that_timed_the_model_before_states_the_time_on_a_fresh_store():
+    """What a newcomer meets after `scripts/app` (which times the model once per machine):
+    the Run page of a store with no calls states the time, with no button to measure."""
+    from rt_core.models import machine_speeds
+
+    store().db.conn.execute("DELETE FROM call_speeds")
+    machine_speeds.keep(LOCAL_MODEL, [vars(CallTime(256, 1, 0.1, calibration=True, at=1e6)),
+                                      vars(CallTime(16, 24, 0.3, calibration=True, at=1e6 + 1))])
+    at = run_page("Embedded offline demo model")
+    assert "from a short calibration on this machine" in captions(at), captions(at)
+    assert "Wall time not known yet" not in captions(at)
+    assert not any(b.key == "timing_calibrate" for b in at.button)
+
+
 @pytest.mark.slow
 def test_measuring_the_speed_draws_the_estimate_in_the_same_run_without_a_rerun(monkeypatch):
     """The calibration button measures the embedded model (real calls) and the estimate is drawn
