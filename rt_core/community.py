@@ -96,6 +96,27 @@ def write_vectors(folder: Path = ASSETS) -> Path:
     return path
 
 
+def kept_texts(folder: Path = ASSETS) -> set[str]:
+    """What runs embed of the bundled papers whatever the neighbourhood: their gists and
+    concept phrases (grounding) and the lines reviewer candidates are matched by."""
+    from .run.people.reviewers import ReviewerChoice  # noqa: PLC0415  (networkx: slow)
+    from .run.styles.grounding import embedded_texts  # noqa: PLC0415
+
+    papers = [Paper.from_dict(p) for p in _read("papers.json", folder)]
+    return {t for p in papers for t in [*embedded_texts(p), ReviewerChoice.embedded_text(p)]}
+
+
+def write_kept_vectors(folder: Path = ASSETS) -> tuple[Path, int]:
+    """Embed `kept_texts` once per installation (models/kept_vectors.py); `scripts/setup`
+    calls it, and it embeds nothing when the file already keeps them all. Returns (the
+    file, how many texts were embedded now)."""
+    from .models import kept_vectors  # noqa: PLC0415
+    from .models.embed import Embedder  # noqa: PLC0415  (loads MiniLM: only when asked)
+
+    embedder = Embedder()
+    return kept_vectors.write(embedder.name, kept_texts(folder), embedder.compute)
+
+
 def loaded_store(path: str | None = None) -> Store:
     """The store at `path` (open_store's default when None) with the starter community in
     it: what every command that reads the neighbourhood opens."""

@@ -14,6 +14,9 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 # installation's; each test gets a fresh one besides (`_fresh_machine_speeds`), and a server
 # a fixture starts before that keeps this one.
 os.environ["RT_MACHINE_SPEEDS"] = os.path.join(_DATA, "machine-speeds.json")
+# Nor the installation's kept vectors (models/kept_vectors.py): a test embeds what it embeds,
+# and the tests of the kept vectors write their own file.
+os.environ["RT_KEPT_VECTORS"] = os.path.join(_DATA, "kept-vectors.npz")
 # Apps under test start with a plain run (one proposal, no novelty, no revision), so tests
 # about other things can count a run's calls; tests of the loop set these themselves.
 os.environ.update(RT_APP_CANDIDATES="1", RT_APP_ROUNDS="0", RT_APP_NOVELTY="0")

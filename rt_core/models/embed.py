@@ -19,7 +19,7 @@ from .. import keys
 from ..config import LOCAL_EMBEDDER
 from ..errors import AuthError, ConfigError, InputError, ProviderError, RateLimitError
 from ..settings.endpoint import EMBEDDER
-from . import registry
+from . import kept_vectors, registry
 from .retry import RetryPolicy, TooLongToWait, retry_after_seconds
 
 _local_models: dict[str, object] = {}
@@ -78,6 +78,11 @@ class Embedder:
         """The Voyage model name when this is a Voyage embedder ('voyage-3'), else ''."""
         voyage = registry.capabilities(self.name).client == "voyageai"
         return registry.model_name(self.name) if voyage else ""
+
+    def compute(self, texts: list[str]) -> np.ndarray:
+        """The model's own vectors for these texts, as the store keeps them: neither looked
+        up nor kept (what the setup's kept vectors are made of: models/kept_vectors.py)."""
+        return self._compute(list(texts))
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self.is_local:
@@ -161,8 +166,12 @@ class Embedder:
         cached = self.store.embeddings.get(cache_name, texts) if self.store is not None else {}
         todo = list(dict.fromkeys(t for t in texts if t not in cached))
         if todo:
-            fresh = self._compute(todo)
-            new = {t: fresh[i] for i, t in enumerate(todo)}
+            # The bundled papers' texts were embedded once, by the setup (models/kept_vectors.py).
+            new = kept_vectors.lookup(self.name, todo) if self.is_local else {}
+            rest = [t for t in todo if t not in new]
+            if rest:
+                fresh = self._compute(rest)
+                new.update((t, fresh[i]) for i, t in enumerate(rest))
             if self.store is not None:
                 self.store.embeddings.put(cache_name, new)
             cached.update(new)

@@ -122,7 +122,8 @@ class ReviewerChoice:
         return picked
 
     @staticmethod
-    def _paper_text(p: Paper) -> str:
+    def embedded_text(p: Paper) -> str:
+        """The line a candidate's paper is matched by (kept once: community.write_kept_vectors)."""
         return f"{p.title}. {first_sentence(p.abstract, 120)}"
 
     def candidate_vectors(self) -> dict[str, object]:
@@ -132,7 +133,7 @@ class ReviewerChoice:
         to the embedder in one call (one batch, one cache write)."""
         pubs = {rid: self.reader.publications(rid)[:CANDIDATE_PAPERS] for rid in self.candidate_pool()}
         pubs = {rid: ps for rid, ps in pubs.items() if ps}
-        texts = [self._paper_text(p) for ps in pubs.values() for p in ps]
+        texts = [self.embedded_text(p) for ps in pubs.values() for p in ps]
         if not texts:
             return {}
         vecs = self.embedder.encode(texts)

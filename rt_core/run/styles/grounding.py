@@ -139,6 +139,12 @@ def _paper_gist(p: Paper) -> str:
     return f"{p.title}. {m.group(1) if m else p.abstract}"
 
 
+def embedded_texts(p: Paper) -> list[str]:
+    """Everything `field_concepts` may embed of this paper, whichever run reads it: its gist
+    and the phrases its concepts are chosen from (kept once: community.write_kept_vectors)."""
+    return [_paper_gist(p), *candidate_phrases(p.title), *candidate_phrases(p.abstract)]
+
+
 def field_concepts(papers: list[Paper], background: list[Paper], embedder, k: int = 4,
                    fields: list[str] | None = None, max_candidates: int = 40) -> dict[str, list[str]]:
     """Up to k key concepts per chosen field, most representative first.
