@@ -121,6 +121,7 @@ def write(embedder: str, texts: Iterable[str], encode: Callable[[list[str]], np.
     try:
         np.savez(tmp, identity=np.array(identity(embedder)),
                  digests=np.array([digest(t) for t in wanted]), vectors=vectors)
+        os.chmod(tmp, 0o644)  # no secret in it: an app run by another user may read it
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
