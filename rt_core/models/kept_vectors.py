@@ -105,11 +105,10 @@ def lookup(embedder: str, texts: Iterable[str]) -> dict[str, np.ndarray]:
     return {t: vectors[i] for t, i in found if i is not None}
 
 
-def write(embedder: str, texts: Iterable[str], encode: Callable[[list[str]], np.ndarray],
-          target: Path | None = None) -> tuple[Path, int]:
+def write(embedder: str, texts: Iterable[str], encode: Callable[[list[str]], np.ndarray]) -> tuple[Path, int]:
     """Keep the vectors of these texts, computed by `encode`, unless the file already keeps
     every one of them for this embedder: (the file, how many texts were embedded now)."""
-    target = target or path()
+    target = path()
     wanted = sorted(set(texts))
     held = _read(target, embedder)
     if held is not None and all(digest(t) in held[0] for t in wanted):
