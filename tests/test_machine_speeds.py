@@ -48,6 +48,16 @@ def test_a_fresh_store_starts_from_the_machines_calibration(tmp_path, timings):
     assert second_store.call_speeds.recent(LOCAL_MODEL) == []  # read, not copied into the store
 
 
+def test_the_warm_up_is_waited_for_only_when_the_model_is_timed_now(tmp_path, timings):
+    """A run hands its wait for the warm-up to the calibration: it is called once, just before
+    the model is timed, and never when the speed is known (the estimate is printed at once)."""
+    waits = []
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), True, lambda: waits.append(len(timings)))
+    assert waits == [0] and timings == [LOCAL_MODEL]  # before the timing, not after it
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), True, lambda: waits.append(len(timings)))
+    assert waits == [0]  # the machine's kept calibration: nothing to wait for
+
+
 def test_a_page_that_only_asks_gets_the_machines_speed_without_timing(tmp_path, timings):
     speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
     asked = speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), calibrate=False)

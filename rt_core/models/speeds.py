@@ -237,10 +237,12 @@ def record(store, model: str, reply: Completion, seconds: float) -> None:
 
 
 # -- the speed a model shows here, read from the calls the store keeps -------------------------
-def speed_for(model: str, store, calibrate: bool = False) -> Speed | None:
+def speed_for(model: str, store, calibrate: bool = False,
+              before_measuring: Callable[[], object] | None = None) -> Speed | None:
     """The speed this model's calls on this machine show (None without a store or calls:
     `speed_calls` says which calls); with calibrate=True, an embedded model with none is
-    measured now and its calibration calls kept like any other.
+    measured now and its calibration calls kept like any other, `before_measuring` called
+    first (a run waits there for its warm-up: see `calls_or_calibration`).
 
     A calibration takes a few seconds, and whoever asks for the speed meanwhile waits for
     it rather than reading an empty store: in the app, a click on Start while "Measure this
@@ -249,14 +251,8 @@ def speed_for(model: str, store, calibrate: bool = False) -> Speed | None:
     if store is None:
         return None
     return fit(calls_or_calibration(
-        model, lambda: speed_calls(model, store), lambda call: store.call_speeds.add(model, call), calibrate))
-
-
-def timed(model: str, store) -> bool:
-    """Whether this model has a speed here without timing it now (its calls in the store, or
-    the machine's kept calibration): a door that would calibrate first waits for the warm-up
-    only when it will calibrate (simulation.py)."""
-    return speed_for(model, store) is not None
+        model, lambda: speed_calls(model, store), lambda call: store.call_speeds.add(model, call), calibrate,
+        before_measuring))
 
 
 def speed_calls(model: str, store) -> list[CallTime]:
@@ -348,11 +344,17 @@ def calibrating(model: str) -> bool:
 
 
 def calls_or_calibration(model: str, read: Callable[[], list[CallTime]], keep: Callable[[CallTime], None],
-                         measure: bool) -> list[CallTime]:
+                         measure: bool, before_measuring: Callable[[], object] | None = None) -> list[CallTime]:
     """The calls `read` finds; while none, an embedded model's calibration under way is
     waited for, then the one this machine kept (read only: a store is not written by a
     page that only asks), and with measure=True one is made, each call given to `keep`
-    and the whole kept for the machine's next fresh store."""
+    and the whole kept for the machine's next fresh store.
+
+    `before_measuring` is called only when a calibration is about to be made, the one place
+    that knows it will be: a run hands in its wait for the warm-up there. A calibration
+    times the model alone (with litellm's import beside it, one core of Python, the engine's
+    two threads waited on each other: 3.3 s instead of 1.2 s), while a model timed already
+    is not waited for, so a door prints its estimate at once."""
     calls = read()
     if calls or not calibratable(model):
         return calls
@@ -361,6 +363,8 @@ def calls_or_calibration(model: str, read: Callable[[], list[CallTime]], keep: C
         if not calls:  # this machine's, made for another store (models/machine_speeds.py)
             calls = _kept_calibration(model)
         if not calls and measure:
+            if before_measuring is not None:
+                before_measuring()
             made = calibrate(model)
             for call in made:
                 keep(call)

@@ -154,14 +154,10 @@ class Simulation:
             old = store.runs.resumable(self.run.id)
             self.run.created_at, prior = old.created_at, old.usage
         self.budget = self.budget or Budget(config, self.run.usage, sizes, prior)
-        if calibrate and speeds.calibratable(config.model) and not speeds.timed(config.model, store):
-            # A calibration times the model alone: with litellm's import beside it (one core
-            # of Python) the engine's two threads waited on each other, and calibrating took
-            # 3.3 s instead of 1.2 s after the 1.4 s warm-up. A model already timed here is
-            # not waited for here: the estimate is printed at once (the run's first stage
-            # still waits for the warm-up, in `arun`).
-            self._warming.join()
-        self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate)
+        # A model timed now is timed alone, after the warm-up; one timed already is not waited
+        # for: the estimate is printed at once (the first stage waits for the warm-up, in `arun`).
+        self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate,
+                                                         before_measuring=self._warming.join)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
         client.before_call = _gate(self.budget)
@@ -247,9 +243,8 @@ class Simulation:
             return
         self.measuring = True
         try:
-            await asyncio.to_thread(self._warming.join)  # timed alone, as in `start`
-            self.expected = await asyncio.to_thread(plan_expected, self.config, self.plan,
-                                                    self.outline.sizes, self.store, True)
+            self.expected = await asyncio.to_thread(plan_expected, self.config, self.plan, self.outline.sizes,
+                                                    self.store, True, None, self._warming.join)
         except Exception:  # the estimate is a guide: a run never fails for it
             log.warning("could not time the model for the run's estimate", exc_info=True)
         finally:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...models import registry, speeds
@@ -166,11 +166,12 @@ def bias(store, runs: list[tuple[dict, float, speeds.Speed | None]]) -> tuple[fl
 
 
 def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store, calibrate: bool = False,
-             counted: set[str] | None = None) -> Expected:
+                  counted: set[str] | None = None, before_measuring: Callable[[], object] | None = None) -> Expected:
     """The expected wall time of a run's own plan at its sizes, fresh (nothing cached): what
     a run works out once when it starts (run/pipeline/simulation.py). The speeds are read
-    first (today's, and the one each earlier run showed), then the plans are timed at them."""
-    speed = speeds.speed_for(config.model, store, calibrate)
+    first (today's, and the one each earlier run showed), then the plans are timed at them.
+    `before_measuring`: what to wait for if the model is to be timed now (`speeds.speed_for`)."""
+    speed = speeds.speed_for(config.model, store, calibrate, before_measuring)
     if speed is None:
         return Expected(config.model, None)
     earlier = speeds.runs_speeds(store, config.model, BIAS_RUNS)
