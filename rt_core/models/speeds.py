@@ -4,8 +4,7 @@ Why measured and not declared: the embedded model reads and writes at very diffe
 speeds on a quiet laptop and on a busy 2-core server (docs/PERFORMANCE.md: 39 against
 5 tokens a second written), and a provider's latency is the provider's. A time stated
 before Start is only worth reading if it comes from this machine, so every call that
-reaches a model leaves one row (its tokens and wall seconds, timed by the client;
-store/speeds.py) and an estimate reads the newest ones (`speed_for`).
+reaches a model leaves one row (tokens, wall seconds; store/speeds.py) for `speed_for`.
 
 One call is modelled as
 
@@ -241,13 +240,12 @@ def speed_for(model: str, store, calibrate: bool = False,
               before_measuring: Callable[[], object] | None = None) -> Speed | None:
     """The speed this model's calls on this machine show (None without a store or calls:
     `speed_calls` says which calls); with calibrate=True, an embedded model with none is
-    measured now and its calibration calls kept like any other, `before_measuring` called
-    first (a run waits there for its warm-up: see `calls_or_calibration`).
+    timed now, after `before_measuring`, and its calibration calls kept like any other.
 
-    A calibration takes a few seconds, and whoever asks for the speed meanwhile waits for
-    it rather than reading an empty store: in the app, a click on Start while "Measure this
-    machine's speed" ran began a new script run at once (Streamlit's fast reruns) that read
-    no speed and started the run without an estimate (3 of 4 browser walks)."""
+    Whoever asks for the speed during a calibration waits for it rather than reading an
+    empty store: in the app, a click on Start while "Measure this machine's speed" ran
+    began a new script run at once (Streamlit's fast reruns) that read no speed and
+    started the run without an estimate (3 of 4 browser walks)."""
     if store is None:
         return None
     return fit(calls_or_calibration(
@@ -350,11 +348,9 @@ def calls_or_calibration(model: str, read: Callable[[], list[CallTime]], keep: C
     page that only asks), and with measure=True one is made, each call given to `keep`
     and the whole kept for the machine's next fresh store.
 
-    `before_measuring` is called only when a calibration is about to be made, the one place
-    that knows it will be: a run hands in its wait for the warm-up there. A calibration
-    times the model alone (with litellm's import beside it, one core of Python, the engine's
-    two threads waited on each other: 3.3 s instead of 1.2 s), while a model timed already
-    is not waited for, so a door prints its estimate at once."""
+    `before_measuring` is called just before a calibration, the one place that knows there
+    will be one: a run waits there for its warm-up, so the model is timed alone (beside
+    litellm's import it took 3.3 s, not 1.2 s) and a model timed already is not waited for."""
     calls = read()
     if calls or not calibratable(model):
         return calls
