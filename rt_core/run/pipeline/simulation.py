@@ -244,7 +244,7 @@ class Simulation:
         self.measuring = True
         try:
             self.expected = await asyncio.to_thread(plan_expected, self.config, self.plan, self.outline.sizes,
-                                                    self.store, True, None, self._warming.join)
+                                                    self.store, True, before_measuring=self._warming.join)
         except Exception:  # the estimate is a guide: a run never fails for it
             log.warning("could not time the model for the run's estimate", exc_info=True)
         finally:
