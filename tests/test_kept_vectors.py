@@ -4,6 +4,7 @@ for MiniLM before its first model call, and gets exactly the vectors it would co
 from __future__ import annotations
 
 import logging
+import stat
 
 import numpy as np
 import pytest
@@ -89,3 +90,11 @@ def test_what_a_run_embeds_before_its_first_call_is_all_kept(starter_store, scri
         assert state.reviewers.candidate_vectors()
     assert emb.computed, "the case studies embedded nothing: the check would prove nothing"
     assert set(emb.computed) <= kept, sorted(set(emb.computed) - kept)[:5]
+
+
+def test_the_file_is_whole_and_readable_by_an_app_run_as_another_user(kept_file):
+    """Written beside the model and renamed into place (bundled.temporary_beside): no secret in
+    it, so other users of the installation may read it, and no temporary file is left."""
+    kept_vectors.write(LOCAL_EMBEDDER, TEXTS, Embedder().compute)
+    assert stat.S_IMODE(kept_file.stat().st_mode) == 0o644
+    assert [p.name for p in kept_file.parent.iterdir()] == [kept_file.name]

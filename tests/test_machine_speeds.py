@@ -8,6 +8,7 @@ calls are kept and read, not about how fast the model is.
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,9 @@ def test_the_apps_start_script_times_the_model_through_the_light_entry(tmp_path)
                          env=env, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and "\nhint: " in bad.stderr
     assert "python -m rt_core.cli.speed" in (ROOT / "scripts/app").read_text()
+
+
+def test_the_kept_calibration_is_readable_by_an_app_run_as_another_user(tmp_path, timings):
+    """`scripts/app` may time the model as one user and the app run as another."""
+    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    assert stat.S_IMODE(machine_speeds.path().stat().st_mode) == 0o644

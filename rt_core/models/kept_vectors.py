@@ -20,12 +20,13 @@ import functools
 import hashlib
 import logging
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
+
+from .bundled import models_dir, temporary_beside
 
 log = logging.getLogger(__name__)
 VERSION = 1  # of the file's layout
@@ -36,11 +37,7 @@ _tables: dict[tuple, tuple[dict[str, int], np.ndarray] | None] = {}
 def path() -> Path:
     """$RT_KEPT_VECTORS, else `text_vectors.npz` in the folder of the embedded model's files."""
     explicit = os.environ.get("RT_KEPT_VECTORS")
-    if explicit:
-        return Path(explicit)
-    from .bundled import models_dir  # noqa: PLC0415  (only when a vector is looked up or kept)
-
-    return models_dir() / "text_vectors.npz"
+    return Path(explicit) if explicit else models_dir() / "text_vectors.npz"
 
 
 def digest(text: str) -> str:
@@ -115,14 +112,12 @@ def write(embedder: str, texts: Iterable[str], encode: Callable[[list[str]], np.
         return target, 0
     vectors = np.asarray(encode(wanted), dtype=np.float32)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".npz")
-    os.close(fd)
+    tmp = temporary_beside(target)
     try:
-        np.savez(tmp, identity=np.array(identity(embedder)),
-                 digests=np.array([digest(t) for t in wanted]), vectors=vectors)
-        os.chmod(tmp, 0o644)  # no secret in it: an app run by another user may read it
+        with tmp.open("wb") as f:  # a file, not a name: np.savez would add ".npz" to the name
+            np.savez(f, identity=np.array(identity(embedder)),
+                     digests=np.array([digest(t) for t in wanted]), vectors=vectors)
         os.replace(tmp, target)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        tmp.unlink(missing_ok=True)
     return target, len(wanted)

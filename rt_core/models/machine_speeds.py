@@ -22,8 +22,9 @@ import importlib.util
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
+
+from .bundled import models_dir, temporary_beside
 
 log = logging.getLogger(__name__)
 VERSION = 1  # of the file's layout
@@ -32,11 +33,7 @@ VERSION = 1  # of the file's layout
 def path() -> Path:
     """$RT_MACHINE_SPEEDS, else `speeds.json` in the folder of the embedded model's files."""
     explicit = os.environ.get("RT_MACHINE_SPEEDS")
-    if explicit:
-        return Path(explicit)
-    from .bundled import models_dir  # noqa: PLC0415  (only when a calibration is read or kept)
-
-    return models_dir() / "speeds.json"
+    return Path(explicit) if explicit else models_dir() / "speeds.json"
 
 
 def _cpu_name() -> str:
@@ -104,13 +101,11 @@ def keep(model: str, calls: list[dict]) -> None:
         except (OSError, ValueError, KeyError, TypeError):
             models = {}
         models[model] = {"key": machine_key(model), "calls": calls}
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".speeds-", suffix=".json")
+        tmp = temporary_beside(target)
         try:
-            with os.fdopen(fd, "w") as f:
-                json.dump({"version": VERSION, "models": models}, f, indent=1)
+            tmp.write_text(json.dumps({"version": VERSION, "models": models}, indent=1))
             os.replace(tmp, target)
         finally:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)  # left only when the replace failed
+            tmp.unlink(missing_ok=True)  # left only when the replace failed
     except OSError:
         log.warning("could not keep the model's calibration beside its files", exc_info=True)
