@@ -33,6 +33,7 @@ class Action(enum.StrEnum):
     COMPARE = "compare"  # similarity, review comparison, the judge: they write to the run
     STEER = "steer"  # edit or comment on a version and let the community continue (model calls)
     CREATE_STUDY = "create_study"
+    PUBLISH = "publish"  # share a paper or researcher a visitor added with everybody
 
 
 # Actions that change a run or spend model calls on it: its owner or the operator only.
@@ -91,6 +92,8 @@ NOT_YOURS = ("This run was started in another browser: you can look at it, but o
              "that started it (or the server's operator) can change, resume or delete it.")
 OPERATOR_ONLY = ("On this shared server only its operator can create a study (the operator link is "
                  "printed in the server's log when it starts).")
+PUBLISH_OPERATOR_ONLY = ("On this shared server only its operator can share a paper or researcher a "
+                         "visitor added with everybody.")
 RATERS = "This browser joined a study as a rater: it shows the rating page only."
 
 
@@ -102,9 +105,12 @@ def owns(viewer: Viewer, facts: RunFacts) -> bool:
 
 
 def may(viewer: Viewer, action: Action, facts: RunFacts | None = None) -> Decision:
-    """The one rule. `facts` is None only for actions on no run (creating a study)."""
+    """The one rule. `facts` is None only for actions on no run (creating a study, publishing
+    records: the records' own rule is `may_see_record` / `may_change_record` below)."""
     if action is Action.CREATE_STUDY:
         return YES if viewer.privileged else Decision(False, OPERATOR_ONLY)
+    if action is Action.PUBLISH:
+        return YES if viewer.privileged else Decision(False, PUBLISH_OPERATOR_ONLY)
     if facts is None:
         raise ValueError(f"{action} needs the run's facts")
     hidden = Decision(False, no_such_run(facts.run_id))
@@ -134,3 +140,61 @@ def listable(viewer: Viewer, rows: Iterable[Mapping], owners: Mapping[str, str],
         if may(viewer, Action.LIST, facts):
             out.append(dict(row))
     return out
+
+
+# -- corpus records: papers and researchers ----------------------------------------------
+# On a shared server any visitor may import or upload papers and researchers, and once a
+# visitor's upload with a bundled paper's arXiv id rewrote that paper's abstract for
+# everybody, and an upload naming a known researcher renamed them. So a record is either
+# shared (added_by '': bundled, or added on a personal server or by the operator) or one
+# visitor's (added_by: their browser's owner hash) until the operator publishes it. A
+# visitor sees the shared records and their own, changes only their own, and what they add
+# is theirs; a privileged viewer sees all and adds to, and merges into, the shared corpus.
+
+NO_OWNER = ("This browser has no owner token yet, so nothing it adds could be told apart from "
+            "the shared records: reload the page and try again.")
+KEPT_SHARED = ("On this shared server a visitor cannot change a record the store already holds: "
+               "the stored version was kept as it is and used instead of yours.")
+
+
+@dataclass(frozen=True)
+class RecordScope:
+    """Which papers and researchers a viewer reads, and as whom it adds them. The store's
+    corpus takes one (`Corpus.seen_by`) and applies `may_see_record` in its SQL."""
+    everything: bool = True  # a privileged viewer: every record; adds to the shared corpus
+    owner_hash: str = ""  # otherwise: the browser whose records it also sees
+
+    @property
+    def adds_as(self) -> str:
+        """The `added_by` of what this viewer adds ('' = shared)."""
+        return "" if self.everything else self.owner_hash
+
+
+EVERY_RECORD = RecordScope()
+
+
+def record_scope(viewer: Viewer) -> RecordScope:
+    return EVERY_RECORD if viewer.privileged else RecordScope(everything=False,
+                                                              owner_hash=viewer.owner_hash)
+
+
+def _same(a: str, b: str) -> bool:
+    return bool(a) and bool(b) and hmac.compare_digest(a, b)
+
+
+def may_see_record(scope: RecordScope, added_by: str) -> bool:
+    """A shared record, or one this viewer's browser added (or any, when privileged)."""
+    return scope.everything or not added_by or _same(scope.owner_hash, added_by)
+
+
+def may_add_records(scope: RecordScope) -> Decision:
+    return YES if scope.everything or scope.owner_hash else Decision(False, NO_OWNER)
+
+
+def may_change_record(scope: RecordScope, added_by: str) -> Decision:
+    """Change a stored record (title, abstract, name, affiliation, fields, authorship): a
+    privileged viewer any (an import merges into the shared corpus as it always has), a
+    visitor only a record their browser added."""
+    if scope.everything:
+        return YES
+    return YES if _same(scope.owner_hash, added_by) else Decision(False, KEPT_SHARED)

@@ -11,10 +11,13 @@ from several processes once; `store.bench_tasks` is the queue benchmark workers 
 """
 from __future__ import annotations
 
+import copy
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from .. import config
+from ..access import RecordScope
 from . import caches
 from .caches import EmbeddingCache, HttpCache, LLMCache, ProfileCache
 from .claims import CallClaims
@@ -47,6 +50,26 @@ class Store:
         self.bench_tasks = BenchTasks(self.db)
         self.call_speeds = CallSpeeds(self.db)
         self.neighbourhoods = KeptNeighbourhoods(self.db)
+        self._views: OrderedDict[str, Store] = OrderedDict()
+        self._views_lock = threading.Lock()
+
+    def seen_by(self, scope: RecordScope) -> Store:
+        """This store as `scope` sees the corpus (rt_core.access.record_scope): the same
+        database and objects, but a corpus that reads and adds as that viewer, so a page and
+        any run it starts can only use the records the viewer may see. One view per visitor
+        is kept (the newest few hundred), so its topic search and caches last across reruns."""
+        if scope == self.corpus.scope:
+            return self
+        with self._views_lock:
+            view = self._views.get(scope.owner_hash)
+            if view is None or view.corpus.scope != scope:
+                view = copy.copy(self)
+                view.corpus = self.corpus.seen_by(scope)
+                self._views[scope.owner_hash] = view
+            self._views.move_to_end(scope.owner_hash)
+            while len(self._views) > VIEWS_KEPT:
+                self._views.popitem(last=False)
+        return view
 
     @property
     def path(self) -> Path | str:
@@ -77,6 +100,7 @@ class Store:
         caches.clear_caches(self.db, which)
 
 
+VIEWS_KEPT = 512
 _STORES: dict[str, Store] = {}
 _STORES_LOCK = threading.Lock()
 

@@ -1,74 +1,65 @@
 """The corpus: fields, papers, researchers, citations and authorship (its search is in
-corpus_search.py).
+corpus_search.py, its imports in corpus_imports.py, a visitor's records in corpus_records.py).
 
-`import_bundle` is the one way papers and researchers enter the store together
-(CLI input files, uploads, importers, the starter community): papers first, then
-researchers with their publication ids mapped through any merge.
+A `Corpus` reads and writes as one `rt_core.access.RecordScope`: the store's own corpus sees
+every record (the command line, a personal server, the operator); `seen_by(scope)` gives the
+same corpus as a visitor of a shared server sees it, where every read by id, search and list
+holds only the shared records and the visitor's own (`_see`, access.may_see_record in SQL),
+so a page, and a run started from it, cannot reach another visitor's records.
 """
 from __future__ import annotations
 
+import copy
 import json
+import re
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
-from ..errors import InputError, NotFoundError
-from ..sources.ids import normalise_title
+from ..access import EVERY_RECORD, RecordScope
+from ..errors import NotFoundError
 from ..types import Paper, Researcher
+from .corpus_imports import BundleSummary, CorpusImports, ImportSummary
+from .corpus_records import CorpusRecords
 from .corpus_search import CorpusSearch
 from .db import Database
-from .paper_vectors import PaperVectors, bump_version
-from .search import PAPER_COLUMNS, fields_json, for_dialect, marks, sync_fields
+from .paper_vectors import PaperVectors
+from .search import PAPER_COLUMNS, for_dialect, marks
 
-_PAPER_COLS = ("id", "title", "abstract", "abstract_source", "authors_json", "year", "venue",
-               "arxiv_id", "doi", "s2_id", "openalex_id", "url")
-
-
-@dataclass
-class ImportSummary:
-    added: list[str] = field(default_factory=list)
-    merged: dict[str, str] = field(default_factory=dict)  # incoming id -> existing id
-
-    def stored_id(self, incoming_id: str) -> str:
-        """The id a record is stored under after merging."""
-        return self.merged.get(incoming_id, incoming_id)
-
-    @property
-    def message(self) -> str:
-        return f"{len(self.added)} added, {len(self.merged)} merged with existing records"
+__all__ = ["BundleSummary", "Corpus", "ImportSummary"]
+_HEX = re.compile(r"^[0-9a-f]{1,128}$")
 
 
-@dataclass
-class BundleSummary:
-    papers: ImportSummary
-    researchers: ImportSummary
-    paper_ids: list[str]  # stored ids of the incoming papers, in order
-    researcher_ids: list[str]
-
-    @property
-    def message(self) -> str:
-        return (f"papers: {self.papers.message}; researchers: {self.researchers.message}")
-
-
-class Corpus(CorpusSearch):
-    def __init__(self, db: Database):
+class Corpus(CorpusImports, CorpusRecords, CorpusSearch):
+    def __init__(self, db: Database, scope: RecordScope = EVERY_RECORD):
         self.db = db
         self.fts = for_dialect(db.dialect)
         self.vectors = PaperVectors(db)  # for search by meaning (topic_search.py)
+        self.scope = scope
 
-    def import_bundle(self, papers: Iterable[Paper] = (), researchers: Iterable[Researcher] = (),
-                      origin: str = "") -> BundleSummary:
-        """Papers and researchers in one transaction. A researcher's publication ids are
-        mapped to the stored ids of merged papers, so a paper that matched one already
-        stored (same arXiv id, DOI or title) still links to its author."""
-        papers, researchers = list(papers), list(researchers)
-        with self.db.transaction():
-            ps = self.upsert_papers(papers, origin=origin)
-            for r in researchers:
-                r.publication_ids = list(dict.fromkeys(ps.stored_id(i) for i in r.publication_ids))
-            rs = self.upsert_researchers(researchers, origin=origin)
-        return BundleSummary(ps, rs, list(dict.fromkeys(ps.stored_id(p.id) for p in papers)),
-                             [r.id for r in researchers])
+    def seen_by(self, scope: RecordScope) -> Corpus:
+        """This corpus as `scope` reads and writes it: the same database, full-text index and
+        paper vectors (one matrix per process, however many visitors)."""
+        if scope == self.scope:
+            return self
+        view = copy.copy(self)
+        view.scope = scope
+        return view
+
+    @staticmethod
+    def owner_literal(owner_hash: str) -> str:
+        """An owner hash as it may stand in SQL: hex only (a SHA-256 of the owner token),
+        anything else becomes one no record carries. Written into the statement rather
+        than bound, so the scope can join any search's SQL without moving its placeholders."""
+        return owner_hash if _HEX.match(owner_hash or "") else ("x" if owner_hash else "")
+
+    def _see(self, alias: str) -> str:
+        """`access.may_see_record` as SQL on the row `alias` (papers or researchers): ''
+        for a scope that sees everything, else ' AND (...)' to append to a WHERE."""
+        if self.scope.everything:
+            return ""
+        owner = self.owner_literal(self.scope.owner_hash)
+        mine = f" OR {alias}.added_by='{owner}'" if owner else ""
+        return f" AND ({alias}.added_by=''{mine})"
 
     # -- fields --------------------------------------------------------------
     def upsert_fields(self, fields: Iterable[dict]) -> None:
@@ -87,82 +78,6 @@ class Corpus(CorpusSearch):
         return [dict(r) for r in rows]
 
     # -- papers --------------------------------------------------------------
-    def _find_duplicate(self, db: sqlite3.Connection, p: Paper) -> str | None:
-        if db.execute("SELECT 1 FROM papers WHERE id=?", (p.id,)).fetchone():
-            return p.id
-        for col, val in (("arxiv_id", p.arxiv_id), ("doi", (p.doi or "").lower())):
-            if val:
-                row = db.execute(f"SELECT id FROM papers WHERE {col}=?", (val,)).fetchone()
-                if row:
-                    return row[0]
-        norm = normalise_title(p.title)
-        if len(norm) >= 12:
-            row = db.execute("SELECT id FROM papers WHERE norm_title=?", (norm,)).fetchone()
-            if row:
-                return row[0]
-        return None
-
-    def upsert_papers(self, papers: Iterable[Paper], origin: str = "") -> ImportSummary:
-        """Insert papers, merging duplicates (same id, arXiv id, DOI or title) into the
-        existing record: empty fields are filled, a real abstract replaces a summary."""
-        summary = ImportSummary()
-        with self.db.transaction() as db:
-            for p in papers:
-                if not (p.title or "").strip():
-                    raise InputError(f"paper {p.id or '(no id)'} has no title")
-                existing = self._find_duplicate(db, p)
-                if existing is None:
-                    self._insert_paper(db, p, origin)
-                    summary.added.append(p.id)
-                    target = p.id
-                else:
-                    self._merge_paper(db, existing, p)
-                    summary.merged[p.id] = existing
-                    target = existing
-                for f in p.fields:
-                    db.execute("INSERT INTO paper_fields(paper_id, field_id, paper_rowid) SELECT ?, ?, "
-                               "rowid FROM papers WHERE id=? ON CONFLICT DO NOTHING", (target, f, target))
-                if existing is not None and p.fields:
-                    sync_fields(db, target)
-                for ref in p.references:
-                    db.execute("INSERT INTO citations VALUES (?, ?) ON CONFLICT DO NOTHING",
-                               (target, ref))
-            if summary.added or summary.merged:
-                bump_version(db)  # new or edited text: paper vectors to (re)compute
-        return summary
-
-    def _insert_paper(self, db: sqlite3.Connection, p: Paper, origin: str) -> None:
-        db.execute(
-            f"INSERT INTO papers({', '.join(_PAPER_COLS)}, norm_title, origin, fields_json) "
-            f"VALUES ({', '.join('?' * (len(_PAPER_COLS) + 3))})",
-            (p.id, p.title.strip(), p.abstract or "", p.abstract_source, json.dumps(p.authors),
-             p.year, p.venue, p.arxiv_id, (p.doi or "").lower(), p.s2_id, p.openalex_id, p.url,
-             normalise_title(p.title), origin, fields_json(p.fields)))
-        self.fts.index_paper(db, p.id, p.title, p.abstract, p.authors)
-
-    def _merge_paper(self, db: sqlite3.Connection, existing_id: str, p: Paper) -> None:
-        row = db.execute("SELECT * FROM papers WHERE id=?", (existing_id,)).fetchone()
-        old = self._row_to_paper(row)
-        updates: dict[str, object] = {}
-        for col in ("venue", "arxiv_id", "doi", "s2_id", "openalex_id", "url"):
-            new = getattr(p, col) or ""
-            if new and not getattr(old, col):
-                updates[col] = new.lower() if col == "doi" else new
-        if p.year and not old.year:
-            updates["year"] = p.year
-        if p.authors and not old.authors:
-            updates["authors_json"] = json.dumps(p.authors)
-        real_new = p.abstract and p.abstract_source not in ("summary", "")
-        if p.abstract and (not old.abstract or (real_new and old.abstract_source == "summary")):
-            updates["abstract"] = p.abstract
-            updates["abstract_source"] = p.abstract_source
-        if updates:
-            sets = ", ".join(f"{k}=?" for k in updates)
-            db.execute(f"UPDATE papers SET {sets} WHERE id=?", (*updates.values(), existing_id))
-            merged = self._row_to_paper(db.execute("SELECT * FROM papers WHERE id=?",
-                                                   (existing_id,)).fetchone())
-            self.fts.index_paper(db, existing_id, merged.title, merged.abstract, merged.authors)
-
     @staticmethod
     def _row_to_paper(row: sqlite3.Row, refs: list[str] | None = None) -> Paper:
         # fields come from the row's copy of paper_fields (sorted), one query less per paper
@@ -173,7 +88,8 @@ class Corpus(CorpusSearch):
                      fields=json.loads(row["fields_json"]), references=refs or [])
 
     def get_papers(self, ids: Iterable[str]) -> list[Paper]:
-        """Papers in the order asked; unknown ids raise NotFoundError naming them all."""
+        """Papers in the order asked; unknown ids (and those this scope may not see, in the
+        same words) raise NotFoundError naming them all."""
         ids = list(dict.fromkeys(ids))
         found, refs = {}, {}
         db = self.db.conn
@@ -183,7 +99,7 @@ class Corpus(CorpusSearch):
                                             f"citing_id IN ({marks(chunk)})", chunk):
                 refs.setdefault(citing, []).append(cited)
             for row in db.execute(f"SELECT {PAPER_COLUMNS} FROM papers p WHERE p.id IN "
-                                  f"({marks(chunk)})", chunk):
+                                  f"({marks(chunk)}){self._see('p')}", chunk):
                 found[row["id"]] = self._row_to_paper(row, refs=sorted(refs.get(row["id"], [])))
         missing = [i for i in ids if i not in found]
         if missing:
@@ -197,7 +113,8 @@ class Corpus(CorpusSearch):
     def paper_choices(self, limit: int = 5000) -> dict[str, str]:
         """id -> title, newest first, in one query (for pickers)."""
         return {r[0]: r[1] for r in self.db.conn.execute(
-            "SELECT id, title FROM papers ORDER BY year DESC, title LIMIT ?", (limit,))}
+            f"SELECT p.id, p.title FROM papers p WHERE 1=1{self._see('p')} "
+            "ORDER BY p.year DESC, p.title LIMIT ?", (limit,))}
 
     def summarised_arxiv_ids(self, limit: int = 200) -> list[str]:
         """arXiv ids of papers whose abstract is still our own summary (to fetch the real one)."""
@@ -206,52 +123,28 @@ class Corpus(CorpusSearch):
             "LIMIT ?", (limit,))]
 
     def paper_exists(self, pid: str) -> bool:
-        return self.db.conn.execute("SELECT 1 FROM papers WHERE id=?", (pid,)).fetchone() is not None
+        return self.db.conn.execute(f"SELECT 1 FROM papers p WHERE p.id=?{self._see('p')}",
+                                    (pid,)).fetchone() is not None
+
+    def seen_paper_ids(self, ids: Iterable[str]) -> set[str]:
+        """Those of `ids` this scope may see (all of them for a scope that sees everything)."""
+        ids = list(dict.fromkeys(ids))
+        if self.scope.everything:
+            return set(ids)
+        out: set[str] = set()
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            out |= {r[0] for r in self.db.conn.execute(
+                f"SELECT p.id FROM papers p WHERE p.id IN ({marks(chunk)}){self._see('p')}", chunk)}
+        return out
 
     # -- researchers ---------------------------------------------------------
-    def upsert_researchers(self, researchers: Iterable[Researcher], origin: str = "") -> ImportSummary:
-        """Insert or update researchers; authorship rows to papers not in the store are
-        rejected, so import the papers first (in the same transaction is fine)."""
-        summary = ImportSummary()
-        with self.db.transaction() as db:
-            for r in researchers:
-                if not (r.name or "").strip():
-                    raise InputError(f"researcher {r.id or '(no id)'} has no name")
-                if not db.execute("SELECT 1 FROM researchers WHERE id=?", (r.id,)).fetchone():
-                    db.execute(
-                        "INSERT INTO researchers(id, name, affiliation, s2_id, openalex_id, origin) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (r.id, r.name.strip(), r.affiliation, r.s2_id, r.openalex_id, origin))
-                    summary.added.append(r.id)
-                else:
-                    db.execute("UPDATE researchers SET name=?, affiliation=COALESCE(NULLIF(?, ''), "
-                               "affiliation), s2_id=COALESCE(NULLIF(?, ''), s2_id), openalex_id="
-                               "COALESCE(NULLIF(?, ''), openalex_id) WHERE id=?",
-                               (r.name.strip(), r.affiliation, r.s2_id, r.openalex_id, r.id))
-                    summary.merged[r.id] = r.id
-                self.fts.index_researcher(db, r.id)
-                for f in r.fields:
-                    db.execute("INSERT INTO researcher_fields VALUES (?, ?) ON CONFLICT DO NOTHING",
-                               (r.id, f))
-                for pid in r.publication_ids:
-                    real = self._resolve_paper_id(db, pid)
-                    if real is None:
-                        raise NotFoundError(f"researcher {r.name}: unknown paper id {pid}")
-                    db.execute("INSERT INTO authorship VALUES (?, ?) ON CONFLICT DO NOTHING",
-                               (r.id, real))
-        return summary
-
-    def _resolve_paper_id(self, db, pid: str) -> str | None:
-        if db.execute("SELECT 1 FROM papers WHERE id=?", (pid,)).fetchone():
-            return pid
-        return None
-
     def get_researchers(self, ids: Iterable[str]) -> list[Researcher]:
         ids = list(dict.fromkeys(ids))
         db = self.db.conn
         found = {}
         for rid in ids:
-            row = db.execute("SELECT * FROM researchers WHERE id=?", (rid,)).fetchone()
+            row = db.execute(f"SELECT * FROM researchers r WHERE r.id=?{self._see('r')}", (rid,)).fetchone()
             if row:
                 found[rid] = self._row_to_researcher(db, row)
         missing = [i for i in ids if i not in found]
@@ -266,7 +159,7 @@ class Corpus(CorpusSearch):
             "SELECT field_id FROM researcher_fields WHERE researcher_id=? ORDER BY field_id", (rid,))]
         pubs = [r[0] for r in db.execute(
             "SELECT a.paper_id FROM authorship a JOIN papers p ON p.id=a.paper_id "
-            "WHERE a.researcher_id=? ORDER BY p.year DESC, p.id", (rid,))]
+            f"WHERE a.researcher_id=?{self._see('p')} ORDER BY p.year DESC, p.id", (rid,))]
         return Researcher(id=rid, name=row["name"], affiliation=row["affiliation"], fields=fields,
                           publication_ids=pubs, s2_id=row["s2_id"], openalex_id=row["openalex_id"])
 
@@ -274,10 +167,12 @@ class Corpus(CorpusSearch):
         return self.get_researchers([rid])[0]
 
     def researcher_exists(self, rid: str) -> bool:
-        return self.db.conn.execute("SELECT 1 FROM researchers WHERE id=?", (rid,)).fetchone() is not None
+        return self.db.conn.execute(f"SELECT 1 FROM researchers r WHERE r.id=?{self._see('r')}",
+                                    (rid,)).fetchone() is not None
 
     def researcher_names(self, ids: Iterable[str]) -> dict[str, str]:
-        """id -> name for display; ids the store does not know map to themselves."""
+        """id -> name for display; ids the store does not know map to themselves. Not
+        scoped: the ids come from a run the viewer may open, whose text names them anyway."""
         return {i: (row[0] if (row := self.db.conn.execute(
             "SELECT name FROM researchers WHERE id=?", (i,)).fetchone()) else i) for i in ids}
 
@@ -287,7 +182,8 @@ class Corpus(CorpusSearch):
             "SELECT title FROM papers WHERE id=?", (i,)).fetchone()) else i) for i in ids}
 
     def all_researcher_ids(self) -> list[str]:
-        return [r[0] for r in self.db.conn.execute("SELECT id FROM researchers ORDER BY name")]
+        return [r[0] for r in self.db.conn.execute(
+            f"SELECT r.id FROM researchers r WHERE 1=1{self._see('r')} ORDER BY r.name")]
 
     def publications(self, researcher_id: str) -> list[Paper]:
         """A researcher's papers, newest first."""
@@ -297,7 +193,8 @@ class Corpus(CorpusSearch):
         out: dict[str, list[str]] = {}
         for pid in paper_ids:
             out[pid] = [r[0] for r in self.db.conn.execute(
-                "SELECT researcher_id FROM authorship WHERE paper_id=?", (pid,))]
+                "SELECT a.researcher_id FROM authorship a JOIN researchers r ON r.id=a.researcher_id "
+                f"WHERE a.paper_id=?{self._see('r')}", (pid,))]
         return out
 
     def researcher_fields(self, ids: Iterable[str]) -> list[str]:

@@ -1,7 +1,8 @@
 """Searching the corpus: papers and researchers by words and fields, and the researchers
 whose papers match a proposal (reviewer candidates). The SQL of each engine's full-text
 index is in search.py; this is what the corpus asks of it. `Corpus` (corpus.py) reads and
-writes the records; it inherits these searches, which read through its rows."""
+writes the records; it inherits these searches, which read through its rows and see only
+what its scope may see (`_see`: the SQL of access.may_see_record, appended to each WHERE)."""
 from __future__ import annotations
 
 import re
@@ -13,15 +14,16 @@ from .search import FTS_WINDOW, PAPER_COLUMNS, marks
 
 class CorpusSearch:
     """The corpus's searches. The concrete `Corpus` provides `db`, `fts` (search.py, for its
-    engine) and the row readers `_row_to_paper` and `_row_to_researcher`."""
+    engine), `_see` (its scope as SQL) and the row readers `_row_to_paper` and
+    `_row_to_researcher`."""
 
     def search_papers(self, text: str = "", fields: Iterable[str] = (), limit: int = 50,
                       offset: int = 0) -> list[Paper]:
         fields = list(fields)
-        field_sql = self.fts.field_sql(fields)
+        field_sql = self.fts.field_sql(fields) + self._see("p")
         q = self.fts.query(text)
         if q and self.fts.walks_field(self.db.conn, q, fields):
-            rows = self.fts.field_walk(self.db.conn, self.fts.field_walk_sql(),
+            rows = self.fts.field_walk(self.db.conn, self.fts.field_walk_sql(seen=self._see("p")),
                                        [q, fields[0], FTS_WINDOW, q, limit, offset])
             return self._with_fields(rows)
         if q:
@@ -43,9 +45,9 @@ class CorpusSearch:
             return []
         if self.fts.walks_field(self.db.conn, q, fields):
             return [r[0] for r in self.fts.field_walk(
-                self.db.conn, self.fts.field_walk_sql(columns="p.id"),
+                self.db.conn, self.fts.field_walk_sql(columns="p.id", seen=self._see("p")),
                 [q, fields[0], FTS_WINDOW, q, limit, 0])]
-        sql = self.fts.papers_sql(self.fts.field_sql(fields), columns="p.id")
+        sql = self.fts.papers_sql(self.fts.field_sql(fields) + self._see("p"), columns="p.id")
         return [r[0] for r in self.db.conn.execute(sql, [q, *fields, FTS_WINDOW, limit, 0])]
 
     def any_word_ids(self, terms: list[str], fields: list[str], limit: int) -> list[str]:
@@ -54,7 +56,7 @@ class CorpusSearch:
         q = self.fts.any_prefix_query(terms[:12])
         if not q:
             return []
-        sql = self.fts.papers_sql(self.fts.field_sql(fields), columns="p.id")
+        sql = self.fts.papers_sql(self.fts.field_sql(fields) + self._see("p"), columns="p.id")
         return [r[0] for r in self.db.conn.execute(sql, [q, *fields, FTS_WINDOW, limit, 0])]
 
     def papers_in_fields(self, ids: list[str], fields: list[str]) -> set[str]:
@@ -74,6 +76,7 @@ class CorpusSearch:
         if fields:
             field_sql = (f" AND r.id IN (SELECT researcher_id FROM researcher_fields WHERE field_id "
                          f"IN ({', '.join('?' * len(fields))}))")
+        field_sql += self._see("r")
         q = self.fts.query(text)
         db = self.db.conn
         if q:
@@ -99,10 +102,12 @@ class CorpusSearch:
                      f"field_id IN ({', '.join('?' * len(fields))}))") if fields else ""
         skip_sql = (f" AND a.researcher_id NOT IN ({', '.join('?' * len(exclude))})"
                     if exclude else "")
+        seen = self._see("r")  # never another visitor's researcher as a reviewer
+        join = " JOIN researchers r ON r.id=a.researcher_id" if seen else ""
         sql = (f"WITH hits AS ({self.fts.hits_sql()}) "
                "SELECT a.researcher_id AS rid, MIN(hits.rank) AS best, count(*) AS n FROM hits "
-               "JOIN papers p ON p.rowid=hits.rid JOIN authorship a ON a.paper_id=p.id "
-               f"WHERE 1=1{field_sql}{skip_sql} GROUP BY a.researcher_id "
+               f"JOIN papers p ON p.rowid=hits.rid JOIN authorship a ON a.paper_id=p.id{join} "
+               f"WHERE 1=1{field_sql}{skip_sql}{seen} GROUP BY a.researcher_id "
                "ORDER BY best, n DESC, a.researcher_id LIMIT ?")
         rows = self.db.conn.execute(sql, [query, window, *fields, *exclude, limit]).fetchall()
         return [r["rid"] for r in rows]

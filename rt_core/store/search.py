@@ -168,14 +168,15 @@ class PostgresSearch:
         return share >= PostgresSearch.WALK_FROM or share < PostgresSearch.WALK_BELOW
 
     @staticmethod
-    def field_walk_sql(columns: str = PAPER_COLUMNS) -> str:
+    def field_walk_sql(columns: str = PAPER_COLUMNS, seen: str = "") -> str:
         """`papers_sql` for one field, the window taken from the field's newest papers.
         Placeholders: query, field, window, query, limit, offset. The papers are joined by
         id, not rowid: on rowid the planner merge-joins with a backward walk of all papers,
-        the slow plan this replaces. Run with parallel workers off (`field_walk`)."""
+        the slow plan this replaces. Run with parallel workers off (`field_walk`). `seen`:
+        the corpus's scope as SQL on `p` (corpus.py `_see`)."""
         return ("WITH w AS (SELECT pf.paper_rowid AS rid FROM paper_fields pf JOIN papers p ON "
-                "p.id=pf.paper_id, to_tsquery('simple', ?) q WHERE pf.field_id=? AND p.fts @@ q "
-                "ORDER BY pf.paper_rowid DESC LIMIT ?) "
+                "p.id=pf.paper_id, to_tsquery('simple', ?) q WHERE pf.field_id=? AND p.fts @@ q"
+                f"{seen} ORDER BY pf.paper_rowid DESC LIMIT ?) "
                 f"SELECT {columns} FROM w JOIN papers p ON p.rowid=w.rid, to_tsquery('simple', ?) q "
                 "ORDER BY -ts_rank(p.fts, q, 1), p.rowid LIMIT ? OFFSET ?")
 

@@ -131,9 +131,12 @@ class Topics:
         """(paper id, researcher id, title) for the papers, in the order of `paper_ids`."""
         if not paper_ids:
             return []
+        seen = self.corpus._see("r")  # authors another visitor added stay theirs
+        join = " JOIN researchers r ON r.id=a.researcher_id" if seen else ""
         rows = self.corpus.db.conn.execute(
             "SELECT a.paper_id, a.researcher_id, p.title FROM authorship a JOIN papers p ON "
-            f"p.id=a.paper_id WHERE a.paper_id IN ({marks(paper_ids)})", paper_ids).fetchall()
+            f"p.id=a.paper_id{join} WHERE a.paper_id IN ({marks(paper_ids)}){seen}",
+            paper_ids).fetchall()
         pos = {pid: i for i, pid in enumerate(paper_ids)}
         return sorted(((r[0], r[1], r[2]) for r in rows), key=lambda r: (pos[r[0]], r[1]))
 
@@ -161,6 +164,8 @@ class Topics:
         """paper id -> cosine, best first, only papers at least MIN_SIMILARITY close."""
         near = self.vectors.nearest(self.model, self.query_vector(text),
                                     CANDIDATES * (4 if fields else 1), MIN_SIMILARITY)
+        seen = self.corpus.seen_paper_ids([pid for pid, _ in near])  # the vectors hold every paper
+        near = [(pid, s) for pid, s in near if pid in seen]
         if fields:
             keep = self.corpus.papers_in_fields([pid for pid, _ in near], fields)
             near = [(pid, s) for pid, s in near if pid in keep]

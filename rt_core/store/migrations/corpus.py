@@ -152,3 +152,17 @@ def m015_paper_fields_rowid(db: sqlite3.Connection) -> None:
     UPDATE paper_fields SET paper_rowid=(SELECT rowid FROM papers WHERE papers.id=paper_fields.paper_id);
     CREATE INDEX paper_fields_newest ON paper_fields(field_id, paper_rowid DESC);
     """)
+
+@migration
+def m021_records_added_by(db: sqlite3.Connection) -> None:
+    """Who added a paper or researcher: '' for the shared corpus (bundled, imported on a
+    personal server or by the operator), else the owner hash of the visitor's browser on a
+    shared server. A visitor's records are theirs until the operator publishes them
+    (rt_core.access.may_see_record); the partial indexes keep the operator's list of them
+    and a visitor's own records cheap without touching the shared rows."""
+    db.executescript("""
+    ALTER TABLE papers ADD COLUMN added_by TEXT NOT NULL DEFAULT '';
+    ALTER TABLE researchers ADD COLUMN added_by TEXT NOT NULL DEFAULT '';
+    CREATE INDEX papers_added_by ON papers(added_by) WHERE added_by != '';
+    CREATE INDEX researchers_added_by ON researchers(added_by) WHERE added_by != '';
+    """)
