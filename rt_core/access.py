@@ -110,7 +110,7 @@ def may(viewer: Viewer, action: Action, facts: RunFacts | None = None) -> Decisi
     if action is Action.CREATE_STUDY:
         return YES if viewer.privileged else Decision(False, OPERATOR_ONLY)
     if action is Action.PUBLISH:
-        return YES if viewer.privileged else Decision(False, PUBLISH_OPERATOR_ONLY)
+        return may_publish_records(record_scope(viewer))
     if facts is None:
         raise ValueError(f"{action} needs the run's facts")
     hidden = Decision(False, no_such_run(facts.run_id))
@@ -147,9 +147,11 @@ def listable(viewer: Viewer, rows: Iterable[Mapping], owners: Mapping[str, str],
 # visitor's upload with a bundled paper's arXiv id rewrote that paper's abstract for
 # everybody, and an upload naming a known researcher renamed them. So a record is either
 # shared (added_by '': bundled, or added on a personal server or by the operator) or one
-# visitor's (added_by: their browser's owner hash) until the operator publishes it. A
-# visitor sees the shared records and their own, changes only their own, and what they add
-# is theirs; a privileged viewer sees all and adds to, and merges into, the shared corpus.
+# visitor's (added_by: their browser's owner hash) until the operator publishes it. Every
+# browser sees the shared records and its own: a visitor's record reaches nobody else's
+# search, picker or run, not even the operator's (they list and publish it instead). A
+# visitor changes only their own records; a privileged viewer adds to, and merges into,
+# the shared corpus as before.
 
 NO_OWNER = ("This browser has no owner token yet, so nothing it adds could be told apart from "
             "the shared records: reload the page and try again.")
@@ -160,22 +162,23 @@ KEPT_SHARED = ("On this shared server a visitor cannot change a record the store
 @dataclass(frozen=True)
 class RecordScope:
     """Which papers and researchers a viewer reads, and as whom it adds them. The store's
-    corpus takes one (`Corpus.seen_by`) and applies `may_see_record` in its SQL."""
-    everything: bool = True  # a privileged viewer: every record; adds to the shared corpus
-    owner_hash: str = ""  # otherwise: the browser whose records it also sees
+    corpus takes one (`Corpus.seen_by`) and applies `may_see_record` in its SQL.
+    `everything`: every record, unfiltered (the command line, which serves nobody else)."""
+    everything: bool = True
+    owner_hash: str = ""  # the browser whose own records it also sees
+    privileged: bool = True  # adds to and merges into the shared corpus
 
     @property
     def adds_as(self) -> str:
         """The `added_by` of what this viewer adds ('' = shared)."""
-        return "" if self.everything else self.owner_hash
+        return "" if self.everything or self.privileged else self.owner_hash
 
 
 EVERY_RECORD = RecordScope()
 
 
 def record_scope(viewer: Viewer) -> RecordScope:
-    return EVERY_RECORD if viewer.privileged else RecordScope(everything=False,
-                                                              owner_hash=viewer.owner_hash)
+    return RecordScope(everything=False, owner_hash=viewer.owner_hash, privileged=viewer.privileged)
 
 
 def _same(a: str, b: str) -> bool:
@@ -183,18 +186,23 @@ def _same(a: str, b: str) -> bool:
 
 
 def may_see_record(scope: RecordScope, added_by: str) -> bool:
-    """A shared record, or one this viewer's browser added (or any, when privileged)."""
+    """A shared record, or one this viewer's browser added."""
     return scope.everything or not added_by or _same(scope.owner_hash, added_by)
 
 
 def may_add_records(scope: RecordScope) -> Decision:
-    return YES if scope.everything or scope.owner_hash else Decision(False, NO_OWNER)
+    return YES if scope.everything or scope.privileged or scope.owner_hash else Decision(False, NO_OWNER)
 
 
 def may_change_record(scope: RecordScope, added_by: str) -> Decision:
     """Change a stored record (title, abstract, name, affiliation, fields, authorship): a
-    privileged viewer any (an import merges into the shared corpus as it always has), a
-    visitor only a record their browser added."""
-    if scope.everything:
+    privileged viewer a shared record (an import merges into it as it always has), anybody
+    a record their own browser added."""
+    if scope.everything or _same(scope.owner_hash, added_by):
         return YES
-    return YES if _same(scope.owner_hash, added_by) else Decision(False, KEPT_SHARED)
+    return YES if scope.privileged and not added_by else Decision(False, KEPT_SHARED)
+
+
+def may_publish_records(scope: RecordScope) -> Decision:
+    """List every visitor's records with who added them, and share them with everybody."""
+    return YES if scope.everything or scope.privileged else Decision(False, PUBLISH_OPERATOR_ONLY)

@@ -1,11 +1,11 @@
 """The corpus: fields, papers, researchers, citations and authorship (its search is in
 corpus_search.py, its imports in corpus_imports.py, a visitor's records in corpus_records.py).
 
-A `Corpus` reads and writes as one `rt_core.access.RecordScope`: the store's own corpus sees
-every record (the command line, a personal server, the operator); `seen_by(scope)` gives the
-same corpus as a visitor of a shared server sees it, where every read by id, search and list
-holds only the shared records and the visitor's own (`_see`, access.may_see_record in SQL),
-so a page, and a run started from it, cannot reach another visitor's records.
+A `Corpus` reads and writes as one `rt_core.access.RecordScope`. The store's own corpus sees
+every record and adds to the shared corpus (the command line, which serves nobody else);
+`seen_by(scope)` gives the corpus as one browser sees it, where every read by id, search and
+list holds only the shared records and that browser's own (`_see`, access.may_see_record in
+SQL), so a page, and a run started from it, never reaches another visitor's records.
 """
 from __future__ import annotations
 

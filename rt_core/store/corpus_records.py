@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..access import may_publish_records
 from ..errors import InputError
 from .search import marks
 
 KINDS = ("paper", "researcher")
-PUBLISH_PRIVILEGED = ("Only the operator (or anybody on a personal server) can share a record a "
-                      "visitor added.")
 
 
 class CorpusRecords:
@@ -22,10 +21,10 @@ class CorpusRecords:
 
     def visitors_records(self, limit: int = 200) -> list[dict]:
         """Papers and researchers added by visitors and not published, newest first: each
-        {kind, id, label, added_by, added_at}. Everything when the scope sees everything;
-        otherwise only this visitor's own."""
-        owner = "" if self.scope.everything else self.owner_literal(self.scope.owner_hash)
-        if not self.scope.everything and not owner:
+        {kind, id, label, added_by, added_at}: everybody's for a scope that may publish
+        them (the operator's), else only this visitor's own."""
+        owner = "" if may_publish_records(self.scope) else self.owner_literal(self.scope.owner_hash)
+        if not owner and not may_publish_records(self.scope):
             return []
         who = f"='{owner}'" if owner else "!=''"
         rows = self.db.conn.execute(
@@ -49,8 +48,9 @@ class CorpusRecords:
     def publish(self, kind: str, ids: Iterable[str]) -> int:
         """Share these records with everybody (the page asked access.may(PUBLISH) first);
         how many records became shared, papers published with a researcher included."""
-        if not self.scope.everything:
-            raise InputError(PUBLISH_PRIVILEGED)
+        allowed = may_publish_records(self.scope)
+        if not allowed:
+            raise InputError(allowed.reason)
         table = _table(kind)
         ids = list(dict.fromkeys(ids))
         if not ids:
