@@ -9,7 +9,7 @@ from rt_core import community, topic_search
 from rt_core.errors import RTError
 from rt_core.graph import build_graph, interdisciplinarity
 from rt_core.types import Paper
-from studio import charts, render, request, resources, state, suggest_view
+from studio import charts, identity, render, request, resources, state, suggest_view, visitor_records
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -195,8 +195,12 @@ if hood_r or hood_p:
 
 # -- importers -------------------------------------------------------------------------
 st.subheader("Import more")
+viewer = identity.viewer()
 st.caption("arXiv, Semantic Scholar and OpenAlex need an internet connection. Imported items "
-           "join the shared store and your neighbourhood.")
+           + ("join the shared store and your neighbourhood." if viewer.privileged else
+              "join your neighbourhood; on this shared server they are yours (this browser's "
+              "searches and runs) until the operator shares them, and a record the store already "
+              "holds never changes."))
 
 
 def _import(papers: list[Paper], researchers: list, origin: str) -> bool:
@@ -210,8 +214,7 @@ def _import(papers: list[Paper], researchers: list, origin: str) -> bool:
     state.add_to_hood("paper", bundle.paper_ids)
     state.add_to_hood("researcher", bundle.researcher_ids)
     who = (f"{render.md_escape(researchers[0].name)} with " if len(researchers) == 1 else "")
-    render.flash("success", f"Imported {who}{len(bundle.paper_ids)} papers "
-                 f"({bundle.papers.message}) and added them to your neighbourhood.", "import")
+    visitor_records.import_messages(bundle, who)
     return True
 
 
@@ -364,3 +367,5 @@ with tab_paste:
             _import_papers([paper], "paste")
         except RTError as exc:
             render.show_error(exc)
+
+visitor_records.panel(store, viewer)

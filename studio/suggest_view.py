@@ -148,6 +148,8 @@ def _add(store, s: Suggested) -> None:
     state.add_to_hood("researcher", bundle.researcher_ids)
     render.flash("success", f"Imported {render.md_escape(s.label)} and added to your "
                  "neighbourhood.", "suggest")
+    for text in bundle.notices():  # kept as stored, or theirs until published (rt_core.access)
+        render.flash("info", render.md_escape(text), "suggest")
 
 
 def _fetch(store, s: Suggested) -> tuple[list[Paper], list]:

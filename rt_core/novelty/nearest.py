@@ -57,7 +57,8 @@ def in_store(store, embedder, text: str, limit: int = SHOWN) -> tuple[list[NearP
         for hit in topics.papers(words, limit=WORD_HITS, fill=0):
             if hit.paper.id in row:
                 by_id.setdefault(hit.paper.id, float(sims[row[hit.paper.id]]))
-    best = sorted(by_id.items(), key=lambda kv: -kv[1])[:limit]
+    seen = store.corpus.seen_paper_ids(by_id)  # the vectors hold every visitor's papers
+    best = sorted(((pid, s) for pid, s in by_id.items() if pid in seen), key=lambda kv: -kv[1])[:limit]
     papers = {p.id: p for p in store.corpus.get_papers(pid for pid, _ in best)}
     return [near(papers[pid], sim, "store") for pid, sim in best if pid in papers], len(ids)
 

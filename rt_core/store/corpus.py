@@ -127,7 +127,14 @@ class Corpus(CorpusImports, CorpusRecords, CorpusSearch):
                                     (pid,)).fetchone() is not None
 
     def seen_paper_ids(self, ids: Iterable[str]) -> set[str]:
-        """Those of `ids` this scope may see (all of them for a scope that sees everything)."""
+        """Those of `ids` this scope may see (for readers that found ids elsewhere: the paper
+        vectors, raw authorship rows)."""
+        return self._seen_ids("papers", ids)
+
+    def seen_researcher_ids(self, ids: Iterable[str]) -> set[str]:
+        return self._seen_ids("researchers", ids)
+
+    def _seen_ids(self, table: str, ids: Iterable[str]) -> set[str]:
         ids = list(dict.fromkeys(ids))
         if self.scope.everything:
             return set(ids)
@@ -135,7 +142,7 @@ class Corpus(CorpusImports, CorpusRecords, CorpusSearch):
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
             out |= {r[0] for r in self.db.conn.execute(
-                f"SELECT p.id FROM papers p WHERE p.id IN ({marks(chunk)}){self._see('p')}", chunk)}
+                f"SELECT t.id FROM {table} t WHERE t.id IN ({marks(chunk)}){self._see('t')}", chunk)}
         return out
 
     # -- researchers ---------------------------------------------------------

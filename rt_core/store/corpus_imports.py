@@ -27,7 +27,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..access import may_add_records, may_change_record
+from ..access import KEPT_SHARED, may_add_records, may_change_record
 from ..errors import InputError, NotFoundError
 from ..sources.ids import normalise_title
 from ..types import Paper, Researcher
@@ -44,6 +44,7 @@ class ImportSummary:
     merged: dict[str, str] = field(default_factory=dict)  # incoming id -> existing id
     kept: dict[str, str] = field(default_factory=dict)  # incoming id -> shared record left as it is
     renamed: dict[str, str] = field(default_factory=dict)  # incoming id -> the id it was added as
+    labels: dict[str, str] = field(default_factory=dict)  # title or name of each kept or renamed one
 
     def stored_id(self, incoming_id: str) -> str:
         """The id a record is stored (or used) under after the import."""
@@ -65,10 +66,36 @@ class BundleSummary:
     researchers: ImportSummary
     paper_ids: list[str]  # stored ids of the incoming papers, in order
     researcher_ids: list[str]
+    added_as: str = ""  # '' : shared; else the owner hash of the visitor whose records they are
 
     @property
     def message(self) -> str:
         return (f"papers: {self.papers.message}; researchers: {self.researchers.message}")
+
+    @property
+    def changed_nothing(self) -> bool:
+        """Every record was one the store kept as it is."""
+        return not (self.papers.added or self.papers.merged or self.researchers.added
+                    or self.researchers.merged)
+
+    def notices(self) -> list[str]:
+        """What a visitor should be told about an import beyond its counts, one line each:
+        the stored papers kept in place of theirs, their researchers added beside a
+        namesake, and that what they added is theirs until the operator shares it."""
+        out = []
+        if self.papers.kept:
+            shown = "; ".join(f"“{t}”" for t in list(self.papers.labels.values())[:3])
+            more = f" and {len(self.papers.kept) - 3} more" if len(self.papers.kept) > 3 else ""
+            out.append(f"Already in the store: {shown}{more}. {KEPT_SHARED} The stored "
+                       "version is in your neighbourhood.")
+        if self.researchers.renamed:
+            shown = "; ".join(f"“{t}”" for t in list(self.researchers.labels.values())[:3])
+            out.append(f"The store already has a researcher under the id of {shown}: yours was "
+                       "added as a researcher of your own beside that one, which did not change.")
+        if self.added_as and (self.papers.added or self.researchers.added):
+            out.append("What you added is yours: it appears in this browser's searches and runs "
+                       "only, until the server's operator shares it with everybody.")
+        return out
 
 
 class CorpusImports:
@@ -87,7 +114,8 @@ class CorpusImports:
                 r.publication_ids = list(dict.fromkeys(ps.stored_id(i) for i in r.publication_ids))
             rs = self.upsert_researchers(researchers, origin=origin)
         return BundleSummary(ps, rs, list(dict.fromkeys(ps.stored_id(p.id) for p in papers)),
-                             list(dict.fromkeys(rs.stored_id(r.id) for r in researchers)))
+                             list(dict.fromkeys(rs.stored_id(r.id) for r in researchers)),
+                             added_as=self.scope.adds_as)
 
     def _check_may_add(self) -> None:
         allowed = may_add_records(self.scope)
@@ -149,6 +177,7 @@ class CorpusImports:
                     summary.merged[p.id] = target
                 else:
                     summary.kept[p.id] = existing[0]  # nothing of it changes: fields, citations
+                    summary.labels[p.id] = p.title.strip()
                     continue
                 for f in p.fields:
                     db.execute("INSERT INTO paper_fields(paper_id, field_id, paper_rowid) SELECT ?, ?, "
@@ -235,6 +264,7 @@ class CorpusImports:
                     summary.merged[r.id] = rid
                 if rid != r.id:
                     summary.renamed[r.id] = rid
+                    summary.labels[r.id] = r.name.strip()
                 self.fts.index_researcher(db, rid)
                 for f in r.fields:
                     db.execute("INSERT INTO researcher_fields VALUES (?, ?) ON CONFLICT DO NOTHING",

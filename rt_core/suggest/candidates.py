@@ -123,6 +123,8 @@ def nearest_papers(topics, topic: str) -> dict[str, float]:
     topics.prepare(FILL)
     near = topics.vectors.nearest(topics.model, topics.query_vector(topic), NEAREST,
                                   MIN_SIMILARITY)
+    seen = topics.corpus.seen_paper_ids(pid for pid, _ in near)  # not another visitor's
+    near = [(pid, s) for pid, s in near if pid in seen]
     if not near:
         raise InputError(f"Nothing in the store is close to '{topic}'.",
                          "Try other words, or import papers on this topic (or ask online with "
@@ -134,18 +136,26 @@ def nearest_papers(topics, topic: str) -> dict[str, float]:
 def build_pool(store, hits: dict[str, float], seed: Seed | None) -> Pool:
     """Read the hits' authors, all their papers and what those papers cite; the papers'
     titles and fields only where needed (the hits and their neighbours now, a bridge's
-    paper once it is shown: `ensure_works`), so a large store is never read whole."""
+    paper once it is shown: `ensure_works`), so a large store is never read whole. Only
+    records the store's scope may see (rt_core.access) join the pool."""
     db = store.db
     hit_ids = list(hits)
     authors: dict[str, list[str]] = defaultdict(list)
-    for pid, rid in _chunked(db, "SELECT paper_id, researcher_id FROM authorship WHERE paper_id "
-                                 "IN ({marks})", hit_ids):
-        authors[pid].append(rid)
+    rows = _chunked(db, "SELECT paper_id, researcher_id FROM authorship WHERE paper_id IN ({marks})",
+                    hit_ids)
+    seen_people = store.corpus.seen_researcher_ids(rid for _, rid in rows)
+    for pid, rid in rows:
+        if rid in seen_people:
+            authors[pid].append(rid)
     closest = list(dict.fromkeys(r for pid in hit_ids for r in authors.get(pid, [])))
     people_ids = list(dict.fromkeys(closest[:POOL_PEOPLE] + sorted(seed.people if seed else ())))
     people = _people(db, people_ids)
-    for rid, pid in _chunked(db, "SELECT researcher_id, paper_id FROM authorship WHERE "
-                                 "researcher_id IN ({marks})", people_ids):
+    rows = _chunked(db, "SELECT researcher_id, paper_id FROM authorship WHERE researcher_id IN "
+                        "({marks})", people_ids)
+    seen_papers = store.corpus.seen_paper_ids(pid for _, pid in rows)
+    for rid, pid in rows:
+        if pid not in seen_papers:
+            continue
         people[rid].papers.append(pid)
         if rid not in authors[pid]:
             authors[pid].append(rid)
@@ -155,8 +165,12 @@ def build_pool(store, hits: dict[str, float], seed: Seed | None) -> Pool:
     cited_by: dict[str, set[str]] = defaultdict(set)
     # what the papers read cite (the primary key's index); who cites a hit is known as far
     # as the papers read go: no index on cited_id, and a scan of every citation is not cheap
-    for citing, cited in _chunked(db, "SELECT citing_id, cited_id FROM citations WHERE citing_id "
-                                      "IN ({marks})", paper_ids):
+    rows = _chunked(db, "SELECT citing_id, cited_id FROM citations WHERE citing_id IN ({marks})",
+                    paper_ids)
+    seen_papers |= store.corpus.seen_paper_ids(cited for _, cited in rows)
+    for citing, cited in rows:
+        if cited not in seen_papers:
+            continue
         refs[citing].add(cited)
         cited_by[cited].add(citing)
     # sorted once here, so every walk over them is in one order without sorting again
