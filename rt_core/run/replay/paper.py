@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...access import may_change_record
 from ...errors import InputError, RTError
 from ...models import registry
 from ...models.client import run_async
@@ -105,7 +106,9 @@ def import_target(store, ident: str, s2) -> str:
         pid = corpus.upsert_papers([paper], origin="semantic_scholar").stored_id(paper.id)
         for name in paper.authors:
             for r in corpus.search_researchers(name, limit=5):
-                if r.name.casefold() == name.casefold():
+                # a visitor of a shared server adds no authorship to a shared researcher
+                if r.name.casefold() == name.casefold() and may_change_record(
+                        corpus.scope, corpus.added_by("researcher", [r.id]).get(r.id, "")):
                     corpus.upsert_researchers([Researcher(id=r.id, name=r.name,
                                                           publication_ids=[pid])])
     return pid
