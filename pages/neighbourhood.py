@@ -61,7 +61,7 @@ def _row(kind: str, item_id: str, title: str, caption: str, key_prefix: str,
     c1, c2 = st.columns([5, 1] if compact else [4, 1], vertical_alignment="center")
     with c1:
         render.show_text(title)
-        st.caption(caption)
+        st.caption(caption + (visitor_records.OWN if item_id in own else ""))
     with c2:
         if chosen:
             st.button("✕" if compact else "Remove", key=f"{key_prefix}_{item_id}", on_click=_remove,
@@ -120,6 +120,8 @@ with left:
         fields = st.multiselect("Fields", options=list(fnames), key="search_fields",
                                 format_func=lambda f, fnames=fnames: fnames.get(f, f), placeholder="All fields")
     r_hits, p_hits = _search(text, fields)
+    own = visitor_records.own_ids(store, [h.researcher.id for h in r_hits], [h.paper.id for h in p_hits],
+                                  ss["hood_r"], ss["hood_p"])
     more_r = "+" if len(r_hits) == RESULT_LIMIT else ""
     more_p = "+" if len(p_hits) == RESULT_LIMIT else ""
     empty = topic_search.EMPTY_HINT + " Or import an author or papers below."

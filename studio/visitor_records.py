@@ -12,6 +12,15 @@ from rt_core.store import BundleSummary
 from studio import render
 
 SHOWN = 50
+OWN = " · added by this browser: only it sees this until the operator shares it"
+
+
+def own_ids(store, *id_lists) -> set[str]:
+    """Of these researcher and paper ids, those this browser added and nobody published
+    (their rows get `OWN` in their caption)."""
+    ids = [i for ids in id_lists for i in ids]
+    found = {**store.corpus.added_by("researcher", ids), **store.corpus.added_by("paper", ids)}
+    return {i for i, who in found.items() if who}
 
 
 def import_messages(bundle: BundleSummary, who: str = "") -> None:

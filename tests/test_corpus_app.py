@@ -92,7 +92,10 @@ def test_what_a_stranger_adds_is_theirs_until_the_operator_publishes_it(shared, 
     owner = browser(OWNER)
     assert "Jane Doe" in search(owner, "jane") and "JANE DOE" not in search(owner, "jane")
     assert "fraudulent" not in search(owner, "fraudulent")
-    assert "JANE DOE" in search(browser(STRANGER), "jane")
+    mine = browser(STRANGER)
+    assert "JANE DOE" in search(mine, "jane")
+    assert any("only it sees this" in c.value for c in mine.caption)
+    assert not any("only it sees this" in c.value for c in owner.caption)
 
     # the stranger's own run uses what they added
     stranger.session_state["hood_r"] = theirs

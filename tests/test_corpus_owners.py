@@ -139,6 +139,7 @@ def test_the_rule(store):
         assert seen == {f"p{a[:4]}" for a in ("", OWNER, STRANGER) if access.may_see_record(scope, a)}
         assert bool(access.may_change_record(scope, "")) == viewer.privileged
         assert access.may_change_record(scope, STRANGER).reason == access.KEPT_SHARED
+        assert bool(access.may(viewer, access.Action.PUBLISH)) == viewer.privileged
     nobody = store.seen_by(access.record_scope(access.Viewer(shared=True, owner_hash="")))
     with pytest.raises(InputError, match="owner token"):
         nobody.corpus.upsert_papers([Paper(id="x", title="Unowned")])
