@@ -166,6 +166,14 @@ def test_runs_use_their_starters_records_and_nobody_elses(community, demo):
     with pytest.raises(NotFoundError, match="Unknown researcher id"):
         Simulation(_request(researcher_ids=["r-nia"], paper_ids=["p-agents"], reviewer_ids=[mallory]),
                    owner).start()
-    theirs = Simulation(_request(researcher_ids=[mallory], paper_ids=bundle.paper_ids[1:], num_reviewers=1),
-                        stranger).run_sync()
+    sim = Simulation(_request(researcher_ids=[mallory], paper_ids=bundle.paper_ids[1:], num_reviewers=1),
+                     stranger)
+    sim.start()
+    sim.state.recorder.owner_hash = STRANGER  # as jobs.start stores a browser's run
+    theirs = sim.run_sync()
     assert theirs.status == "done" and mallory in theirs.profiles
+    # the operator resumes, revises, steers or credits it with the records it was built from
+    operator = view(community, OPERATOR, operator=True)
+    assert not operator.corpus.researcher_exists(mallory)
+    assert operator.for_run(theirs.id).corpus.researcher_exists(mallory)
+    assert operator.for_run(run.id) is operator  # a run stored without an owner: as it is

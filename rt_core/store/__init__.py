@@ -12,6 +12,7 @@ from several processes once; `store.bench_tasks` is the queue benchmark workers 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -70,6 +71,16 @@ class Store:
             while len(self._views) > VIEWS_KEPT:
                 self._views.popitem(last=False)
         return view
+
+    def for_run(self, run_id: str) -> Store:
+        """This store as the browser that started run `run_id` sees the corpus: a run was
+        built from its owner's records, so whoever may resume, revise, steer or credit it
+        (its owner, the operator) continues it with those, never with their own."""
+        scope = self.corpus.scope
+        owner = self.runs.owner_hash(run_id) or ""
+        if scope.everything or not owner or owner == scope.owner_hash:
+            return self
+        return self.seen_by(dataclasses.replace(scope, owner_hash=owner))
 
     @property
     def path(self) -> Path | str:

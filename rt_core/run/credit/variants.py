@@ -239,6 +239,7 @@ def leave_one_out(run: Run, store: Store, request: RunRequest | None = None, pap
     together; without one given, the run's own cap applies. Raises InputError when there is nothing to compare
     or the estimate is over the cap, and RTError when a variant fails (nothing is stored)."""
     check_comparable(run, papers)
+    store = store.for_run(run.id)  # the records its owner's browser sees (rt_core.access)
     est = estimate(run, store, papers)
     # No cap given: the run's own cap, if it had one, bounds its credit too.
     cap = SharedCap(run.config.model, run.config.max_tokens if max_tokens is None else max_tokens,

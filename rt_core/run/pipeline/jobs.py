@@ -6,7 +6,6 @@ progress events so far, a cancel flag and, at the end, the Run.
 """
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -110,16 +109,6 @@ def live(run_id: str) -> Job | None:
         return _LIVE.get(run_id or "")
 
 
-def as_run_owner(store: Store, owner_hash: str) -> Store:
-    """The store as the run's own browser sees the corpus (rt_core.access records): a run
-    was built from its owner's records, so whoever may resume or revise it (the owner, the
-    operator) continues it with those, and never with their own."""
-    scope = store.corpus.scope
-    if scope.everything or not owner_hash or owner_hash == scope.owner_hash:
-        return store
-    return store.seen_by(dataclasses.replace(scope, owner_hash=owner_hash))
-
-
 def start(request: RunRequest, store: Store, embedder: Embedder | None = None,
           resume_id: str | None = None, owner_hash: str = "") -> Job:
     """Build the simulation now (it validates, so bad input fails in the caller), then
@@ -127,7 +116,7 @@ def start(request: RunRequest, store: Store, embedder: Embedder | None = None,
     keeps the owner it has); a new run is stored with `owner_hash`, its browser's."""
     job = Job(simulation=None, owner_hash=owner_hash)  # type: ignore[arg-type]
     if resume_id is not None:
-        store = as_run_owner(store, store.runs.owner_hash(resume_id) or "")
+        store = store.for_run(resume_id)  # its owner's records, whoever resumes it
     job.simulation = Simulation(request, store, embedder=embedder, on_progress=job.record,
                                 run_id=resume_id, resume=resume_id is not None)
     job.simulation.start()
@@ -144,7 +133,7 @@ def start_revision(store: Store, run_id: str, extra: int, **kw) -> Job:
     `live` like any other job, so a refresh keeps its progress. Bad input (no reviews, too
     many rounds, an estimate over the cap) fails here, in the caller."""
     job = Job(simulation=None, kind="revise", owner_hash=store.runs.owner_hash(run_id) or "")  # type: ignore[arg-type]
-    job.simulation = revise_more.simulation(as_run_owner(store, job.owner_hash), run_id, extra,
+    job.simulation = revise_more.simulation(store.for_run(run_id), run_id, extra,
                                             on_progress=job.record, **kw)
     register(job)
     job.launch(f"rt-revise-{job.run_id}")

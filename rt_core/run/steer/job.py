@@ -67,6 +67,7 @@ def start(store: Store, run_id: str, wish: Steer, config: RunConfig | None = Non
           request_for: Callable[[RunConfig], RunRequest] = RunRequest) -> SteerJob:
     """Check the steer, then run it in a thread; one clear message (InputError, NotFoundError)
     for a steer that cannot go, raised here."""
+    store = store.for_run(run_id)  # the records its owner's browser sees (rt_core.access)
     run = store.runs.load(run_id)
     tree = table.tree_of(store, run)
     parent = check(run, tree, wish)
