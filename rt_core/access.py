@@ -12,6 +12,8 @@ they were given, and never learns anything about a run that is an item of an ope
 which only the operator and that study's organiser can open. A rater's browser names no run
 in either mode. The refusal for such a run is
 word for word the refusal for a run that does not exist, so a guessed id reveals nothing.
+Papers and researchers follow the same rule (the end of this module): a visitor's uploads are
+theirs, and no upload changes a record that was there before it.
 """
 from __future__ import annotations
 
@@ -178,6 +180,8 @@ EVERY_RECORD = RecordScope()
 
 
 def record_scope(viewer: Viewer) -> RecordScope:
+    """What a browser's pages (and the runs they start) read of the corpus, and as whom they
+    add to it: the shared records and its own; the privileged add to the shared ones."""
     return RecordScope(everything=False, owner_hash=viewer.owner_hash, privileged=viewer.privileged)
 
 

@@ -177,3 +177,25 @@ def test_runs_use_their_starters_records_and_nobody_elses(community, demo):
     assert not operator.corpus.researcher_exists(mallory)
     assert operator.for_run(theirs.id).corpus.researcher_exists(mallory)
     assert operator.for_run(run.id) is operator  # a run stored without an owner: as it is
+
+
+@pytest.mark.parametrize("walk", [False, True])
+def test_every_search_holds_the_shared_records_and_the_browsers_own(store, monkeypatch, walk):
+    """Word, field and word-with-field searches, each plan (PostgreSQL's walk of one field's
+    newest papers too), and the search of researchers, see the same records."""
+    from rt_core.store.search import PostgresSearch
+
+    if walk:  # the walk is PostgreSQL's plan for a word in one field; force it where it exists
+        monkeypatch.setattr(PostgresSearch, "walks_field", staticmethod(lambda db, q, f: len(f) == 1))
+    for who, tag in (("", "shared"), (OWNER, "owner"), (STRANGER, "stranger")):
+        v = view(store, who or OPERATOR, operator=not who)
+        v.corpus.import_bundle([Paper(id=f"p-{tag}", title=f"Galaxy halos seen by the {tag}",
+                                      fields=["astro"])], [])
+    owner = view(store, OWNER).corpus
+    expected = {"p-shared", "p-owner"}
+    assert {p.id for p in owner.search_papers("galaxy", ["astro"])} == expected
+    assert set(owner.search_paper_ids("galaxy", ["astro"])) == expected
+    assert {p.id for p in owner.search_papers("galaxy")} == expected
+    assert {p.id for p in owner.search_papers("", ["astro"])} == expected
+    assert set(owner.any_word_ids(["galaxy", "halos"], ["astro"], 10)) == expected
+    assert set(owner.paper_choices()) == expected
