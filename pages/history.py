@@ -31,7 +31,8 @@ f1, f2 = st.columns([3, 1])
 text = f1.text_input("Filter by title or model", key="hist_text")
 status = f2.selectbox("Status", ["", "done", "running", "interrupted", "failed", "cancelled"], key="hist_status",
                       format_func=lambda s: s or "any")
-rows = access_store.history(store, viewer, store.runs.list(text=text, status=status))
+shown = ss.setdefault("hist_shown", 200)  # a page of runs; "Show older runs" adds another
+rows = access_store.listed(store, viewer, text=text, status=status, limit=shown)
 if not rows:
     if text or status:
         st.info("No run matches the filter. Clear it to see all runs.", icon="🔎")
@@ -54,6 +55,9 @@ st.dataframe(df, hide_index=True, key="hist_table",
                             "link": st.column_config.LinkColumn("link", display_text="open ↗",
                                                                 help="This run's address: open it or "
                                                                      "share it (read-only)")})
+if len(rows) >= shown and st.button("Show older runs", key="hist_more"):
+    ss["hist_shown"] = shown + 200
+    st.rerun()
 score_headline.history_note(r["model"] for r in rows)
 ids = [r["id"] for r in rows]
 labels = {r["id"]: render.run_label(r) for r in rows}
