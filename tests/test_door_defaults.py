@@ -4,7 +4,8 @@ button (AppTest through the entry file), the pages on a personal and on a shared
 the work is also listed in the History of the browser that started it.
 
 The pages start from the app's own brainstorm defaults (four candidates, the novelty check, a
-revision round), not the plain run the rest of the suite gives its apps (conftest): with those,
+revision round: the app's ideate and novelty doors), not the plain run the rest of the suite
+gives its apps (conftest): with those,
 Replay once failed in every mode (it forced 0 reviewers and kept the Run page's revision round),
 and on a shared server it stored its runs without an owner, so its starter never found them."""
 from __future__ import annotations
