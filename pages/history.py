@@ -40,6 +40,7 @@ if not rows:
         st.info(("No runs stored yet." if viewer.privileged else "This browser has started no run yet.") +
                 " Start one on the Run page; every run is saved here automatically.", icon="🗂️")
         st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
+    render.show_flashes("history")  # "Deleted run ...", when it was the last one listed
     st.stop()
 
 df = pd.DataFrame(rows)[["created_at", "status", "model", "mode", "mean_score", "similarity",

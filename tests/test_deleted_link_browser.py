@@ -55,7 +55,8 @@ def test_a_run_deleted_on_one_server_is_no_such_run_on_the_other(tmp_path, brows
         expect(other.get_by_text("Open or delete a run")).to_be_visible(timeout=60_000)
         other.get_by_role("button", name="Delete…").click()
         other.get_by_role("button", name="Yes, delete").click()
-        expect(other.get_by_text("No runs stored yet")).to_be_visible(timeout=30_000)  # it was the only one
+        expect(other.get_by_text(f"Deleted run {run_id}.")).to_be_visible(timeout=30_000)
+        expect(other.get_by_text("No runs stored yet")).to_be_visible()  # it was the only one
 
         for url in (a_url, b_url):  # the link, on the server that ran it and on the other
             page.goto(f"{url}/results?run={run_id}")

@@ -5,9 +5,9 @@ the work is also listed in the History of the browser that started it.
 
 The pages start from the app's own brainstorm defaults (four candidates, the novelty check, a
 revision round: the app's ideate and novelty doors), not the plain run the rest of the suite
-gives its apps (conftest): with those,
-Replay once failed in every mode (it forced 0 reviewers and kept the Run page's revision round),
-and on a shared server it stored its runs without an owner, so its starter never found them."""
+gives its apps (conftest). With those, Replay once failed in every mode (it forced 0 reviewers
+and kept the Run page's revision round), and on a shared server it stored its runs without an
+owner, so its starter never found them."""
 from __future__ import annotations
 
 import importlib
@@ -189,6 +189,9 @@ def page_door(door: str) -> list[str]:
         ok(at)
         rows = job.result.rows()
         assert len(rows) == 4 and all(r["status"] == "done" for r in rows), [r["error"] for r in rows]
+        at.button(key="replay_open").click().run()  # a mode's run, one click away on Results
+        ok(at)
+        assert at.selectbox(key="results_pick").value == rows[0]["run_id"]
         return [r["run_id"] for r in rows]
     run_id = run_page(at)
     if door == "run":
