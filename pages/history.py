@@ -31,7 +31,8 @@ f1, f2 = st.columns([3, 1])
 text = f1.text_input("Filter by title or model", key="hist_text")
 status = f2.selectbox("Status", ["", "done", "running", "interrupted", "failed", "cancelled"], key="hist_status",
                       format_func=lambda s: s or "any")
-rows = access_store.history(store, viewer, store.runs.list(text=text, status=status))
+shown = ss.setdefault("hist_shown", 200)  # a page of runs; "Show older runs" adds another
+rows = access_store.listed(store, viewer, text=text, status=status, limit=shown)
 if not rows:
     if text or status:
         st.info("No run matches the filter. Clear it to see all runs.", icon="🔎")
@@ -39,6 +40,7 @@ if not rows:
         st.info(("No runs stored yet." if viewer.privileged else "This browser has started no run yet.") +
                 " Start one on the Run page; every run is saved here automatically.", icon="🗂️")
         st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
+    render.show_flashes("history")  # "Deleted run ...", when it was the last one listed
     st.stop()
 
 df = pd.DataFrame(rows)[["created_at", "status", "model", "mode", "mean_score", "similarity",
@@ -54,6 +56,9 @@ st.dataframe(df, hide_index=True, key="hist_table",
                             "link": st.column_config.LinkColumn("link", display_text="open ↗",
                                                                 help="This run's address: open it or "
                                                                      "share it (read-only)")})
+if len(rows) >= shown and st.button("Show older runs", key="hist_more"):
+    ss["hist_shown"] = shown + 200
+    st.rerun()
 score_headline.history_note(r["model"] for r in rows)
 ids = [r["id"] for r in rows]
 labels = {r["id"]: render.run_label(r) for r in rows}

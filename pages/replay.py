@@ -11,7 +11,7 @@ from rt_core.fiveq import QUESTION_KEYS
 from rt_core.run.pipeline import warmup
 from rt_core.run.replay import paper as replay
 from rt_core.types import MODES
-from studio import charts, polling, render, request, resources, state
+from studio import charts, identity, polling, render, request, resources, state
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -111,10 +111,12 @@ st.caption(render.md_escape(f"Run model: {ss['model']} (change it on the Run pag
 
 
 def _start() -> None:
-    # The Run page's model settings; the replay sets each mode's neighbourhood itself.
-    req = request.build_request(num_reviewers=0, reviewer_ids=[], keep_undated=keep_undated,
+    # The Run page's model settings; the replay sets each mode's neighbourhood itself, and
+    # what it does not offer (reviewers chosen by id, revision, candidates) is rt_core's.
+    req = request.build_request(num_reviewers=0, keep_undated=keep_undated,
                                 evaluator_model=(ss.get("evaluator_model") or "").strip())
-    job = replay.start(req, store, target_id, modes=modes, pasted=pasted)
+    job = replay.start(req, store, target_id, modes=modes, pasted=pasted,
+                       owner_hash=identity.owner_hash())  # the runs are this browser's
     ss["replay_jobs"][target_id] = job
     ss["replay_current"] = target_id
 

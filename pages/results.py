@@ -45,7 +45,7 @@ st.title("Results")
 # address names (`?run=ID`, a refresh or a shared link), each as far as rt_core.access lets
 # this browser see it. A fresh visitor never lands on whichever run happened to be last.
 viewer = identity.viewer()
-rows = {r["id"]: r for r in access_store.history(store, viewer, store.runs.list(limit=500))}
+rows = {r["id"]: r for r in access_store.listed(store, viewer, limit=500)}
 opened = ss.setdefault("opened_runs", [])
 explicit = ss.pop("results_run", None)  # History's "Open in Results", the Run page's button
 if explicit and explicit not in opened:

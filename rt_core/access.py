@@ -131,6 +131,34 @@ def may(viewer: Viewer, action: Action, facts: RunFacts | None = None) -> Decisi
     return Decision(False, NOT_YOURS if facts.linked else hidden.reason)
 
 
+@dataclass(frozen=True)
+class Listing:
+    """`may(viewer, LIST, ...)` as a question the store can answer in SQL, so History asks for
+    this viewer's runs, paged, instead of filtering the newest few hundred of everybody's
+    (a busy server pushed a visitor's own runs out of that window). `everything`: every run;
+    else only runs of `owner_hash` ('' : none at all). `hide_open_items`: leave out items
+    of open studies except those of `open_studies_seen`."""
+    everything: bool = False
+    owner_hash: str = ""
+    hide_open_items: bool = True
+    open_studies_seen: frozenset[str] = frozenset()
+
+    @property
+    def nothing(self) -> bool:
+        return not self.everything and not self.owner_hash
+
+
+def listing(viewer: Viewer) -> Listing:
+    """What this viewer's History lists, by the same rule as `may` for Action.LIST: a rater's
+    browser nothing, the privileged every run (open-study items too), anybody else the runs
+    their browser started, minus items of open studies they do not organise."""
+    if viewer.rater and not viewer.operator and not viewer.organiser_of:
+        return Listing()
+    if viewer.privileged:
+        return Listing(everything=True, hide_open_items=False)
+    return Listing(owner_hash=viewer.owner_hash, open_studies_seen=viewer.organiser_of)
+
+
 def listable(viewer: Viewer, rows: Iterable[Mapping], owners: Mapping[str, str],
              studies: Mapping[str, frozenset[str]]) -> list[dict]:
     """The stored runs (rows with an `id`) this viewer's History may show, in their order.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .access import Action, Decision, RunFacts, Viewer, listable, may
+from .access import Action, Decision, RunFacts, Viewer, listable, listing, may
 
 
 def run_facts(store, run_id: str, linked: bool = False, live_owner: str | None = None) -> RunFacts:
@@ -37,3 +37,12 @@ def history(store, viewer: Viewer, rows: Iterable[Mapping]) -> list[dict]:
     rows = list(rows)
     ids = [r["id"] for r in rows]
     return listable(viewer, rows, store.runs.owner_hashes(ids), store.studies.open_item_runs())
+
+
+def listed(store, viewer: Viewer, text: str = "", status: str = "", limit: int = 200,
+           offset: int = 0) -> list[dict]:
+    """The runs this viewer's History lists, newest first, one page of `limit` from `offset`:
+    the store selects them by `access.listing` (owner and open studies in SQL), and each is
+    then asked of `access.may` too, so the one rule has the last word."""
+    rows = store.runs.visible(listing(viewer), text=text, status=status, limit=limit, offset=offset)
+    return history(store, viewer, rows)

@@ -222,10 +222,21 @@ def _live(run_id: str):
     return jobs.live(run_id)
 
 
+def _own(run_id: str):
+    """This session's job of the run, unless the run was deleted after it finished
+    (rt_core.run.pipeline.jobs.present: the store is the truth, whoever deleted it)."""
+    job = st.session_state.get("jobs", {}).get(run_id)
+    if job is None or not job.done:
+        return job
+    from rt_core.run.pipeline import jobs  # noqa: PLC0415  (slow: pages without runs skip it)
+
+    return jobs.present(job)
+
+
 def may(action: Action, run_id: str, linked: bool = False) -> Decision:
     """What rt_core.access says this browser may do with the run (`linked`: it came through
     the run's own link); the live job's owner counts for a run not stored yet."""
-    job = st.session_state.get("jobs", {}).get(run_id) or _live(run_id)
+    job = _own(run_id) or _live(run_id)
     return access_store.decide(get_store(), identity.viewer(), action, run_id, linked,
                                live_owner=job.owner_hash if job is not None else None)
 
@@ -266,7 +277,7 @@ def restore_settings(config: RunConfig) -> None:
 def job_for(run_id: str):
     """The job of a run: this session's own, else a live one of this process that another
     session started (to watch, not to control), else None."""
-    return st.session_state["jobs"].get(run_id) or _live(run_id)
+    return _own(run_id) or _live(run_id)
 
 
 def owns(run_id: str) -> bool:
@@ -278,7 +289,7 @@ def owns(run_id: str) -> bool:
 def get_run(store, run_id: str) -> Run:
     """A run of this session (live, from its job) or from the store (no model call). Another
     session's job is only a fallback: the store has what was done to its run since."""
-    own = st.session_state["jobs"].get(run_id)
+    own = _own(run_id)
     if own is not None and own.done:
         return own.run
     job = own or _live(run_id)

@@ -138,3 +138,20 @@ def test_cli_replay_imports_then_replays(tmp_path, fake_server, demo, monkeypatc
     assert "imported arxiv:2501.01234" in out.err
     # No five answers for a new paper: whole-text similarity, and the output says so.
     assert "reference: abstract, whole text" in out.out and out.out.count("\tdone") == 2
+
+
+def test_a_replay_takes_only_the_settings_it_offers(starter_store, demo):
+    """The app's request carries the Run page's whole loop (candidates, novelty, a revision
+    round, named reviewers); a replay with 0 reviewers must not inherit the round, which it
+    cannot run and offers no field to turn off. Its runs keep the starter's owner hash."""
+    loop = request(num_reviewers=0, revision_rounds=1, candidates=4, check_novelty=True,
+                   reviewer_ids=["r-neubig-graham"], max_tokens=500_000, temperature=0.3)
+    replay = Replay(loop, starter_store, TARGET, modes=["self"], owner_hash="the-starters-hash")
+    assert not replay.errors, replay.errors
+    config = replay.sims["self"].config
+    assert (config.revision_rounds, config.candidates, config.check_novelty, config.reviewer_ids) == \
+        (0, 1, False, [])  # not offered: defaults
+    assert (config.num_reviewers, config.max_tokens, config.temperature) == (0, 500_000, 0.3)  # offered
+    run = replay.run_sync().runs["self"]
+    assert run.status == "done", run.errors
+    assert starter_store.runs.owner_hash(run.id) == "the-starters-hash"

@@ -7,12 +7,14 @@ model and base URL only; their keys live in the RunRequest, never in the config.
 """
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..record import Record
 from . import endpoint as ep
 from .endpoint import Endpoint, Key
-from .schema import default
+from .schema import default, stored
 
 
 @dataclass
@@ -59,6 +61,17 @@ class RunConfig(Record):
         if role == ep.EMBEDDER:
             return self.embedder.strip(), ""
         return (getattr(self, f"{role}_model").strip(), getattr(self, f"{role}_base_url").strip())
+
+
+def for_door(config: RunConfig, offered: Iterable[str]) -> RunConfig:
+    """The config a door that offers only the options `offered` (schema.REPLAY) starts: each
+    stored option it does not offer back to its default, whatever another door's settings
+    (the Run page's, which the app's request carries) say. A door cannot be made to fail by a
+    setting it does not show: the Replay page once inherited the Run page's revision round
+    while forcing 0 reviewers, and every mode failed on a rule the page gave no way to meet."""
+    keep = set(offered)
+    reset = {o.name: default(o.name) for o in stored() if o.name not in keep}
+    return dataclasses.replace(config, **reset)
 
 
 @dataclass(frozen=True)

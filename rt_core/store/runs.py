@@ -304,13 +304,38 @@ class Runs:
         return out
 
     def list(self, text: str = "", status: str = "", limit: int = 200) -> list[dict]:
+        """The newest runs of everybody (the command line, exports, tests); a viewer's History
+        asks `visible`."""
+        return self._select("", [], text, status, limit, 0)
+
+    def visible(self, listing, text: str = "", status: str = "", limit: int = 200,
+                offset: int = 0) -> list[dict]:
+        """One page of the runs an `access.Listing` names, newest first: filtered by owner and
+        by open-study items here, in SQL, so a visitor's own runs are found however many
+        runs other people stored since."""
+        if listing.nothing:
+            return []
+        where, params = "", []
+        if not listing.everything:
+            where += " AND owner_hash=?"
+            params.append(listing.owner_hash)
+        if listing.hide_open_items:
+            seen = sorted(listing.open_studies_seen)
+            spare = f" AND i.study_id NOT IN ({','.join('?' * len(seen))})" if seen else ""
+            where += (" AND NOT EXISTS (SELECT 1 FROM study_items i JOIN studies s ON s.id=i.study_id "
+                      f"WHERE s.status='open' AND i.run_id=runs.id{spare})")
+            params += seen
+        return self._select(where, params, text, status, limit, offset)
+
+    def _select(self, where: str, params: list, text: str, status: str, limit: int,
+                offset: int) -> list[dict]:
         # The evaluator travels with the similarity: scores by different evaluators are
         # not comparable, so a list that shows one shows the other.
         sql = ("SELECT id, created_at, status, title, model, mode, mean_score, similarity, "
                "COALESCE(json_extract(result_json, '$.similarity.evaluator'), "
                "json_extract(result_json, '$.similarity.embedder'), '') AS evaluator FROM runs "
-               "WHERE 1=1")
-        params: list[object] = []
+               "WHERE 1=1" + where)
+        params = list(params)
         if text:
             like = "%" + re.sub(r"([\\%_])", r"\\\1", text) + "%"
             sql += " AND (title LIKE ? ESCAPE '\\' OR model LIKE ? ESCAPE '\\')"
@@ -318,8 +343,8 @@ class Runs:
         if status:
             sql += " AND status=?"
             params.append(status)
-        sql += " ORDER BY created_at DESC LIMIT ?"
-        params.append(limit)
+        sql += " ORDER BY created_at DESC, id LIMIT ? OFFSET ?"
+        params += [limit, max(0, offset)]
         return [dict(r) for r in self.db.conn.execute(sql, params)]
 
     def delete(self, run_id: str) -> bool:

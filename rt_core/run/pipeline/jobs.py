@@ -104,9 +104,27 @@ def register(job: Job) -> None:
 
 
 def live(run_id: str) -> Job | None:
-    """The job of a run started in this process (running or recently finished), or None."""
+    """The job of a run started in this process (running or recently finished), or None;
+    None too for a finished job whose run was deleted since (`present`)."""
     with _LIVE_LOCK:
-        return _LIVE.get(run_id or "")
+        job = _LIVE.get(run_id or "")
+    return present(job)
+
+
+def present(job: Job | None) -> Job | None:
+    """The job, unless it has finished and its run's row is gone. The store is the truth: a
+    run deleted by any process (another app server's History) must read as no such run on
+    this server too, not as a ghost kept by this table until a restart. A running job counts
+    while its row is not written yet; a finished one whose row is missing is dropped here."""
+    if job is None or not job.done:
+        return job
+    store = getattr(job.simulation, "store", None)
+    if store is None or store.runs.exists(job.run_id):
+        return job
+    with _LIVE_LOCK:
+        if _LIVE.get(job.run_id) is job:
+            del _LIVE[job.run_id]
+    return None
 
 
 def start(request: RunRequest, store: Store, embedder: Embedder | None = None,

@@ -26,6 +26,8 @@ from ...errors import InputError, RTError
 from ...models import registry
 from ...models.client import run_async
 from ...models.embed import Embedder
+from ...settings import schema
+from ...settings.run_config import for_door
 from ...types import MODES, QUESTION_KEYS, Paper, ProgressEvent, Researcher, Run, RunRequest
 from ..evidence.evaluate import Reference, compare, reference_answers, restater_for
 from ..pipeline import steps
@@ -200,7 +202,13 @@ class Replay:
                  modes: Iterable[str] = MODE_ORDER, pasted: str = "",
                  authors: Iterable[str] | None = None, references: Iterable[str] | None = None,
                  embedder: Embedder | None = None,
-                 on_progress: Callable[[ProgressEvent], None] | None = None, cancel=None):
+                 on_progress: Callable[[ProgressEvent], None] | None = None, cancel=None,
+                 owner_hash: str = ""):
+        """`owner_hash`: the hash of the browser token that started the replay (rt_core.access),
+        stored with each mode's run so its starter finds them on a shared server; '' for the
+        command line. Options a replay does not offer (schema.REPLAY) take their defaults
+        (`for_door`), whichever door's settings the request carries."""
+        request = dataclasses.replace(request, config=for_door(request.config, schema.REPLAY))
         self.modes = [m for m in MODE_ORDER if m in set(modes)]
         unknown = set(modes) - set(MODES)
         if unknown or not self.modes:
@@ -226,6 +234,7 @@ class Replay:
                 sim = Simulation(dataclasses.replace(request, config=cfg), store,
                                  embedder=self.embedder, on_progress=self._tagged(mode), cancel=cancel)
                 sim.start()
+                sim.state.recorder.owner_hash = owner_hash  # before the run's first save
                 self.sims[mode] = sim
             except RTError as exc:  # e.g. "data" with no cited paper in the store
                 self.errors[mode] = f"{exc} {exc.hint}".strip()
