@@ -107,7 +107,7 @@ def _spent(left: Left, need: int, running: bool) -> AllowanceSpent:
                 f"you have {left.visitor:,} of {left.limits.visitor:,} tokens left")
     if need and not running:
         what += f", and this run's first step needs about {need:,}"
-    hint = (f"It renews at {RENEWS} (in {renews_in(left.now)}). "
+    hint = (left.words() + " "
             + ("Everything this run finished is kept on the Results page. " if running else
                "Until then, the runs made so far stay readable on the History and Results pages. ")
             + "To go on now, run ResearchTown Studio on your own computer with your own key.")

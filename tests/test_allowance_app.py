@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from rt_core import allowance
 from rt_core.deployment import token_hash
 from rt_core.store import open_store
-from tests.apphelp import APP, PRESET, captions, errors, goto, infos, module_data_dir
+from tests.apphelp import APP, PRESET, captions, errors, goto, infos, module_data_dir, shown
 from tests.reliability.apphelp import everything_rendered
 
 data_dir = module_data_dir("allowance-app")
@@ -74,7 +74,7 @@ def test_a_spent_allowance_holds_after_a_reload_in_a_second_tab_and_with_cleared
     assert run.status == "failed" and run.errors[-1].kind == "AllowanceSpent", run.errors
     assert spent(me) == (tokens, tokens) and tokens >= 9000, "each call's tokens are in the store"
     assert "your share of this demo is used up for today" in errors(at)
-    assert "renews at 00:00 UTC" in captions(at) and NO_LARGER not in everything_rendered(at).lower()
+    assert "renew at 00:00 UTC" in captions(at) and NO_LARGER not in everything_rendered(at).lower()
     calls = len(model.history)
 
     refused(at, "Your share of this demo is used up for today: you have 0 of 9,000 tokens left")
@@ -130,7 +130,10 @@ def test_a_start_past_the_allowance_says_so_once_and_changes_nothing(model, monk
     assert len(at.error) == 1 and errors(at).startswith(
         "your share of this demo is too small for today: you have 10 of 9,000 tokens left, and this "
         "run's first step needs about "), errors(at)
-    assert "renews at 00:00 UTC" in infos(at) and NO_LARGER not in everything_rendered(at).lower()
+    hint = [shown(i.value) for i in at.info if "To go on now" in i.value]
+    assert len(hint) == 1 and hint[0].startswith("You have 10 of your 9,000 demo tokens left today; the server "
+                                                 "has ") and "renew at 00:00 UTC" in hint[0], hint
+    assert NO_LARGER not in everything_rendered(at).lower()
     assert not at.session_state["jobs"] and len(model.history) == calls
     assert len(open_store().runs.list(limit=100_000)) == runs and spent(me)[0] == 8990
 

@@ -56,7 +56,7 @@ def test_a_spent_allowance_holds_after_a_reload_in_a_second_tab_and_in_a_new_bro
         expect(fresh.get_by_role("button", name="Start", exact=True)).to_be_disabled()
         expect(fresh.get_by_text("Start is off: this demo server's tokens for today are nearly used up")) \
             .to_be_visible()
-        expect(fresh.get_by_text("renews at 00:00 UTC").first).to_be_visible()
+        expect(fresh.get_by_text("renew at 00:00 UTC").first).to_be_visible()
     finally:
         visitor.close()
         cleared.close()
