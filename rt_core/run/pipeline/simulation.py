@@ -138,8 +138,10 @@ class Simulation:
         its live parts (the warm-up, the budget, the client, the embedder) and, to resume, the
         stored run's history (orphans reaped first): the stages' state. Done once; bad input
         fails here, in the caller, before anything is written (but the records given with the
-        request, stored first). calibrate=True: an embedded model with no measured speed is
-        timed now for the estimate (a command line has no button for it; the app asks first)."""
+        request, stored first), and so does a start a shared demo's visitor cannot pay the first
+        step of (rt_core.allowance; their meter then counts and checks every call).
+        calibrate=True: an embedded model with no measured speed is timed now for the estimate
+        (a command line has no button for it; the app asks first)."""
         if self.state is not None:
             return self.state
         if self.request.given is not None:
@@ -231,10 +233,10 @@ class Simulation:
             if run.status == "running":  # interrupted by something not an Exception
                 run.status = "interrupted"
             try:
-                if self.meter is not None:  # what the embedder spent after the last call
-                    self.meter.record()
                 recorder.save()
                 record_end(self.store, run.id, time.perf_counter() - began)
+                if self.meter is not None:  # what the embedder spent after the last call
+                    self.meter.record()
             finally:
                 recorder.release()
         return run
