@@ -68,9 +68,8 @@ ss.update(request.demo_settings())  # a shared demo shows the operator's setting
 with st.container(border=True):
     st.subheader("Model")
     if demo is not None:
-        left = request.demo_tokens_left() or 0
-        st.info(f"Shared demo: everyone uses the model set by the operator, with the operator's key. "
-                f"This session may still spend about {left:,} tokens.", icon="🎪")
+        st.info("Shared demo: everyone uses the model set by the operator, with the operator's key. " +
+                render.md_escape(request.demo_left(store).words()), icon="🎪")
     names = request.provider_names()
     if ss["provider"] not in names:
         ss["provider"] = names[0]
@@ -186,13 +185,12 @@ def _start() -> None:
 b1, b2 = st.columns([1, 3])
 with b1:
     running = [j for j in ss["jobs"].values() if not j.done]
-    spent = budget_view.demo_share_spent(store)
+    spent = budget_view.demo_refusal(store)  # in a shared demo: today's allowance, in words
     fix = run_fields.problems()  # a field out of range says which, beside it
     why_not = ("Another run of this session is still going." if running else
                f"A setting above is out of range: {fix[0]}." if fix else
                "The neighbourhood is empty: add researchers or papers first." if not (n_r or n_p)
-               else "What this session has left of the demo's token share is too little for this run's "
-               "first step." if spent else None)
+               else spent or None)
     st.button("Start", key="run_start", type="primary", on_click=_start, disabled=bool(why_not),
               help=why_not)
 with b2:

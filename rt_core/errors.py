@@ -83,3 +83,9 @@ class BudgetExceeded(CancelledRun):
     hint = "Everything finished is kept; resume the run with a larger cap to finish it."
     app_hint = ("Everything finished is kept. Set a larger budget on the Run page, then resume "
                 "the run from Results or History to finish it.")
+
+
+class AllowanceSpent(BudgetExceeded):
+    """A shared demo's tokens for today are used up, the visitor's own or the whole
+    server's (rt_core.allowance). Stops a run as its budget does, but a visitor cannot
+    raise this cap: the message says what is left and when it renews instead."""

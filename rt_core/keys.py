@@ -18,8 +18,9 @@ app's key fields); a paper source's key (S2_API_KEY) comes from `service_key`; w
 says before Start about a missing key is `problem`, the same answer `check` gives.
 
 Shared-demo mode (RT_DEMO=1): visitors use the operator's model, base URL, embedder and
-key (`demo_settings`), type no key, and each browser session has a token budget
-(RT_DEMO_MAX_TOKENS, default 200,000).
+key (`demo_settings`), type no key, and spend from a daily allowance per visitor
+(RT_DEMO_MAX_TOKENS, default 200,000) and for the whole deployment (RT_DEMO_TOTAL_TOKENS),
+kept in the store and decided by rt_core.allowance.
 """
 from __future__ import annotations
 
@@ -251,7 +252,7 @@ class Demo:
     model: str
     base_url: str
     embedder: str
-    max_tokens: int  # per browser session, prompt + completion
+    max_tokens: int  # per visitor and UTC day, prompt + completion (rt_core.allowance)
 
     def settings(self) -> dict[str, str]:
         """The run settings the operator fixes: they replace a visitor's, wherever set."""

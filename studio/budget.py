@@ -2,12 +2,15 @@
 
 The cap travels in the RunConfig that `studio.request.build_request` builds (so a resumed
 run keeps it); the estimate is `rt_core.run.pipeline.budget.estimate` of that same config, so what
-the page promises is what the run checks.
+the page promises is what the run checks. In a shared demo the block also says what this
+visitor and the server have left of today's allowance, and `demo_refusal` gives the words
+of a Start it would refuse; both are rt_core.allowance's answers, only shown here.
 """
 from __future__ import annotations
 
 import streamlit as st
 
+from rt_core import allowance
 from rt_core.errors import RTError
 from rt_core.run.pipeline import budget
 from rt_core.settings import schema
@@ -44,22 +47,28 @@ def show(store) -> None:
         return
     st.caption(render.md_escape(est.summary()))
     timing_view.run_page(config, store)
-    if config.max_tokens is not None and request.demo_tokens_left() is not None:
-        st.caption(f"Shared demo: this run may spend at most {config.max_tokens:,} tokens.")
+    left = request.demo_left(store)
+    if left is not None:
+        st.caption(render.md_escape(f"Shared demo: {left.words()}"))
 
 
-def demo_share_spent(store) -> bool:
-    """In a shared demo: is what this session has left too little for the run's first stage
-    that calls the model? The runner refuses a stage it cannot pay for, so such a run would
-    stop before its first call: Start is refused up front instead."""
-    left = request.demo_tokens_left()
+def demo_refusal(store) -> str:
+    """In a shared demo: why Start is refused, in words a visitor can act on (what is left for
+    them and for the server, and when it renews), or '' when it is not. The first step that
+    calls the model must fit in what is left (rt_core.allowance.refusal, the same check the
+    run makes when it starts, and before every call after)."""
+    left = request.demo_left(store)
     if left is None:
-        return False
-    if left == 0:
-        return True
-    try:
-        config = request.build_request().config
-    except RTError:  # nothing to run yet: the Start check says why
-        return False
-    first = next((c for c in budget.estimate(config, store).stages.values() if c.calls), None)
-    return first is not None and left < first.tokens
+        return ""
+    need = 0
+    if left.tokens > 0:
+        try:
+            config = request.build_request().config
+            need = allowance.first_step(budget.estimate(config, store))
+        except RTError:  # nothing to run yet: the Start check says why
+            return ""
+    refused = allowance.refusal(left, need)
+    if refused is None:
+        return ""
+    said = f"{refused}. {render.app_hint(refused)}"
+    return said[0].upper() + said[1:]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rt_core.errors import AllowanceSpent
 from rt_core.run.pipeline import plan
 
-from . import render, request, state
+from . import render, state
 
 STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
 
@@ -101,6 +102,9 @@ def show(store, run_id: str, read_only: bool = False) -> None:
         label, box = "Queued for the embedded model", "running"
     elif not done:
         label, box = f"Running · {bar_titles.get(current, current)}", "running"
+    elif failed and run.errors and run.errors[-1].kind == AllowanceSpent.__name__:
+        label, box = (f"Run {run_id} stopped: the shared demo's tokens for today are used up; "
+                      "finished work is kept"), "error"
     elif failed:
         where, who = _failed_where(run, by_stage)
         at = f" while {bar_titles.get(where, render.stage_title(where)) if where else 'starting'}"
@@ -138,11 +142,6 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     if read_only:
         _watching(run_id, run, done)
         return
-    if not done and request.demo_tokens_left() is not None and \
-            u.prompt_tokens + u.completion_tokens >= (request.demo_tokens_left() or 0):
-        job.cancel()  # the session's demo budget is spent: stop after the current calls
-    if done and run.status != "running":
-        request.count_demo_tokens(run)
     if not done:
         if job.simulation.cancel.is_set():
             st.info("Cancelling after the current model calls; finished work is kept.")

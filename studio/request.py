@@ -5,7 +5,9 @@ Which key a call carries is decided by rt_core.keys.resolve, the rule every door
 this module only hands it what the app alone knows: the key typed in this browser session
 (for the model and base URL it was typed for) and a reader of Streamlit secrets. In
 shared-demo mode (RT_DEMO=1) `demo_settings` replaces the session's model, base URL and
-embedder, here and on the Run page, and visitors type no key.
+embedder, here and on the Run page, and visitors type no key; every request names this
+browser's owner hash as its payer, whose daily demo allowance its calls are counted against
+(rt_core.allowance decides; nothing of it lives in the session, which a reload forgets).
 """
 from __future__ import annotations
 
@@ -13,13 +15,13 @@ import dataclasses
 
 import streamlit as st
 
-from rt_core import keys
+from rt_core import allowance, keys
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.models import registry, scripted
 from rt_core.settings import schema
 from rt_core.types import Run, RunConfig, RunRequest
 
-from . import run_fields
+from . import identity, run_fields
 
 SCRIPTED_PRESET = "Scripted demo model (tests and demos, no real model)"
 PROVIDERS: dict[str, dict[str, str]] = {
@@ -123,48 +125,27 @@ def build_request(**overrides) -> RunRequest:
     ss = st.session_state
     config = RunConfig(researcher_ids=list(ss["hood_r"]), paper_ids=list(ss["hood_p"]),
                        **run_fields.values())
-    config = dataclasses.replace(config, **_demo_cap(config.max_tokens), **overrides)
+    config = dataclasses.replace(config, **overrides)
     return request_for(config, timeout=float(ss.get("timeout") or schema.default("timeout")))
-
-
-def _demo_cap(max_tokens: int | None) -> dict:
-    """In a shared demo, the token cap tightened to what this session has left (the same
-    cap a run enforces, rt_core.run.pipeline.budget); nothing outside one."""
-    left = demo_tokens_left()
-    return {} if left is None else {"max_tokens": min(left, max_tokens or left)}
 
 
 def request_for(config: RunConfig, **kw) -> RunRequest:
     """A request for a config (a new run, a resumed one, or a stored run being evaluated or
     judged): in a shared demo the operator's settings replace the config's, then every
     endpoint's key comes from the one rule (rt_core.keys.request_keys), with the keys typed
-    in this session for exactly their model and base URL."""
+    in this session for exactly their model and base URL. This browser pays: in a shared
+    demo its calls count against its allowance."""
     config = dataclasses.replace(config, **demo_settings())
     typed = {o.endpoint: _typed(o.key, *config.target(o.endpoint))
              for o in schema.OPTIONS if o.kind is schema.KEY}
-    return RunRequest(config, keys=keys.request_keys(config, typed, SECRETS), **kw)
+    return RunRequest(config, keys=keys.request_keys(config, typed, SECRETS),
+                      payer=identity.owner_hash(), **kw)
 
 
-def demo_tokens_left() -> int | None:
-    """Tokens this browser session may still spend in demo mode (None: no demo cap)."""
-    demo = keys.demo()
-    if demo is None:
-        return None
-    return max(0, demo.max_tokens - int(st.session_state.get("demo_tokens_used", 0)))
-
-
-def count_demo_tokens(run: Run, once_per: str | None = None) -> None:
-    """Add a finished run's tokens to this session's demo budget, once per `once_per`
-    (the run's id; a revision of a finished run passes its own job's, since the run's
-    usage then holds the revision's calls)."""
-    ss = st.session_state
-    counted = ss.setdefault("demo_counted", set())
-    ticket = once_per or run.id
-    if ticket in counted:
-        return
-    counted.add(ticket)
-    ss["demo_tokens_used"] = int(ss.get("demo_tokens_used", 0)) + run.usage.prompt_tokens + \
-        run.usage.completion_tokens
+def demo_left(store) -> allowance.Left | None:
+    """What this browser, and the whole server, may still spend today in a shared demo
+    (None: no demo, no allowance)."""
+    return allowance.left(store, identity.owner_hash())
 
 
 def resume_request(config: RunConfig) -> RunRequest:
@@ -174,11 +155,11 @@ def resume_request(config: RunConfig) -> RunRequest:
 
 
 def typed_caps() -> dict:
-    """The Run page's budget fields that are set (tightened in a shared demo), for a resume
-    or a revision started on the Results page; empty keeps the run's own cap."""
+    """The Run page's budget fields that are set, for a resume or a revision started on the
+    Results page; empty keeps the run's own cap. (A shared demo's allowance is not a cap of
+    the run: every run of the visitor's counts against it, rt_core.allowance.)"""
     values = run_fields.values()
     caps = {k: values[k] for k in run_fields.CAPS}
-    caps.update(_demo_cap(caps["max_tokens"]))
     return {k: v for k, v in caps.items() if v is not None}
 
 

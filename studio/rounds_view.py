@@ -134,8 +134,6 @@ def _progress(run_id: str) -> None:
         flag = f"_revised_{run_id}_{id(job)}"
         if not ss.get(flag):
             ss[flag] = True
-            if studio_request.demo_tokens_left() is not None:  # a shared demo: the session's share
-                studio_request.count_demo_tokens(job.run, once_per=flag)
             st.rerun()
 
 

@@ -23,7 +23,6 @@ from rt_core.run.revision.diff import diff_lines
 from rt_core.run.steer import job as steer_job
 from rt_core.run.steer import table
 from rt_core.run.steer.cost import steer_cost
-from rt_core.run.steer.export import as_run
 from rt_core.run.steer.steer import Steer, rounds_of
 from rt_core.run.steer.tree import COMMENT, ROOT, YOU, Tree, Version
 from rt_core.types import Run
@@ -161,7 +160,6 @@ def _steer_form(run: Run, store, t: Tree, n: Version) -> None:
         render.show_error(exc)
         return
     st.session_state.setdefault("_steer_jobs", {})[run.id] = job
-    st.session_state.setdefault("_steer_started", set()).add(id(job))
     st.rerun()
 
 
@@ -181,8 +179,6 @@ def _follow(run: Run, running) -> None:
     done = followed.steered
     if done is not None:
         ss[f"_steer_next_{run.id}"] = done.last.id
-        if id(followed) in ss.get("_steer_started", set()) and studio_request.demo_tokens_left() is not None:
-            studio_request.count_demo_tokens(as_run(run, done.last, done.usage), once_per=f"steer-{done.last.id}")
         if done.stopped:
             render.flash("info", render.md_escape(done.stopped), where="steer")
     if followed.error is not None:

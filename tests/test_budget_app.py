@@ -65,9 +65,10 @@ def test_a_run_stopped_by_its_budget_resumes_in_the_app_with_the_run_pages_large
     assert done.usage.calls == len(model.history) - made  # only what had not been asked
 
 
-def test_the_shared_demos_token_share_is_the_runs_cap(model, monkeypatch):
-    """RT_DEMO_MAX_TOKENS (per browser session) goes into the run's config as its cap, so
-    the run itself stops before crossing it."""
+def test_the_shared_demos_allowance_stops_a_run_without_being_its_cap(model, monkeypatch):
+    """RT_DEMO_MAX_TOKENS (per visitor and UTC day, rt_core.allowance) refuses a Start whose
+    first step it cannot pay for, and stops a run that crosses it after the calls in flight;
+    it is not copied into the run's own cap, which the visitor may still set."""
     from rt_core.store import open_store
 
     monkeypatch.setenv("RT_DEMO", "1")
@@ -77,14 +78,16 @@ def test_the_shared_demos_token_share_is_the_runs_cap(model, monkeypatch):
     at.button(key=f"preset_{PRESET}").click().run()
     goto(at, "run")
     start = at.button(key="run_start")
-    assert start.disabled and "too little" in start.help, "2,000 tokens cannot pay for the first step"
+    assert start.disabled and "too small for today" in start.help, "2,000 tokens cannot pay for the first step"
+    assert "larger budget" not in start.help
     monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "9000")  # the first step fits, the whole run does not
+    at.session_state["temperature"] = 0.55  # no call answered by the cache of this module's runs
     at.run()
     at.button(key="run_start").click().run()
     assert not at.error, errors(at)
     job = at.session_state["jobs"][at.session_state["current_run"]]
     assert job.wait(timeout=300)
     run = open_store().runs.load(job.run_id)
-    assert run.config.max_tokens == 9000
-    assert run.status == "failed" and run.errors[-1].kind == "BudgetExceeded"
-    assert run.usage.prompt_tokens + run.usage.completion_tokens <= 9000
+    assert run.config.max_tokens is None
+    assert run.status == "failed" and run.errors[-1].kind == "AllowanceSpent"
+    assert run.usage.prompt_tokens + run.usage.completion_tokens >= 9000

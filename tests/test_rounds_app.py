@@ -158,10 +158,14 @@ def _kind(messages) -> str:
     return "review" if "Score:" in prompt and "Strengths:" in prompt else "other"
 
 
-def test_a_revision_in_a_shared_demo_counts_its_tokens_against_the_sessions_share(module_demo, monkeypatch):
-    """In a shared demo each browser session has a token share. A revision of a finished
-    run spends new tokens under the same run id, so it is counted on its own (once), not
-    skipped as a run already counted."""
+def test_a_revision_in_a_shared_demo_counts_its_tokens_against_the_visitors_allowance(module_demo, monkeypatch):
+    """In a shared demo each visitor has a daily allowance (rt_core.allowance). A revision of a
+    finished run spends new tokens under the same run id: they are counted in the store as
+    its calls are made, once, beside what the visitor had spent before."""
+    import datetime as dt
+
+    from rt_core import allowance
+    from rt_core.deployment import token_hash
     from rt_core.store import open_store
 
     store = open_store()
@@ -170,16 +174,14 @@ def test_a_revision_in_a_shared_demo_counts_its_tokens_against_the_sessions_shar
     monkeypatch.setenv("RT_DEMO", "1")
     monkeypatch.setenv("RT_DEMO_MODEL", "scripted/demo")
     monkeypatch.setenv("RT_DEMO_MAX_TOKENS", "1000000")
-    from rt_core.deployment import token_hash
-
     token = "demo-visitor-owner-token-01"  # a shared demo: the run is this browser's own
     store.db.conn.execute("UPDATE runs SET owner_hash=? WHERE id=?", (token_hash(token), run.id))
+    today = allowance.day(dt.datetime.now(dt.UTC))
+    store.demo_spending.add(today, token_hash(token), 100)  # this visitor's earlier run
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state["_owner_token"] = token  # what this browser's cookie holds
     at.run()
     at.session_state["results_run"] = run.id
-    at.session_state["demo_counted"] = {run.id}  # this session's own earlier run, counted
-    at.session_state["demo_tokens_used"] = 100
     goto(at, "results")
     at.button(key=f"revise_more_go_{run.id}").click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -189,4 +191,4 @@ def test_a_revision_in_a_shared_demo_counts_its_tokens_against_the_sessions_shar
     at.run()  # a later rerun must not count it again
     spent = job.run.usage.prompt_tokens + job.run.usage.completion_tokens
     assert job.run.status == "done" and spent > 0, job.run.errors
-    assert at.session_state["demo_tokens_used"] == 100 + spent
+    assert store.demo_spending.spent(today, token_hash(token))[0] == 100 + spent

@@ -216,3 +216,36 @@ def test_a_browsers_kept_neighbourhood_is_its_own_and_the_newest(store):
     assert kept.kept("hash-b") == (["r-9"], [])
     kept.keep("", ["r-3"], [])  # no browser: nothing kept under an empty hash
     assert kept.kept("") == ([], [])
+
+
+def test_demo_spending_is_added_in_place_per_day_and_visitor_from_many_writers(store, store_at):
+    """The shared demo's counts (rt_core.allowance) are added to in the database, never read
+    and written back: threads of two stores on one database (two app servers) adding at once
+    lose nothing. Each visitor has a row per day, and the deployment's row holds them all."""
+    from rt_core.store import Store
+
+    spending = store.demo_spending
+    assert spending.spent("2026-12-06", "hash-a") == (0, 0)
+    other = Store(store_at)  # a second app server on the same store
+    try:
+        def spend(s: Store, who: str) -> None:
+            for _ in range(60):
+                s.demo_spending.add("2026-12-06", who, 7)
+
+        writers = [threading.Thread(target=spend, args=(s, who))
+                   for s, who in ((store, "hash-a"), (other, "hash-a"), (store, "hash-b"), (other, "hash-b"))]
+        for w in writers:
+            w.start()
+        for w in writers:
+            w.join()
+        assert spending.spent("2026-12-06", "hash-a") == (2 * 60 * 7, 4 * 60 * 7)
+        assert other.demo_spending.spent("2026-12-06", "hash-b") == (2 * 60 * 7, 4 * 60 * 7)
+    finally:
+        other.close()
+    spending.add("2026-12-07", "hash-a", 5)  # a new UTC day starts from nothing
+    assert spending.spent("2026-12-07", "hash-a") == (5, 5)
+    assert spending.spent("2026-12-07", "hash-c") == (0, 5)  # another visitor: only the total
+    spending.add("2026-12-07", "hash-a", 0)  # nothing spent: nothing written
+    spending.add("2026-12-07", "", 4)  # no visitor: counted for the deployment only
+    assert spending.spent("2026-12-07", "") == (0, 9)
+    assert spending.spent("2026-12-06", "hash-a") == (840, 1680)  # the older day is untouched

@@ -77,6 +77,9 @@ class LLMClient:
         # Asked before every call the cache does not answer; raises to stop the run (the
         # run's budget, run.budget.Budget.check_call).
         self.before_call: Callable[[], None] = lambda: None
+        # Told after every call that reached the model, once its usage is counted (a shared
+        # demo's allowance records it then: rt_core.allowance.Meter).
+        self.after_call: Callable[[], None] = lambda: None
         keys.guard(settings.model, settings.base_url, settings.api_key, settings.server_key)
 
     async def complete(self, messages: list[dict], *, max_tokens: int = 800,
@@ -94,6 +97,7 @@ class LLMClient:
                 reply = await self._call(messages, params)
                 speeds.record(self.store, self.settings.model, reply, time.perf_counter() - started)
             accounting.count_call(self.usage, reply)
+            self.after_call()
             return self._checked(reply, max_tokens)
 
         reply = await call_sharing.share(

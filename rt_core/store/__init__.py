@@ -7,7 +7,8 @@ touch: `store.corpus` (papers, researchers, fields, search, imports),
 `store.studies` (human-evaluation studies), and the caches `store.llm_cache`, `store.embeddings`,
 `store.http_cache` and `store.profiles`; `store.call_claims` makes an identical model call
 from several processes once; `store.bench_tasks` is the queue benchmark workers share;
-`store.neighbourhoods` keeps each browser's selection across a reload.
+`store.neighbourhoods` keeps each browser's selection across a reload;
+`store.demo_spending` counts what the shared demo's visitors spent today (rt_core.allowance).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from .. import config
 from ..access import RecordScope
 from . import caches
+from .allowances import DemoSpending
 from .caches import EmbeddingCache, HttpCache, LLMCache, ProfileCache
 from .claims import CallClaims
 from .comparisons import Comparisons
@@ -51,6 +53,7 @@ class Store:
         self.bench_tasks = BenchTasks(self.db)
         self.call_speeds = CallSpeeds(self.db)
         self.neighbourhoods = KeptNeighbourhoods(self.db)
+        self.demo_spending = DemoSpending(self.db)
         self._views: OrderedDict[str, Store] = OrderedDict()
         self._views_lock = threading.Lock()
 

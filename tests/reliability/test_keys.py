@@ -4,9 +4,12 @@ Driven through app.py (AppTest) against the loopback OpenAI-compatible server, w
 recorded headers and bodies are searched for the key."""
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from rt_core import keys
+from rt_core import allowance, keys
+from rt_core.deployment import token_hash as identity_hash
 from rt_core.errors import ConfigError
 from rt_core.models.client import LLMClient, ModelSettings, run_async
 from rt_core.models.scripted import demo_responder
@@ -138,11 +141,13 @@ def test_demo_mode_locks_model_and_base_url_and_caps_tokens(server, monkeypatch)
     assert sent and all(r["headers"]["authorization"] == f"Bearer {OPERATOR_KEY}" for r in sent)
     at.run()
     spent = job.run.usage.prompt_tokens + job.run.usage.completion_tokens
-    assert at.session_state["demo_tokens_used"] == spent > 0, "the run's tokens count against the share"
+    me, today = identity_hash(at.session_state["_owner_token"]), allowance.day(dt.datetime.now(dt.UTC))
+    store = open_store()
+    assert store.demo_spending.spent(today, me)[0] == spent > 0, "the run's tokens count against the allowance"
     assert not at.button(key="run_start").disabled
-    at.session_state["demo_tokens_used"] = 200_000 - 100  # too little left for the first stage
+    store.demo_spending.add(today, me, 200_000 - 100 - spent)  # too little left for the first stage
     at.run()
-    assert at.button(key="run_start").disabled, "the session's token share is spent"
+    assert at.button(key="run_start").disabled, "the visitor's allowance for today is spent"
     assert OPERATOR_KEY not in everything_rendered(at), errors(at)
 
 

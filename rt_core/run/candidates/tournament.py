@@ -121,6 +121,7 @@ def judge_client(state: RunState) -> LLMClient:
     client = LLMClient(judge_settings(state.request), store=state.store, usage=state.run.usage,
                        concurrency=state.config.concurrency, cancel=state.client.cancel)
     client.before_call = state.client.before_call  # the run's budget counts the judge too
+    client.after_call = state.client.after_call  # and so does a shared demo's allowance
     return client
 
 

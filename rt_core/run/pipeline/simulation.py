@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ... import keys
+from ... import allowance, keys
 from ...errors import CancelledRun
 from ...models import speeds
 from ...models.client import LLMClient, ModelSettings, run_async
@@ -105,6 +105,7 @@ class Simulation:
         self.plan: list[Stage] = plan_for(self.config)
         self.started: list[str] = []  # stage names in the order the runner started them
         self.budget: Budget | None = None  # set by use_budget, else made at the start
+        self.meter: allowance.Meter | None = None  # a shared demo's visitor pays: made at the start
         self.state: RunState | None = None  # made by start
         # More work added to a run that already has its estimate (a revision of a finished
         # run: run/revision/more.py); else a new run's estimate is made when it starts.
@@ -127,7 +128,7 @@ class Simulation:
         run/revision/more.py)."""
         self.budget = budget
         if self.state is not None:
-            self.state.client.before_call = _gate(budget)
+            self.state.client.before_call = _gate(budget, self.meter)
 
     def _progress(self, event: ProgressEvent) -> None:
         self.on_progress(event)  # looked up per event: a caller may swap the listener
@@ -137,8 +138,10 @@ class Simulation:
         its live parts (the warm-up, the budget, the client, the embedder) and, to resume, the
         stored run's history (orphans reaped first): the stages' state. Done once; bad input
         fails here, in the caller, before anything is written (but the records given with the
-        request, stored first). calibrate=True: an embedded model with no measured speed is
-        timed now for the estimate (a command line has no button for it; the app asks first)."""
+        request, stored first), and so does a start a shared demo's visitor cannot pay the first
+        step of (rt_core.allowance; their meter then counts and checks every call).
+        calibrate=True: an embedded model with no measured speed is timed now for the estimate
+        (a command line has no button for it; the app asks first)."""
         if self.state is not None:
             return self.state
         if self.request.given is not None:
@@ -148,6 +151,9 @@ class Simulation:
         store = self.store
         self.outline = outline = outline_for(request, store, self.plan)
         sizes = outline.sizes
+        self.meter = allowance.meter(store, request.payer, self.run.usage)
+        if self.meter is not None:  # a visitor's demo allowance must pay for the first step
+            self.meter.admit_start(allowance.first_step(outline.estimate))
         self._warming = warm_up(parts_for(outline.facts))  # overlaps the wall time's calibration
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
@@ -160,7 +166,9 @@ class Simulation:
                                                          before_measuring=self._warming.join)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
                            concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
-        client.before_call = _gate(self.budget)
+        client.before_call = _gate(self.budget, self.meter)
+        if self.meter is not None:
+            client.after_call = self.meter.record
         ctx = StageContext(client, self._progress, self.cancel)
         style = stages_for(client.settings.style)
         embedder = self._embedder or Embedder.for_request(request, store)
@@ -227,6 +235,8 @@ class Simulation:
             try:
                 recorder.save()
                 record_end(self.store, run.id, time.perf_counter() - began)
+                if self.meter is not None:  # what the embedder spent after the last call
+                    self.meter.record()
             finally:
                 recorder.release()
         return run
@@ -272,9 +282,17 @@ class Simulation:
         return run_async(self.arun())
 
 
-def _gate(budget: Budget) -> Callable[[], None]:
-    """What the client asks before each fresh call: the cap's check, or nothing uncapped."""
-    return budget.check_call if budget.capped else (lambda: None)
+def _gate(budget: Budget, meter: allowance.Meter | None = None) -> Callable[[], None]:
+    """What the client asks before each fresh call: the cap's check, or nothing uncapped, and
+    in a shared demo whether the visitor and the server have tokens left today."""
+    check = budget.check_call if budget.capped else (lambda: None)
+    if meter is None:
+        return check
+
+    def both() -> None:
+        check()
+        meter.check_call()
+    return both
 
 
 def simulate(request: RunRequest, store: Store | None = None, **kw) -> Run:

@@ -19,3 +19,18 @@ def m019_kept_neighbourhoods(db: sqlite3.Connection) -> None:
         updated_at REAL NOT NULL
     );
     """)
+
+
+@migration
+def m020_demo_spending(db: sqlite3.Connection) -> None:
+    """What the shared demo's visitors spent of the operator's key, per UTC day: one row per
+    visitor (their owner hash) and one for the whole deployment ('*'), added to in place as
+    calls are made, so every app server sharing the store sees the same counts."""
+    db.executescript("""
+    CREATE TABLE demo_spending (
+        day TEXT NOT NULL,
+        who TEXT NOT NULL,
+        tokens BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (day, who)
+    );
+    """)
