@@ -178,23 +178,34 @@ def _operator(is_shared: bool) -> dict[str, str]:
     return {**writes, OPERATOR_COOKIE: ""}
 
 
+def _sign_out(value: str) -> None:
+    """The button's callback: it runs before the next script run, so that run already draws
+    the visitor's view, says so once, and takes the cookie away."""
+    ss = st.session_state
+    operator_session.revoke(resources.get_store(), value)
+    ss.pop("_operator_session", None)
+    ss["_operator"], ss["_operator_rejected"] = False, value
+    ss.setdefault("_cookie_writes", {})[OPERATOR_COOKIE] = ""
+    ss["_signed_out_now"] = True
+
+
 def sign_out_control() -> None:
     """The operator's sign-out (Settings): the session is revoked in the store, so it ends on
-    every app server and tab, and the cookie goes."""
+    every app server and tab, and the cookie goes. With st.navigation, a page's callbacks run
+    after `settle` has drawn this run's cookie writer, so the page says it and takes the
+    cookie away itself, once."""
     ss = st.session_state
+    if ss.pop("_signed_out_now", False):
+        st.info(SIGNED_OUT)
+        _component()(key="rt_cookie_writer_signed_out", data={"cookies": {OPERATOR_COOKIE: ""}, "max_age": 0})
+        return
     value = ss.get("_operator_session")
     if not value:
         return
     st.subheader("Operator")
     st.caption("This browser is signed in as the operator (a session of its own; the operator "
                "token itself is not kept in the browser).")
-    if st.button("Sign out as operator", key="operator_sign_out"):
-        operator_session.revoke(resources.get_store(), value)
-        ss.pop("_operator_session", None)
-        ss["_operator"], ss["_operator_rejected"] = False, value
-        ss.setdefault("_cookie_writes", {})[OPERATOR_COOKIE] = ""
-        _notice("info", SIGNED_OUT)
-        st.rerun()
+    st.button("Sign out as operator", key="operator_sign_out", on_click=_sign_out, args=(value,))
 
 
 def settle() -> None:
