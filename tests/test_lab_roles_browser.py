@@ -165,3 +165,41 @@ def test_the_lab_recipe_behind_nginx_is_shared_without_rt_shared(tmp_path, brows
         for proc, _ in apps:
             stop_server(proc)
         pg.stop()
+
+
+def test_a_loopback_sqlite_server_turns_shared_at_its_first_proxied_request(tmp_path, browser):
+    """No PostgreSQL, no RT_SHARED: the proxy's X-Forwarded-For alone turns the server shared,
+    before it answers, and for every later request too, a direct one on loopback included."""
+    from rt_core.store import Store
+    from tests.test_study import make_run
+
+    data = tmp_path / "data"
+    data.mkdir()
+    proc, direct = start_server(data, ARTIFACTS / "streamlit-lab-proxied.log",
+                                env={"RT_SHARED": None, "RT_DEMO": None, "RT_OPERATOR_TOKEN": None})
+    nginx, contexts = None, []
+    try:
+        nginx = Nginx([direct.removeprefix("http://")]).start()
+        owner_ctx, stranger_ctx, local_ctx = contexts = [
+            browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
+        owner = owner_ctx.new_page()
+        open_app(owner, nginx.url)
+        owner.wait_for_function("document.cookie.includes('rt_owner=')", timeout=30_000)
+        s = Store(data / "studio.sqlite3")
+        make_run(s, MINE, "global", "p-gaia")
+        s.db.conn.execute("UPDATE runs SET owner_hash=? WHERE id=?", (hashlib.sha256(
+            cookie(owner_ctx, "rt_owner")["value"].encode()).hexdigest(), MINE))
+        s.close()
+        assert len(history_options(owner)) == 1
+        for ctx, url in ((stranger_ctx, nginx.url), (local_ctx, direct)):
+            page = ctx.new_page()
+            open_app(page, url)
+            assert history_options(page) == []
+            expect(page.get_by_text("All runs in the store")).to_have_count(0)
+        assert "operator link" in (ARTIFACTS / "streamlit-lab-proxied.log").read_text()  # made from the start
+    finally:
+        for c in contexts:
+            c.close()
+        if nginx is not None:
+            nginx.stop()
+        stop_server(proc)
