@@ -190,12 +190,12 @@ def test_a_loopback_sqlite_server_turns_shared_at_its_first_proxied_request(tmp_
         s.db.conn.execute("UPDATE runs SET owner_hash=? WHERE id=?", (hashlib.sha256(
             cookie(owner_ctx, "rt_owner")["value"].encode()).hexdigest(), MINE))
         s.close()
-        assert len(history_options(owner)) == 1
         for ctx, url in ((stranger_ctx, nginx.url), (local_ctx, direct)):
             page = ctx.new_page()
             open_app(page, url)
             assert history_options(page) == []
             expect(page.get_by_text("All runs in the store")).to_have_count(0)
+        assert len(history_options(owner)) == 1
         assert "operator link" in (ARTIFACTS / "streamlit-lab-proxied.log").read_text()  # made from the start
     finally:
         for c in contexts:
