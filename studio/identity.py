@@ -179,8 +179,9 @@ def _operator(is_shared: bool) -> dict[str, str]:
 
 
 def _sign_out(value: str) -> None:
-    """The button's callback: it runs before the next script run, so that run already draws
-    the visitor's view, says so once, and takes the cookie away."""
+    """The button's callback. With st.navigation it runs once the page is chosen, after
+    `settle` has drawn this run's cookie writer: the page itself then says it and takes the
+    cookie away (sign_out_control), and the views drawn after it are a visitor's."""
     ss = st.session_state
     operator_session.revoke(resources.get_store(), value)
     ss.pop("_operator_session", None)
@@ -191,9 +192,7 @@ def _sign_out(value: str) -> None:
 
 def sign_out_control() -> None:
     """The operator's sign-out (Settings): the session is revoked in the store, so it ends on
-    every app server and tab, and the cookie goes. With st.navigation, a page's callbacks run
-    after `settle` has drawn this run's cookie writer, so the page says it and takes the
-    cookie away itself, once."""
+    every app server and tab, and the cookie goes (once, right after the click)."""
     ss = st.session_state
     if ss.pop("_signed_out_now", False):
         st.info(SIGNED_OUT)
