@@ -70,3 +70,12 @@ def test_a_base_url_with_credentials_is_hidden_in_the_exports():
 def test_hide_takes_the_given_keys_longest_first_and_cut_hides_before_cutting():
     assert redact.hide("a sk-one-two and sk-one", ["sk-one", "sk-one-two"]) == "a *** and ***"
     assert redact.cut("n" * 10 + KEY, 20, [KEY]) == "n" * 10 + "***"
+
+
+def test_a_router_deployments_address_is_shown_without_its_credentials():
+    from rt_core.models.router import Fleet
+
+    fleet = Fleet("router.yaml", [{"model_name": "lab-llm", "model_info": {"id": "gpu1"},
+                                   "litellm_params": {"model": "openai/m", "api_base": CREDS_URL}}], {})
+    assert [d.api_base for d in fleet.deployments] == ["http://***@gpu-box.lab:8000/v1"]
+    assert "hunter2" not in repr(fleet.deployments)
