@@ -248,3 +248,17 @@ def test_sign_out_ends_the_operator_session_here_and_in_every_other_browser_sess
     assert [w.value for w in other_tab.warning] == [identity.STALE_OPERATOR]  # it asked the store
     assert listed(other_tab) == {runs["theirs"]}
     assert identity.STALE_OPERATOR in [w.value for w in browser(THEIRS).warning]  # a reload, later
+
+
+def test_a_personal_server_keeps_the_operators_sign_in_for_when_it_turns_shared(runs, monkeypatch):
+    monkeypatch.delenv("RT_SHARED", raising=False)
+    monkeypatch.setenv(deployment.OPERATOR_ENV, OPERATOR)
+    deployment.OPERATOR.forget()
+    try:
+        at = browser(THEIRS, operator=OPERATOR)
+        assert identity.PERSONAL_OPERATOR in infos(at) and "operator" not in at.query_params
+        value = at.session_state["_cookie_writes"][identity.OPERATOR_COOKIE]
+        assert value and OPERATOR not in value and at.session_state["_operator"]
+        assert errors(browser(THEIRS, operator="not-the-operators-token")) == identity.WRONG_OPERATOR
+    finally:
+        deployment.OPERATOR.forget()
