@@ -14,6 +14,7 @@ maybe_install_from_env()
 router_view.install()  # RT_ROUTER_CONFIG: a fleet of model endpoints behind litellm's Router
 resources.get_store()
 state.init_state()
+identity.observe()  # personal or shared for this request (a proxied one turns it shared first)
 
 joining = state.joining_study()  # a join link lands on the rating page
 if joining:  # ...and on nothing else: no sidebar, no other page, nothing that names an arm

@@ -9,13 +9,14 @@ import streamlit as st
 import rt_core
 from rt_core import config as rt_config
 from rt_core.settings import schema
-from studio import render, resources
+from studio import identity, render, resources
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
 
 st.title("Settings & About")
+identity.sign_out_control()  # shown to a signed-in operator only
 
 st.subheader("Where your data lives")
 st.caption("One SQLite file holds the papers, researchers, runs and caches. Set RT_DATA_DIR "

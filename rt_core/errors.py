@@ -6,6 +6,8 @@ error also carries an `app_hint` in the app's words, which the app shows instead
 """
 from __future__ import annotations
 
+from . import redact
+
 
 class RTError(Exception):
     """Base of every error rt_core raises on purpose."""
@@ -14,11 +16,13 @@ class RTError(Exception):
     app_hint = ""
 
     def __init__(self, message: str, hint: str = "", app_hint: str = ""):
-        super().__init__(message)
+        # Every message and hint is shown, logged or stored with a run: credentials in a URL
+        # and key-shaped tokens are hidden here, whatever built the text (rt_core.redact).
+        super().__init__(redact.hide(message))
         if hint:
-            self.hint = hint
+            self.hint = redact.hide(hint)
         if app_hint:
-            self.app_hint = app_hint
+            self.app_hint = redact.hide(app_hint)
 
     @property
     def kind(self) -> str:

@@ -144,7 +144,7 @@ def test_facts_read_a_deleted_run_as_unknown_and_an_open_studys_item_as_hidden(s
     ("127.0.0.1", {"RT_SHARED": "1"}, True), ("127.0.0.1", {"RT_DEMO": "1"}, True),
 ])
 def test_the_mode_follows_the_listening_address_and_the_environment(address, env, shared):
-    assert deployment.shared(address, env) is shared
+    assert deployment.decide(address, env=env) is shared  # the rule's other facts: tests/test_deployment.py
 
 
 def test_a_generated_operator_token_is_printed_once_and_only_its_hash_is_kept(monkeypatch):
@@ -167,16 +167,16 @@ def test_an_operator_token_from_the_environment_is_not_printed(monkeypatch):
     assert log.getvalue() == ""
 
 
-def test_the_start_script_makes_a_token_only_for_a_shared_server(monkeypatch, capsys):
-    """scripts/app asks `python -m rt_core.deployment ADDRESS PORT` before it starts the server."""
+def test_the_start_script_makes_a_token_in_every_mode(monkeypatch, capsys):
+    """scripts/app asks `python -m rt_core.deployment ADDRESS PORT` before it starts the server:
+    a personal server gets its token too, since its first proxied request makes it shared."""
     monkeypatch.delenv(deployment.OPERATOR_ENV, raising=False)
     for name in ("RT_SHARED", "RT_DEMO"):
         monkeypatch.delenv(name, raising=False)
-    assert deployment.main(["127.0.0.1", "8501"]) == 1
-    assert capsys.readouterr() == ("", "")
-    assert deployment.main(["192.168.1.5", "8600"]) == 0
-    out, err = capsys.readouterr()
-    assert out.strip() and f"http://192.168.1.5:8600/?operator={out.strip()}" in err
+    for address, port in (("127.0.0.1", "8501"), ("192.168.1.5", "8600")):
+        assert deployment.main([address, port]) == 0
+        out, err = capsys.readouterr()
+        assert out.strip() and f"http://{address}:{port}/?operator={out.strip()}" in err
     monkeypatch.setenv(deployment.OPERATOR_ENV, "chosen-by-the-operator")
     assert deployment.main(["0.0.0.0", "8501"]) == 0
     assert capsys.readouterr() == ("", "")

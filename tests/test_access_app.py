@@ -201,11 +201,64 @@ def test_the_owner_cookie_alone_brings_the_controls_back(runs, shared, cookies):
     assert any("read-only" in c.value for c in at.caption)
 
 
-def test_the_operator_cookie_survives_a_refresh_until_the_token_changes(runs, shared, cookies, monkeypatch):
-    cookies[identity.OPERATOR_COOKIE] = OPERATOR
+def _signed_in(token: str = THEIRS) -> tuple[AppTest, str]:
+    """A browser that opened the operator link, and what its operator cookie now holds."""
+    at = browser(token, operator=OPERATOR)
+    return at, at.session_state["_cookie_writes"][identity.OPERATOR_COOKIE]
+
+
+def test_the_operator_session_survives_a_refresh_until_the_token_changes(runs, shared, cookies, monkeypatch):
+    _, value = _signed_in()
+    assert value and OPERATOR not in value  # the cookie holds a session, never the token
+    cookies[identity.OPERATOR_COOKIE] = value
     assert runs["item"] in listed(browser(THEIRS))
     monkeypatch.setenv(deployment.OPERATOR_ENV, "the-token-of-a-later-start-004")
     deployment.OPERATOR.forget()
     at = browser(THEIRS)
     assert identity.STALE_OPERATOR in [w.value for w in at.warning]
     assert listed(at) == {runs["theirs"]}
+    assert at.session_state["_cookie_writes"][identity.OPERATOR_COOKIE] == ""  # the cookie goes
+
+
+@pytest.mark.parametrize("kind", ["raw-token", "forged", "made-up"])
+def test_a_forged_or_old_operator_cookie_gets_one_message_and_a_visitor(runs, shared, cookies, kind):
+    _, value = _signed_in()
+    cookies[identity.OPERATOR_COOKIE] = {"raw-token": OPERATOR,  # what older versions kept
+                                         "forged": value.split(".")[0] + "." + "f" * 64,
+                                         "made-up": "x" * 32 + "." + value.split(".")[1]}[kind]
+    at = browser(THEIRS)
+    assert [w.value for w in at.warning] == [identity.STALE_OPERATOR]
+    assert not at.exception and listed(at) == {runs["theirs"]}
+    assert not [w.value for w in at.warning]  # said once, not on every page
+
+
+def test_sign_out_ends_the_operator_session_here_and_in_every_other_browser_session(runs, shared, cookies):
+    at, value = _signed_in()
+    cookies[identity.OPERATOR_COOKIE] = value
+    other_tab = browser(THEIRS)
+    assert other_tab.session_state["_operator"]
+    goto(at, "settings")
+    at.button(key="operator_sign_out").click().run()
+    assert not at.exception and identity.SIGNED_OUT in infos(at)
+    assert at.session_state["_cookie_writes"][identity.OPERATOR_COOKIE] == ""
+    assert listed(at) == {runs["theirs"]}
+    goto(at, "settings")
+    assert "operator_sign_out" not in [b.key for b in at.button]
+    other_tab.run()  # its next run (AppTest's page switches skip the entry file, a browser's do not)
+    assert [w.value for w in other_tab.warning] == [identity.STALE_OPERATOR]  # it asked the store
+    assert listed(other_tab) == {runs["theirs"]}
+    assert identity.STALE_OPERATOR in [w.value for w in browser(THEIRS).warning]  # a reload, later
+
+
+def test_a_personal_server_keeps_the_operators_sign_in_for_when_it_turns_shared(runs, monkeypatch):
+    monkeypatch.delenv("RT_SHARED", raising=False)
+    monkeypatch.setenv(deployment.OPERATOR_ENV, OPERATOR)
+    deployment.OPERATOR.forget()
+    try:
+        at = browser(THEIRS, operator=OPERATOR)
+        assert identity.PERSONAL_OPERATOR in infos(at) and "operator" not in at.query_params
+        value = at.session_state["_cookie_writes"][identity.OPERATOR_COOKIE]
+        assert value and OPERATOR not in value and at.session_state["_operator"]
+        assert errors(browser(THEIRS, operator="not-the-operators-token")) == identity.WRONG_OPERATOR
+    finally:
+        deployment.OPERATOR.forget()

@@ -5,6 +5,7 @@ to a live one. (Real Streamlit servers behind it: tests/reliability/test_lab_loa
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from pathlib import Path
 
@@ -105,3 +106,37 @@ def test_the_clients_of_a_dead_server_move_to_a_live_one(lab):
         assert after != victim
         if before != victim:
             assert after == before  # consistent hashing: the others stay where they were
+
+
+def _logged(nginx: Nginx, sticky: str) -> list[str]:
+    deadline = time.monotonic() + 30
+    while True:  # nginx logs once the reply is sent: polling the file for that line
+        mine = [ln for ln in nginx.access_log() if ln.endswith(f" sticky={sticky}")]
+        if mine:
+            return mine
+        assert time.monotonic() < deadline, "nginx logged no line for the request"
+        time.sleep(0.01)
+
+
+def test_the_access_log_keeps_paths_without_their_tokens(lab):
+    """Operator and organiser links carry their tokens in the query string; the log, read by
+    whoever runs the machine, gets the path alone."""
+    nginx, _ = lab
+    nginx.start()
+    for name in ("operator", "organiser"):
+        secret = f"{name}-token-never-logged-0123456789"
+        got, _ = get(nginx, f"/study_results?{name}={secret}&x=1", f"rt_sticky=log-{name}")
+        assert got["path"] == f"/study_results?{name}={secret}&x=1"  # the app still gets it
+        line = _logged(nginx, f"log-{name}")[-1]
+        assert '"GET /study_results HTTP/1.1" 200' in line, line
+    assert "token-never-logged" not in "\n".join(nginx.access_log())
+
+
+def test_the_app_servers_learn_they_are_behind_a_proxy(lab):
+    """X-Forwarded-For on every request, the websocket's included: the header that turns a
+    loopback app server shared (rt_core.deployment) before it answers."""
+    nginx, _ = lab
+    nginx.start()
+    for path in ("/", "/_stcore/stream"):
+        got, _ = get(nginx, path, "rt_sticky=xff")
+        assert got["headers"].get("x-forwarded-for") == "127.0.0.1", got["headers"]

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .. import redact
 from ..errors import RTError
 from ..novelty.report import report as novelty_report
 from ..run.revision.report import rounds_markdown
@@ -61,7 +62,7 @@ def run_json(run: Run, names: Names | None = None) -> str:
     doc["papers"] = [{"id": i, "title": names.paper(i)} for i in run.config.paper_ids]
     ref = run.config.reference_paper_id
     doc["reference_paper"] = {"id": ref, "title": names.paper(ref)} if ref else None
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    return redact.hide(json.dumps(doc, indent=2, ensure_ascii=False))  # base URLs' credentials
 
 
 def _header(run: Run, names: Names) -> list[str]:
@@ -110,7 +111,7 @@ def run_markdown(run: Run, names: Names | None = None) -> str:
     u = run.usage
     lines += ["", f"_calls {u.calls}, cache hits {u.cache_hits}, tokens {u.prompt_tokens}+"
                   f"{u.completion_tokens}, cost ${u.cost:.4f}_", ""]
-    return "\n".join(lines)
+    return redact.hide("\n".join(lines))  # an error's detail may name a base URL with credentials
 
 
 # -- CSV --------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import keys
+from .. import keys, redact
 from ..config import LOCAL_EMBEDDER
 from ..errors import AuthError, ConfigError, InputError, ProviderError, RateLimitError
 from ..settings.endpoint import EMBEDDER
@@ -130,7 +130,7 @@ class Embedder:
                                  base_url=self.base_url or None)
         transient = (verr.RateLimitError, verr.ServiceUnavailableError, verr.Timeout,
                      verr.APIConnectionError, verr.ServerError, verr.TryAgain)
-        where = f"embedder '{self.name}'" + (f" at {self.base_url}" if self.base_url else "")
+        where = f"embedder '{self.name}'" + (f" at {redact.hide_url(self.base_url)}" if self.base_url else "")
         attempt = 0
         while True:
             try:
@@ -179,8 +179,7 @@ class Embedder:
 
 
 def _voyage_detail(exc: Exception, key: str) -> str:
-    text = str(getattr(exc, "user_message", "") or exc).replace("\n", " ")[:300]
-    return text.replace(key, "***") if key else text
+    return redact.cut(str(getattr(exc, "user_message", "") or exc), 300, [key])
 
 
 def _async_sleep(sleep: Callable[[float], object]):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import keys
+from .. import keys, redact
 from ..errors import ConfigError, Unreachable
 from . import registry
 
@@ -78,7 +78,7 @@ class Fleet:
         self._settings = settings
         self.deployments = tuple(
             Deployment(d["model_info"]["id"], d["model_name"], d["litellm_params"]["model"],
-                       str(d["litellm_params"].get("api_base") or ""),
+                       redact.hide_url(str(d["litellm_params"].get("api_base") or "")),  # shown
                        _int(d["model_info"].get("max_input_tokens"))) for d in model_list)
         self.names = frozenset(d.model_name for d in self.deployments)
         self._router: Any = None

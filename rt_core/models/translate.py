@@ -2,6 +2,7 @@
 matching text; each error carries a hint a person can act on."""
 from __future__ import annotations
 
+from .. import redact
 from ..errors import AuthError, ConfigError, ProviderError, ProviderTimeout, RateLimitError, Unreachable
 from . import registry
 from .settings import ModelSettings
@@ -16,10 +17,8 @@ def translate(exc: Exception, settings: ModelSettings) -> Exception:
     """The rt_core error for what litellm raised while calling `settings.model`."""
     lm = registry.litellm()
     model = settings.model
-    where = f"model '{model}'" + (f" at {settings.base_url}" if settings.base_url else "")
-    detail = short(exc)
-    if settings.api_key:  # some providers echo the key (e.g. in a URL) in errors
-        detail = detail.replace(settings.api_key, "***")
+    where = f"model '{model}'" + (f" at {redact.hide_url(settings.base_url)}" if settings.base_url else "")
+    detail = short(exc, keys=[settings.api_key])  # some providers echo the key (e.g. in a URL)
     status = getattr(exc, "status_code", None)
     if isinstance(exc, EmptyReply):
         return ProviderError(f"{where} kept sending empty replies ({detail})",
@@ -42,7 +41,7 @@ def translate(exc: Exception, settings: ModelSettings) -> Exception:
         return ProviderError(f"{where} refused the request: {detail}",
                              "Check the model name, provider prefix and settings.")
     if nothing_listening(exc):
-        target = settings.base_url or f"the {registry.provider_of(model)} API"
+        target = redact.hide_url(settings.base_url) or f"the {registry.provider_of(model)} API"
         return Unreachable(f"nothing is listening at {target} (model '{model}')", Unreachable.hint)
     if isinstance(exc, lm.APIConnectionError):
         return ProviderError(f"could not reach {where}: {detail}",
@@ -69,5 +68,6 @@ def nothing_listening(exc: BaseException) -> bool:
     return registry.in_chain(exc, kinds) is not None
 
 
-def short(exc: Exception, limit: int = 300) -> str:
-    return str(exc).replace("\n", " ")[:limit]
+def short(exc: Exception, limit: int = 300, keys=()) -> str:
+    """An exception's text on one line, keys and credentials hidden before it is cut."""
+    return redact.cut(str(exc), limit, keys)

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 import httpx
 
+from rt_core import redact
 from rt_core.errors import NotFoundError, RateLimitError, SourceError
 from rt_core.models.retry import RetryPolicy, TooLongToWait, retry_after_seconds
 
@@ -206,7 +207,7 @@ class HttpClient:
         status = response.status_code
         if 200 <= status < 300:
             return response.text
-        detail = self._redact(_short_detail(response))
+        detail = _short_detail(response, self._secrets)  # hidden before it is cut
         if status == 404:
             raise NotFoundError(f"{self.source} has no such record ({where}){detail}")
         if status == 429:
@@ -227,9 +228,7 @@ class HttpClient:
         return self._redact("/" + path.lstrip("/"))
 
     def _redact(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        return redact.hide(text, self._secrets)
 
 
 def _clean_params(params: Mapping[str, Any] | None) -> dict[str, str]:
@@ -245,7 +244,7 @@ def _decode_json(text: str, label: str) -> Any:
                           hint="The source sent a broken answer; try again later.") from None
 
 
-def _short_detail(response: httpx.Response) -> str:
+def _short_detail(response: httpx.Response, secrets=()) -> str:
     """A one-line excerpt of the error body (JSON 'message'/'error' when present)."""
     text = response.text.strip()
     try:
@@ -254,7 +253,7 @@ def _short_detail(response: httpx.Response) -> str:
             text = str(body.get("message") or body.get("error") or text)
     except ValueError:
         pass
-    text = " ".join(text.split())
+    text = " ".join(redact.hide(text, secrets).split())
     if not text:
         return ""
     return ": " + (text[:200] + "..." if len(text) > 200 else text)

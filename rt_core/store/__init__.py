@@ -8,7 +8,8 @@ touch: `store.corpus` (papers, researchers, fields, search, imports),
 `store.http_cache` and `store.profiles`; `store.call_claims` makes an identical model call
 from several processes once; `store.bench_tasks` is the queue benchmark workers share;
 `store.neighbourhoods` keeps each browser's selection across a reload;
-`store.demo_spending` counts what the shared demo's visitors spent today (rt_core.allowance).
+`store.demo_spending` counts what the shared demo's visitors spent today (rt_core.allowance);
+`store.operator_sessions` lists the operator's signed-in browsers.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from .comparisons import Comparisons
 from .corpus import BundleSummary, Corpus, ImportSummary
 from .db import Database, is_url
 from .neighbourhoods import KeptNeighbourhoods
+from .operator_sessions import OperatorSessions
 from .references import References
 from .runs import Runs
 from .speeds import CallSpeeds
@@ -53,6 +55,7 @@ class Store:
         self.bench_tasks = BenchTasks(self.db)
         self.call_speeds = CallSpeeds(self.db)
         self.neighbourhoods = KeptNeighbourhoods(self.db)
+        self.operator_sessions = OperatorSessions(self.db)
         self.demo_spending = DemoSpending(self.db)
         self._views: OrderedDict[str, Store] = OrderedDict()
         self._views_lock = threading.Lock()

@@ -42,6 +42,7 @@ pytestmark = [pytest.mark.reliability, pytest.mark.slow, pytest.mark.browser,
 RATERS = ("ann", "bob", "cat", "dan", "eve", "fay")
 KILL_APP_AFTER = 7  # answers stored in all
 N_TASKS = 20
+OPERATOR_TOKEN = "lab-operator-token-0123456789abcdef"  # README: one RT_OPERATOR_TOKEN for every app server
 PICK = {"left": "ArrowLeft", "right": "ArrowRight", "tie": "t"}
 CHOICE_LABEL = {"left": "Left is stronger", "right": "Right is stronger", "tie": "Tie"}
 
@@ -149,6 +150,20 @@ def rejoin(page, link: str, rater: str, item: int) -> None:
     expect(page.get_by_text(f"Item {item} of")).to_be_visible(timeout=60_000)
 
 
+def roles_through_the_proxy(browser, url: str) -> None:
+    """The lab's servers (loopback, no RT_SHARED) are shared through nginx: a visitor's History
+    lists none of the study's runs; the operator's link (the one token of every server) lists all."""
+    for link, words in ((f"{url}/history", "this server is shared"),
+                        (f"{url}/history?operator={OPERATOR_TOKEN}", "All runs in the store")):
+        ctx = browser.new_context(viewport={"width": 1300, "height": 900})
+        page = ctx.new_page()
+        page.goto(link)
+        expect(page.get_by_text(words)).to_be_visible(timeout=60_000)
+        if "operator=" not in link:
+            expect(page.get_by_text("All runs in the store")).to_have_count(0)
+        ctx.close()
+
+
 def recomputed(store, sid: str, log: list) -> tuple:
     """Bradley-Terry and alpha from the raters' own clicks, joined with which arm each side showed."""
     items = store.studies.items(sid)
@@ -180,8 +195,9 @@ def test_three_app_servers_two_workers_one_postgres_with_kills(tmp_path):
         for n in range(3):
             data = tmp_path / f"app{n}"
             data.mkdir()
-            apps.append(start_server(data, tmp_path / f"app{n}.log", env={"RT_DB": url, "HF_HUB_OFFLINE": "1"},
-                                     own_group=True))
+            apps.append(start_server(data, tmp_path / f"app{n}.log", own_group=True, env={  # as the README's step 2
+                "RT_DB": url, "RT_OPERATOR_TOKEN": OPERATOR_TOKEN, "RT_SHARED": None, "RT_DEMO": None,
+                "HF_HUB_OFFLINE": "1"}))
         upstreams = [u.removeprefix("http://") for _, u in apps]
         nginx = Nginx(upstreams).start()
         cookies = pinned_cookies(nginx, upstreams)
@@ -221,6 +237,7 @@ def test_three_app_servers_two_workers_one_postgres_with_kills(tmp_path):
                         for moved in (1, 4):  # bob and eve were on that server
                             if moved in active:
                                 rejoin(pages[moved], rater_link, RATERS[moved], item[moved])
+            roles_through_the_proxy(browser, nginx.url)
             browser.close()
         assert workers[1].wait(timeout=900) == 0, "".join(survivor_log)[-2000:]
         watcher.join(timeout=60)

@@ -13,6 +13,7 @@ import contextlib
 import uuid
 from collections.abc import Callable
 
+from ... import redact
 from ...errors import RTError
 from ...store import Store
 from ...store.runs import RunConflict
@@ -43,7 +44,8 @@ class Recorder:
         """Record one agent's (or the run's) failure with its hint, for the user."""
         hint = getattr(exc, "hint", "") or ""
         kind = exc.kind if isinstance(exc, RTError) else type(exc).__name__
-        self.run.errors.append(StageError(stage, agent, kind, str(exc), hint, getattr(exc, "app_hint", "") or ""))
+        self.run.errors.append(StageError(stage, agent, kind, redact.hide(str(exc)), redact.hide(hint),
+                                          redact.hide(getattr(exc, "app_hint", "") or "")))
 
     def save(self) -> None:
         """Create or claim the row on the first call (a conflict is raised: the id is taken,

@@ -34,3 +34,17 @@ def m020_demo_spending(db: sqlite3.Connection) -> None:
         PRIMARY KEY (day, who)
     );
     """)
+
+
+@migration
+def m022_operator_sessions(db: sqlite3.Connection) -> None:
+    """The operator's signed-in browsers (rt_core.operator_session): one row per session, by
+    the SHA-256 of its random id (the cookie's secret part never reaches the store). A row
+    that is missing or revoked ends the session on every app server that shares the store."""
+    db.executescript("""
+    CREATE TABLE operator_sessions (
+        id_hash TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        revoked_at REAL
+    );
+    """)
