@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .access import Action, Decision, RunFacts, Viewer, listable, may
+from .access import Action, Decision, RunFacts, Viewer, listable, may, may_see_idea
 
 
 def run_facts(store, run_id: str, linked: bool = False, live_owner: str | None = None) -> RunFacts:
@@ -37,3 +37,17 @@ def history(store, viewer: Viewer, rows: Iterable[Mapping]) -> list[dict]:
     rows = list(rows)
     ids = [r["id"] for r in rows]
     return listable(viewer, rows, store.runs.owner_hashes(ids), store.studies.open_item_runs())
+
+
+def idea_runs(store, viewer: Viewer, run_ids: Iterable[str]) -> set[str]:
+    """The runs among `run_ids` whose ideas are in this viewer's bank (access.may_see_idea;
+    two queries in all)."""
+    ids = list(run_ids)
+    owners, studies = store.runs.owner_hashes(ids), store.studies.open_item_runs()
+    return {i for i in ids if may_see_idea(viewer, RunFacts(i, owner_hash=owners.get(i, ""),
+                                                            open_studies=studies.get(i, frozenset())), i)}
+
+
+def idea_decision(store, viewer: Viewer, idea_id: str, run_id: str) -> Decision:
+    """Whether this one idea (of run `run_id`) is in the viewer's bank."""
+    return may_see_idea(viewer, run_facts(store, run_id), idea_id)
