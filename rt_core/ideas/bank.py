@@ -15,6 +15,8 @@ still finds it.
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
@@ -199,3 +201,16 @@ class Bank:
         first = self.find(viewer, Query(starred=True, per_page=10_000))
         return list(first.ideas)
 
+
+
+_banks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def for_store(store: Store) -> Bank:
+    """The bank of a store with the bundled MiniLM, one per store and process, so the
+    embedder is loaded once and the matrix of vectors is read once per change."""
+    with _lock:
+        if store not in _banks:
+            _banks[store] = Bank(store)
+        return _banks[store]

@@ -220,6 +220,10 @@ class Ideas:
     def run_ids(self) -> list[str]:
         return [r[0] for r in self.db.conn.execute("SELECT DISTINCT run_id FROM ideas")]
 
+    def models(self) -> list[str]:
+        """The models that wrote ideas (a filter's choices)."""
+        return [r[0] for r in self.db.conn.execute("SELECT DISTINCT model FROM ideas ORDER BY model")]
+
     def count(self) -> int:
         return self.db.conn.execute("SELECT count(*) FROM ideas").fetchone()[0]
 
