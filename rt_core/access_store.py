@@ -39,13 +39,19 @@ def history(store, viewer: Viewer, rows: Iterable[Mapping]) -> list[dict]:
     return listable(viewer, rows, store.runs.owner_hashes(ids), store.studies.open_item_runs())
 
 
-def idea_runs(store, viewer: Viewer, run_ids: Iterable[str]) -> set[str]:
-    """The runs among `run_ids` whose ideas are in this viewer's bank (access.may_see_idea;
-    two queries in all)."""
-    ids = list(run_ids)
-    owners, studies = store.runs.owner_hashes(ids), store.studies.open_item_runs()
-    return {i for i in ids if may_see_idea(viewer, RunFacts(i, owner_hash=owners.get(i, ""),
-                                                            open_studies=studies.get(i, frozenset())), i)}
+def idea_runs(store, viewer: Viewer, owners: Mapping[str, str]) -> set[str]:
+    """The runs among `owners` (run id to owner hash) whose ideas are in this viewer's bank
+    (access.may_see_idea). The rule is asked once per kind of run (its owner, the open
+    studies it is in), not once per run: a bank of thousands of runs has a few owners."""
+    studies = store.studies.open_item_runs()
+    kinds: dict[tuple[str, frozenset], list[str]] = {}
+    for rid, owner in owners.items():
+        kinds.setdefault((owner, studies.get(rid, frozenset())), []).append(rid)
+    out: set[str] = set()
+    for (owner, open_studies), rids in kinds.items():
+        if may_see_idea(viewer, RunFacts(rids[0], owner_hash=owner, open_studies=open_studies), rids[0]):
+            out.update(rids)
+    return out
 
 
 def idea_decision(store, viewer: Viewer, idea_id: str, run_id: str) -> Decision:

@@ -18,7 +18,7 @@ import json
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from ..access_store import idea_decision, idea_runs
 from ..config import LOCAL_EMBEDDER
 from ..errors import InputError, NotFoundError
 from ..store import Store
+from ..store.ideas import Filters
 from ..store.search import words
 from . import seen
 
@@ -127,33 +128,38 @@ class Bank:
     # -- reading --------------------------------------------------------------------------
     def find(self, viewer: Viewer, q: Query = Query()) -> Page:
         """The ideas this viewer may see that pass the query, best first for a search and
-        newest first otherwise, one page of them."""
+        newest first otherwise, one page of them. Without words, the page is cut by the store
+        (a count and one page of rows, however big the bank)."""
         if q.page < 0 or q.per_page < 1:
             raise InputError("a page number is 0 or more and a page holds at least one idea")
         self.refresh()
-        rows = self.store.ideas.select(q.model, q.field, q.min_score, q.since, q.until, q.starred,
-                                       q.one_per_group)
-        allowed = idea_runs(self.store, viewer, sorted({r["run_id"] for r in rows}))
-        rows = [r for r in rows if r["run_id"] in allowed]
+        runs = self.visible_runs(viewer)
+        f = Filters(q.model, q.field, q.min_score, q.since, q.until, q.starred, q.one_per_group)
         matches: dict[str, float] = {}
         if words(q.text):
-            order, matches = self._search(q, [r["id"] for r in rows])
+            order, matches = self._search(q.text, f, runs)
+            total, shown = len(order), order[q.page * q.per_page:(q.page + 1) * q.per_page]
         else:
-            order = [r["id"] for r in rows]
-        shown = order[q.page * q.per_page:(q.page + 1) * q.per_page]
+            total = self.store.ideas.total(f, runs)
+            shown = [r["id"] for r in self.store.ideas.select(f, runs, q.per_page, q.page * q.per_page)]
         ideas = tuple(Idea.from_row(r, matches.get(r["id"])) for r in self.store.ideas.get(shown))
-        return Page(ideas, len(order), q.page, q.per_page)
+        return Page(ideas, total, q.page, q.per_page)
 
-    def _search(self, q: Query, candidates: list[str]) -> tuple[list[str], dict[str, float]]:
-        keep = set(candidates)
-        by_words = [r["id"] for r in self.store.ideas.select(
-            q.model, q.field, q.min_score, q.since, q.until, q.starred, q.one_per_group,
-            words=words(q.text)) if r["id"] in keep]
+    def visible_runs(self, viewer: Viewer) -> list[str] | None:
+        """The runs whose ideas are in this viewer's bank; None: every run's (no filter needed)."""
+        owners = self.store.ideas.run_owners()
+        allowed = idea_runs(self.store, viewer, owners)
+        return None if len(allowed) == len(owners) else sorted(allowed)
+
+    def _search(self, text: str, f: Filters, runs: list[str] | None) -> tuple[list[str], dict[str, float]]:
+        keep = set(self.store.ideas.ids(f, runs))
+        by_words = [r["id"] for r in self.store.ideas.select(replace(f, words=tuple(words(text))), runs)]
         ids, m = self.store.ideas.matrix(self.model)
         meaning: dict[str, float] = {}
         if ids:
-            sims = m @ self.embed([" ".join(words(q.text, limit=64))])[0]
-            for n in np.argsort(-sims)[:MEANING_TOP * 4]:
+            sims = m @ self.embed([" ".join(words(text, limit=64))])[0]
+            top = np.argpartition(-sims, min(len(sims) - 1, MEANING_TOP * 4))[:MEANING_TOP * 4]
+            for n in top[np.argsort(-sims[top])]:
                 if sims[n] < MEANING_FLOOR or len(meaning) >= MEANING_TOP:
                     break
                 if ids[n] in keep:
@@ -180,9 +186,9 @@ class Bank:
         """The near-duplicates of an idea's group this viewer may see, the first first."""
         if not idea.group_id:
             return [idea]
-        rows = [r for r in self.store.ideas.select() if (r["group_id"] or r["id"]) == idea.group_id]
-        allowed = idea_runs(self.store, viewer, sorted({r["run_id"] for r in rows}))
-        got = self.store.ideas.get([r["id"] for r in reversed(rows) if r["run_id"] in allowed])
+        rows = [r for r in self.store.ideas.select(runs=self.visible_runs(viewer))
+                if (r["group_id"] or r["id"]) == idea.group_id]
+        got = self.store.ideas.get([r["id"] for r in reversed(rows)])
         return [Idea.from_row(r) for r in got]
 
     # -- the viewer's marks ---------------------------------------------------------------

@@ -41,23 +41,20 @@ def idea_text(answers: dict) -> str:
     return text[:TEXT_LIMIT]
 
 
-def _owners(store: Store, run_ids: list[str]) -> dict[str, str]:
-    return store.runs.owner_hashes(run_ids)
-
-
 def index(store: Store, embed: Callable[[list[str]], np.ndarray], model: str = LOCAL_EMBEDDER,
-          threshold: float = THRESHOLD, batch: int = 256) -> int:
+          threshold: float = THRESHOLD, batch: int = 1024) -> int:
     """Embed the ideas that have no vector yet, oldest first, and record for each whether
     an idea of an earlier run of the same owner repeats it. Returns how many were embedded."""
     done = 0
-    while True:
+    while not store.ideas.all_embedded(model):
         pending = store.ideas.pending(model, limit=batch)
         if not pending:
-            return done
+            break
         vectors = np.asarray(embed([idea_text(p["answers"]) or p["id"] for p in pending]), dtype=np.float32)
         store.ideas.put_vectors(model, {p["id"]: v for p, v in zip(pending, vectors, strict=True)})
         _mark(store, model, pending, threshold)
         done += len(pending)
+    return done
 
 
 def _mark(store: Store, model: str, pending: list[dict], threshold: float) -> None:
@@ -65,7 +62,7 @@ def _mark(store: Store, model: str, pending: list[dict], threshold: float) -> No
     if not ids:
         return
     facts = {r["id"]: r for r in store.ideas.select()}  # run, creation and group of every idea
-    owners = _owners(store, sorted({f["run_id"] for f in facts.values()}))
+    owners = store.ideas.run_owners()
     run_of = np.array([facts.get(i, {}).get("run_id", "") for i in ids])
     owner_of = np.array([owners.get(r, "") for r in run_of])
     order = sorted(range(len(ids)), key=lambda k: (facts.get(ids[k], {}).get("created_at", ""), run_of[k]))

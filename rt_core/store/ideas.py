@@ -20,7 +20,6 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,6 +164,47 @@ def backfill(conn) -> int:
     return n
 
 
+@dataclass(frozen=True)
+class Filters:
+    """Which ideas: by model, field, least mean score, date (ISO text; `until` exclusive), star,
+    one per group of near-duplicates, and words that must all occur in the answers."""
+    model: str = ""
+    field: str = ""
+    min_score: float | None = None
+    since: str = ""
+    until: str = ""
+    starred: bool = False
+    one_per_group: bool = False
+    words: tuple[str, ...] = ()
+
+
+def _like(text: str) -> str:
+    return "%" + re.sub(r"([\\%_])", r"\\\1", text) + "%"
+
+
+def _where(f: Filters, runs: list[str] | None) -> tuple[str, list]:
+    sql, params = ["1=1"], []
+    for cond, value, on in (("i.model=?", f.model, bool(f.model)),
+                            ("i.fields_json LIKE ? ESCAPE '\\'", _like(json.dumps(f.field)), bool(f.field)),
+                            ("i.score >= ?", f.min_score, f.min_score is not None),
+                            ("i.created_at >= ?", f.since, bool(f.since)),
+                            ("i.created_at < ?", f.until, bool(f.until))):
+        if on:
+            sql.append(cond)
+            params.append(value)
+    if f.starred:
+        sql.append("i.starred = 1")
+    if f.one_per_group:  # the first of each group: it repeats nothing, and was merged into nothing
+        sql.append("i.seen_before IS NULL AND i.merged_into = ''")
+    for w in f.words:
+        sql.append("i.body LIKE ? ESCAPE '\\'")
+        params.append(_like(w.lower()))
+    if runs is not None:
+        sql.append(f"i.run_id IN ({marks(runs)})" if runs else "1=0")
+        params += list(runs)
+    return " AND ".join(sql), params
+
+
 class Ideas:
     """Reading the bank, and the user's marks on it (star, note)."""
 
@@ -173,40 +213,21 @@ class Ideas:
         self._matrix: dict[str, tuple[str, list[str], np.ndarray]] = {}
 
     # -- reading --------------------------------------------------------------------------
-    def select(self, model: str = "", field: str = "", min_score: float | None = None, since: str = "",
-               until: str = "", starred: bool = False, one_per_group: bool = False,
-               words: Iterable[str] = (), runs: Iterable[str] | None = None) -> list[dict]:
+    def select(self, f: Filters = None, runs: list[str] | None = None, limit: int | None = None,
+               offset: int = 0) -> list[dict]:
         """Light rows (id, run_id, created_at, group_id, seen_before) of the ideas that pass the
-        filters, newest first. `words`: each must occur in the idea's answers. `runs`: only
-        ideas of these runs (None: any). Dates compare as the stored ISO text."""
-        sql, params = f"SELECT {LIGHT} FROM ideas i WHERE 1=1", []
-        if model:
-            sql += " AND i.model=?"
-            params.append(model)
-        if field:
-            sql += " AND i.fields_json LIKE ? ESCAPE '\\'"
-            params.append("%" + re.sub(r"([\\%_])", r"\\\1", json.dumps(field)) + "%")
-        if min_score is not None:
-            sql += " AND i.score >= ?"
-            params.append(float(min_score))
-        if since:
-            sql += " AND i.created_at >= ?"
-            params.append(since)
-        if until:
-            sql += " AND i.created_at < ?"
-            params.append(until)
-        if starred:
-            sql += " AND i.starred = 1"
-        if one_per_group:
-            sql += " AND i.seen_before IS NULL AND i.merged_into = ''"
-        for w in words:
-            sql += " AND i.body LIKE ? ESCAPE '\\'"
-            params.append("%" + re.sub(r"([\\%_])", r"\\\1", w.lower()) + "%")
-        rows = [dict(r) for r in self.db.conn.execute(sql + " ORDER BY i.created_at DESC, i.id", params)]
-        if runs is not None:
-            keep = set(runs)
-            rows = [r for r in rows if r["run_id"] in keep]
-        return rows
+        filters, newest first (a run's own ideas in their order), `limit` of them from `offset`.
+        `runs`: only ideas of these runs (None: of any run)."""
+        where, params = _where(f or Filters(), runs)
+        sql = f"SELECT {LIGHT} FROM ideas i WHERE {where} ORDER BY i.created_at DESC, i.id"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params += [int(limit), int(offset)]
+        return [dict(r) for r in self.db.conn.execute(sql, params)]
+
+    def total(self, f: Filters = None, runs: list[str] | None = None) -> int:
+        where, params = _where(f or Filters(), runs)
+        return self.db.conn.execute(f"SELECT count(*) FROM ideas i WHERE {where}", params).fetchone()[0]
 
     def get(self, ids: list[str]) -> list[dict]:
         """Whole rows of these ideas, in the order asked (unknown ids left out)."""
@@ -217,8 +238,15 @@ class Ideas:
                 got[r["id"]] = dict(r)
         return [got[i] for i in ids if i in got]
 
-    def run_ids(self) -> list[str]:
-        return [r[0] for r in self.db.conn.execute("SELECT DISTINCT run_id FROM ideas")]
+    def ids(self, f: Filters = None, runs: list[str] | None = None) -> list[str]:
+        """Only the ids of `select`'s rows (a search's candidates: cheaper than whole rows)."""
+        where, params = _where(f or Filters(), runs)
+        return [r[0] for r in self.db.conn.execute(f"SELECT i.id FROM ideas i WHERE {where}", params)]
+
+    def run_owners(self) -> dict[str, str]:
+        """Run id to its owner hash ('' for none), for every stored run (an idea's run is one):
+        what the access rule needs to know of each, in one query."""
+        return {r[0]: r[1] or "" for r in self.db.conn.execute("SELECT id, owner_hash FROM runs")}
 
     def models(self) -> list[str]:
         """The models that wrote ideas (a filter's choices)."""
@@ -228,11 +256,19 @@ class Ideas:
         return self.db.conn.execute("SELECT count(*) FROM ideas").fetchone()[0]
 
     # -- meaning (rt_core/ideas/seen.py computes it) ---------------------------------------
+    def all_embedded(self, model: str) -> bool:
+        """Whether every idea has a vector of `model` (two counts an index answers: the check
+        each read of the bank makes before anything is embedded)."""
+        conn = self.db.conn
+        done = conn.execute("SELECT count(*) FROM ideas WHERE vector_model=?", (model,)).fetchone()[0]
+        return done == conn.execute("SELECT count(*) FROM ideas").fetchone()[0]
+
     def pending(self, model: str, limit: int = 512) -> list[dict]:
-        """Ideas without a vector of `model`, oldest first: id, run_id, created_at, answers."""
+        """Ideas without a vector of `model`, oldest first: id, run_id, created_at, answers. (A row
+        without a vector has vector_model ''; `<` or `>` rather than `<>` lets the index answer.)"""
         rows = self.db.conn.execute(
-            "SELECT id, run_id, created_at, answers_json FROM ideas WHERE vector IS NULL OR vector_model<>? "
-            "ORDER BY created_at, id LIMIT ?", (model, limit)).fetchall()
+            "SELECT id, run_id, created_at, answers_json FROM ideas WHERE (vector_model < ? OR vector_model > ?) "
+            "ORDER BY created_at, id LIMIT ?", (model, model, limit)).fetchall()
         return [{**dict(r), "answers": json.loads(r["answers_json"])} for r in rows]
 
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
@@ -244,22 +280,19 @@ class Ideas:
 
     def matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         """Every idea with a vector of `model`: ids and the (n, d) matrix, read again only when
-        the set of vectors changed (the page asks at every search)."""
-        conn = self.db.conn
-        mark = conn.execute("SELECT count(*), max(id), min(id) FROM ideas WHERE vector_model=?", (model,)).fetchone()
-        key = json.dumps([mark[0], mark[1], mark[2], self._vector_stamp()])
+        vectors were written since (`put_vectors` stamps the store; the page asks at every
+        search). Ids of ideas deleted since may remain: callers keep only ids they listed."""
+        stamp = self.db.get_meta("ideas_vectors") or ""
         held = self._matrix.get(model)
-        if held and held[0] == key:
+        if held and held[0] == stamp:
             return held[1], held[2]
-        rows = conn.execute("SELECT id, vector FROM ideas WHERE vector_model=? ORDER BY id", (model,)).fetchall()
+        rows = self.db.conn.execute("SELECT id, vector FROM ideas WHERE vector_model=? ORDER BY id",
+                                    (model,)).fetchall()
         ids = [r[0] for r in rows]
         m = (np.stack([np.frombuffer(bytes(r[1]), dtype=np.float32) for r in rows])
              if rows else np.zeros((0, 0), dtype=np.float32))
-        self._matrix[model] = (key, ids, m)
+        self._matrix[model] = (stamp, ids, m)
         return ids, m
-
-    def _vector_stamp(self) -> str:
-        return self.db.get_meta("ideas_vectors") or ""
 
     def set_seen(self, iid: str, seen_before: str | None, similarity: float | None, group_id: str) -> None:
         self.db.conn.execute("UPDATE ideas SET seen_before=?, seen_similarity=?, group_id=? WHERE id=?",

@@ -43,7 +43,7 @@ def m024_ideas(db: sqlite3.Connection) -> None:
         note TEXT NOT NULL DEFAULT ''
     );
     CREATE INDEX ideas_run ON ideas(run_id);
-    CREATE INDEX ideas_created ON ideas(created_at);
+    CREATE INDEX ideas_newest ON ideas(created_at DESC, id);
     CREATE INDEX ideas_vector_model ON ideas(vector_model);
     """)
     from ..ideas import backfill  # noqa: PLC0415  (the same writer a save uses)
