@@ -8,12 +8,15 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
+from rt_core.access import Action, may
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
 from rt_core.ideas import bank as ideas_bank
 from rt_core.ideas.bank import Idea, Page, Query
 from rt_core.ideas.export import export
-from studio import identity, render, resources, state
+from rt_core.study.ideas import create_from_starred
+from rt_core.study.types import StudySettings
+from studio import identity, render, resources, state, study
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -100,6 +103,24 @@ def export_buttons(starred: list[Idea]) -> None:
                             mime=mime, key=f"ideas_export_{fmt}", on_click="ignore", icon="⬇️")
 
 
+def study_form() -> None:
+    st.subheader("A blind study of the starred ideas")
+    c1, c2 = st.columns([3, 1])
+    name = c1.text_input("Study name", value="Starred ideas", key="ideas_study_name")
+    mode = c2.selectbox("Mode", ["pairwise", "absolute"], key="ideas_study_mode")
+    if st.button("Create the study", key="ideas_study_create", type="primary"):
+        try:
+            made = create_from_starred(store, bank, viewer, StudySettings(name=name, mode=mode))
+        except RTError as exc:
+            render.show_error(exc)
+            return
+        ss["study_id"] = made["id"]
+        study.unlock(made["id"])
+        ss["study_new_token"] = (made["id"], made["organiser_token"])  # this session only; never stored
+        render.flash("success", f"Study created. Code **{made['code']}**; share the rater link below.")
+        st.switch_page(state.PAGES["study_create"])
+
+
 query = query_from_widgets(resources.field_names(store), store.ideas.models())
 page_no = st.number_input("Page", 1, 100_000, 1, key="ideas_page") - 1
 try:
@@ -125,4 +146,7 @@ try:
     mark_idea(chosen)
 except RTError as exc:
     render.show_error(exc)
-export_buttons(bank.starred(viewer))
+starred = bank.starred(viewer)
+export_buttons(starred)
+if starred and may(viewer, Action.CREATE_STUDY):
+    study_form()

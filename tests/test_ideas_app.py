@@ -104,3 +104,22 @@ def test_star_note_export_and_the_seen_before_link(runs, monkeypatch):
 def test_an_empty_bank_says_where_ideas_come_from(runs, shared):
     at = browser("browser-c-owner-token-0104")  # has started no run
     assert not at.dataframe and any("No ideas yet" in i.value for i in at.info)
+
+
+def test_a_study_of_starred_ideas_from_two_runs_is_rated_blind(runs):
+    from tests.test_study_app import join
+
+    at = browser()
+    for key in ("first", "xss"):
+        at.selectbox(key="ideas_pick").select(f"{runs[key]}:proposal").run()
+        if at.button(key="ideas_star").label == "Star":
+            at.button(key="ideas_star").click().run()
+    at.text_input(key="ideas_study_name").input("Two starred ideas").run()
+    at.button(key="ideas_study_create").click().run()
+    assert not at.exception  # the Create a study page now shows its links
+    made = next(s for s in store().studies.list() if s["name"] == "Two starred ideas")
+    assert {i.run_id for i in store().studies.items(made["id"]).values()} == {runs["first"], runs["xss"]}
+    rater = join(made["code"], "ann")  # another session, through the join link
+    shown = " ".join([t.value for t in rater.text] + [m.value for m in rater.markdown])
+    assert SAME[0][0]["q1"] in shown  # the ideas themselves...
+    assert not any(r in shown for r in runs.values()) and "scripted" not in shown  # ...and nothing else
