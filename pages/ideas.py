@@ -14,6 +14,7 @@ from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
 from rt_core.ideas import bank as ideas_bank
 from rt_core.ideas.bank import Idea, Page, Query
 from rt_core.ideas.export import export
+from rt_core.ideas.seed import seed_from
 from rt_core.study.ideas import create_from_starred
 from rt_core.study.types import StudySettings
 from studio import identity, render, resources, state, study
@@ -86,9 +87,21 @@ def mark_idea(idea: Idea) -> None:
             st.rerun()
     except RTError as exc:
         render.show_error(exc)
-    if st.button("Open its run in Results", key="ideas_open_run"):
+    o1, o2 = st.columns(2)
+    if o1.button("Open its run in Results", key="ideas_open_run"):
         ss["results_run"] = idea.run_id
         st.switch_page(state.PAGES["results"], query_params={state.RUN_PARAM: idea.run_id})
+    if o2.button("Continue from this idea", key="ideas_continue",
+                 help="A new neighbourhood: this idea's own, the papers nearest its problem, and its "
+                      "problem as the topic for suggestions."):
+        try:
+            seed = seed_from(store, bank, viewer, idea.id)
+        except RTError as exc:
+            render.show_error(exc)
+            return
+        ss["hood_r"], ss["hood_p"], ss["sg_topic"] = list(seed.researcher_ids), list(seed.paper_ids), seed.topic
+        render.flash("success", render.md_escape(f"Neighbourhood seeded from idea {seed.idea_id}."))
+        st.switch_page(state.PAGES["neighbourhood"])
 
 
 def export_buttons(starred: list[Idea]) -> None:

@@ -123,3 +123,12 @@ def test_a_study_of_starred_ideas_from_two_runs_is_rated_blind(runs):
     shown = " ".join([t.value for t in rater.text] + [m.value for m in rater.markdown])
     assert SAME[0][0]["q1"] in shown  # the ideas themselves...
     assert not any(r in shown for r in runs.values()) and "scripted" not in shown  # ...and nothing else
+
+
+def test_continue_from_an_idea_seeds_the_neighbourhood(runs):
+    at = browser()
+    at.selectbox(key="ideas_pick").select(f"{runs['first']}:proposal").run()
+    at.button(key="ideas_continue").click().run()
+    assert not at.exception
+    assert at.session_state["sg_topic"] == SAME[0][0]["q1"]  # the topic for suggestions
+    assert at.session_state["hood_p"]  # the papers nearest its problem

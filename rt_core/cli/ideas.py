@@ -1,9 +1,10 @@
-"""`python -m rt_core ideas list|search|star|note|export`: the bank of ideas from the command
+"""`python -m rt_core ideas list|search|star|note|export|continue`: the bank of ideas from the command
 line. The command line is the store's operator (it sees every idea, as on a personal
 server). `--json` prints a list of ideas, each with its id, run_id, version, q1, fields and
 seen_before (null when it repeats no earlier idea)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 from ..access import Viewer
 from ..ideas.bank import Bank, Idea, Query
 from ..ideas.export import FORMATS, export
+from ..ideas.seed import seed_from
 from ..store import open_store
 
 OPERATOR = Viewer()  # personal: everything visible
@@ -48,6 +50,11 @@ def add_parser(sub) -> None:
     no.add_argument("idea_id")
     no.add_argument("text")
     no.set_defaults(fn=cmd_note)
+    co = s.add_parser("continue", help="the neighbourhood to continue from an idea: its own, plus the "
+                      "papers nearest its problem, as a `run` command line")
+    co.add_argument("idea_id")
+    co.add_argument("--json", action="store_true")
+    co.set_defaults(fn=cmd_continue)
     ex = s.add_parser("export", help="write ideas as Markdown, JSON or CSV")
     _filters(ex, paged=False)
     ex.add_argument("--format", choices=FORMATS, default="md")
@@ -101,4 +108,15 @@ def cmd_export(args) -> int:
         print(f"wrote {len(ideas)} ideas to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def cmd_continue(args) -> int:
+    store = open_store(args.db)
+    seed = seed_from(store, Bank(store), OPERATOR, args.idea_id)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(seed), indent=2, ensure_ascii=False))
+        return 0
+    print(f"continuing from {seed.idea_id} (topic: {' '.join(seed.topic.split())[:120]})", file=sys.stderr)
+    print(seed.command())
     return 0
