@@ -17,7 +17,7 @@ from rt_core.ideas.export import export
 from rt_core.ideas.seed import seed_from
 from rt_core.study.ideas import create_from_starred
 from rt_core.study.types import StudySettings
-from studio import identity, render, resources, state, study
+from studio import bank_map_view, identity, render, resources, state, study
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -147,6 +147,7 @@ if not page.total:
     st.stop()
 show_table(page)
 render.show_flashes("ideas")
+bank_map_view.section(bank, viewer, "ideas_pick")
 
 ids = [i.id for i in page.ideas]
 wanted = ss.get("ideas_pick")

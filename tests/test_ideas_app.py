@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rt_core import deployment
+from rt_core.access import Viewer
 from rt_core.types import Proposal, Run, RunConfig
 from tests.apphelp import APP, goto, module_data_dir, record_downloads
 from tests.test_ideas_seen import SAME
@@ -132,3 +133,18 @@ def test_continue_from_an_idea_seeds_the_neighbourhood(runs):
     assert not at.exception
     assert at.session_state["sg_topic"] == SAME[0][0]["q1"]  # the topic for suggestions
     assert at.session_state["hood_p"]  # the papers nearest its problem
+
+
+def test_the_map_of_the_bank_draws_and_keeps_its_axes(runs):
+    at = browser()
+    at.toggle(key="ideas_map_on").set_value(True).run()
+    assert not at.exception
+    assert any("the axes were fitted on" in c.value for c in at.caption)
+    from rt_core.ideas import bank as ideas_bank
+    from rt_core.ideas import bankmap
+
+    first = bankmap.build(ideas_bank.for_store(store()), Viewer())
+    _run("later0000001", MINE, "2026-02-01T00:00:00+00:00", "Can glaciers sing?", "Record the ice.")
+    later = bankmap.build(ideas_bank.for_store(store()), Viewer())
+    moved = {p.id: (p.x, p.y) for p in later.ideas}
+    assert all(moved[p.id] == (p.x, p.y) for p in first.ideas)  # the new idea moved no old one
