@@ -10,8 +10,9 @@ of one of 60 topics and one of 40 methods, so searches match a few hundred ideas
 
 Then, every figure over `--repeat` queries:
 - the first read: embedding every idea and recording seen-before (setup, printed apart);
-- the page's query: the first page, newest first, as the operator and as one visitor (the
-  access rule applied to 2,500 runs), and with a field filter;
+- the page's query: a page, newest first, as the operator and as one visitor (the access
+  rule applied to 2,500 runs), and with a field filter; and everything one draw of the Ideas
+  page asks (a page, the 20 starred ideas, the open idea and its group of near-duplicates);
 - a search by words and meaning (the query embedded: with `--embed minilm` MiniLM's own time
   is included; the default `synthetic` embedder gives topic-structured 384-d vectors without
   a model, so the figure is the bank's own work: at 10,000 ideas MiniLM would take minutes
@@ -112,7 +113,18 @@ def main() -> None:
     print(f"first read (embed {args.embed} + seen before): {time.perf_counter() - t:.1f} s; {seen} ideas seen before")
     operator, visitor = Viewer(shared=True, operator=True), Viewer(shared=True, owner_hash=OWNERS[1])
     texts = [f"{TOPICS[i * 7 % len(TOPICS)]} {METHODS[i * 3 % len(METHODS)].split()[0]}" for i in range(args.repeat)]
+    def whole_page(i: int) -> None:
+        """What one draw of the Ideas page asks: a page, the starred ideas, the open idea and its group."""
+        page = bank.find(operator, Query(page=i % 5))
+        bank.starred(operator)
+        idea = bank.one(operator, page.ideas[0].id)
+        bank.group(operator, idea)
+        store.ideas.models()
+
+    for iid in store.ideas.ids()[:20]:
+        store.ideas.star(iid)
     figures = {
+        "the whole page": whole_page,
         "page, operator": lambda i: bank.find(operator, Query(page=i % 5)),
         "page, visitor": lambda i: bank.find(visitor, Query(page=i % 5)),
         "page, field filter": lambda i: bank.find(operator, Query(field=FIELDS[i % len(FIELDS)])),

@@ -186,9 +186,7 @@ class Bank:
         """The near-duplicates of an idea's group this viewer may see, the first first."""
         if not idea.group_id:
             return [idea]
-        rows = [r for r in self.store.ideas.select(runs=self.visible_runs(viewer))
-                if (r["group_id"] or r["id"]) == idea.group_id]
-        got = self.store.ideas.get([r["id"] for r in reversed(rows)])
+        got = self.store.ideas.get(self.store.ideas.in_group(idea.group_id, self.visible_runs(viewer)))
         return [Idea.from_row(r) for r in got]
 
     # -- the viewer's marks ---------------------------------------------------------------

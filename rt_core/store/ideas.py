@@ -213,7 +213,7 @@ class Ideas:
         self._matrix: dict[str, tuple[str, list[str], np.ndarray]] = {}
 
     # -- reading --------------------------------------------------------------------------
-    def select(self, f: Filters = None, runs: list[str] | None = None, limit: int | None = None,
+    def select(self, f: Filters | None = None, runs: list[str] | None = None, limit: int | None = None,
                offset: int = 0) -> list[dict]:
         """Light rows (id, run_id, created_at, group_id, seen_before) of the ideas that pass the
         filters, newest first (a run's own ideas in their order), `limit` of them from `offset`.
@@ -225,7 +225,7 @@ class Ideas:
             params += [int(limit), int(offset)]
         return [dict(r) for r in self.db.conn.execute(sql, params)]
 
-    def total(self, f: Filters = None, runs: list[str] | None = None) -> int:
+    def total(self, f: Filters | None = None, runs: list[str] | None = None) -> int:
         where, params = _where(f or Filters(), runs)
         return self.db.conn.execute(f"SELECT count(*) FROM ideas i WHERE {where}", params).fetchone()[0]
 
@@ -238,10 +238,17 @@ class Ideas:
                 got[r["id"]] = dict(r)
         return [got[i] for i in ids if i in got]
 
-    def ids(self, f: Filters = None, runs: list[str] | None = None) -> list[str]:
+    def ids(self, f: Filters | None = None, runs: list[str] | None = None) -> list[str]:
         """Only the ids of `select`'s rows (a search's candidates: cheaper than whole rows)."""
         where, params = _where(f or Filters(), runs)
         return [r[0] for r in self.db.conn.execute(f"SELECT i.id FROM ideas i WHERE {where}", params)]
+
+    def in_group(self, group_id: str, runs: list[str] | None = None, limit: int = 50) -> list[str]:
+        """Ids of the ideas of one group of near-duplicates, the first first (at most `limit`)."""
+        where, params = _where(Filters(), runs)
+        return [r[0] for r in self.db.conn.execute(
+            f"SELECT i.id FROM ideas i WHERE {where} AND (i.group_id=? OR i.id=?) ORDER BY i.created_at, i.id "
+            "LIMIT ?", [*params, group_id, group_id, limit])]
 
     def run_owners(self) -> dict[str, str]:
         """Run id to its owner hash ('' for none), for every stored run (an idea's run is one):

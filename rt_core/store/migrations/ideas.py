@@ -45,6 +45,9 @@ def m024_ideas(db: sqlite3.Connection) -> None:
     CREATE INDEX ideas_run ON ideas(run_id);
     CREATE INDEX ideas_newest ON ideas(created_at DESC, id);
     CREATE INDEX ideas_vector_model ON ideas(vector_model);
+    CREATE INDEX ideas_group ON ideas(group_id);
+    CREATE INDEX ideas_model ON ideas(model);
+    CREATE INDEX ideas_starred ON ideas(starred);
     """)
     from ..ideas import backfill  # noqa: PLC0415  (the same writer a save uses)
 
