@@ -22,7 +22,7 @@ from studio.frame import ensure_frame
 
 ensure_frame()
 store = resources.get_store()
-bank = ideas_bank.for_store(store)
+bank = ideas_bank.for_store(store, per_owner=identity.shared())
 viewer = identity.viewer()
 ss = st.session_state
 

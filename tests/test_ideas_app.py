@@ -143,8 +143,8 @@ def test_the_map_of_the_bank_draws_and_keeps_its_axes(runs):
     from rt_core.ideas import bank as ideas_bank
     from rt_core.ideas import bankmap
 
-    first = bankmap.build(ideas_bank.for_store(store()), Viewer())
+    first = bankmap.build(ideas_bank.for_store(store(), per_owner=False), Viewer())
     _run("later0000001", MINE, "2026-02-01T00:00:00+00:00", "Can glaciers sing?", "Record the ice.")
-    later = bankmap.build(ideas_bank.for_store(store()), Viewer())
+    later = bankmap.build(ideas_bank.for_store(store(), per_owner=False), Viewer())
     moved = {p.id: (p.x, p.y) for p in later.ideas}
     assert all(moved[p.id] == (p.x, p.y) for p in first.ideas)  # the new idea moved no old one

@@ -92,15 +92,18 @@ def _hand_run(store, run_id: str, created: str, idea: dict, owner: str = "") -> 
     store.runs.create(run, owner_hash=owner)
 
 
-def test_only_an_earlier_run_of_the_same_owner_counts(store, minilm):
+@pytest.mark.parametrize("shared", [True, False])
+def test_only_an_earlier_run_of_the_same_person_counts(store, minilm, shared):
+    """On a shared server a person is a browser; on a personal server every run is the one person's."""
     a, b = SAME[3]
     _hand_run(store, "mine1", "2026-01-01T00:00:00+00:00", a, owner="h-me")
     _hand_run(store, "theirs", "2026-01-02T00:00:00+00:00", b, owner="h-other")  # another browser's
     _hand_run(store, "mine2", "2026-01-03T00:00:00+00:00", b, owner="h-me")
     _hand_run(store, "mine0", "2026-01-04T00:00:00+00:00", a, owner="h-me")  # later: repeats mine1
-    Bank(store, minilm).refresh()
+    Bank(store, minilm, per_owner=shared).refresh()
     rows = {r["id"]: r["seen_before"] for r in store.ideas.select()}
-    assert rows == {"mine1:proposal": None, "theirs:proposal": None, "mine2:proposal": "mine1:proposal",
+    assert rows == {"mine1:proposal": None, "theirs:proposal": None if shared else "mine1:proposal",
+                    "mine2:proposal": "mine1:proposal" if shared else "theirs:proposal",  # the closest earlier
                     "mine0:proposal": "mine1:proposal"}
 
 

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
+from .. import deployment
 from ..access import Viewer, no_such_idea
 from ..access_store import idea_decision, idea_runs
 from ..config import LOCAL_EMBEDDER
@@ -110,9 +111,12 @@ class Bank:
     tests give another by name and function)."""
 
     def __init__(self, store: Store, embed: Callable[[list[str]], np.ndarray] | None = None,
-                 model: str = LOCAL_EMBEDDER):
+                 model: str = LOCAL_EMBEDDER, per_owner: bool | None = None):
+        """`per_owner`: seen before only within one owner's runs (a shared server); None asks
+        the environment (RT_SHARED, RT_DEMO), which is all the command line knows."""
         self.store, self.model = store, model
         self._embed = embed
+        self.per_owner = deployment.shared(None) if per_owner is None else per_owner
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if self._embed is None:
@@ -123,7 +127,7 @@ class Bank:
 
     def refresh(self) -> int:
         """Embed new ideas and record which were seen before (seen.index)."""
-        return seen.index(self.store, self.embed, self.model)
+        return seen.index(self.store, self.embed, self.model, per_owner=self.per_owner)
 
     # -- reading --------------------------------------------------------------------------
     def find(self, viewer: Viewer, q: Query = Query()) -> Page:
@@ -211,10 +215,11 @@ _banks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def for_store(store: Store) -> Bank:
-    """The bank of a store with the bundled MiniLM, one per store and process, so the
-    embedder is loaded once and the matrix of vectors is read once per change."""
+def for_store(store: Store, per_owner: bool) -> Bank:
+    """The bank of a store with the bundled MiniLM, one per store, deployment and process, so
+    the embedder is loaded once and the matrix of vectors is read once per change."""
     with _lock:
-        if store not in _banks:
-            _banks[store] = Bank(store)
-        return _banks[store]
+        per_store = _banks.setdefault(store, {})
+        if per_owner not in per_store:
+            per_store[per_owner] = Bank(store, per_owner=per_owner)
+        return per_store[per_owner]

@@ -3,9 +3,10 @@ run says so, and names that earlier idea.
 
 Each idea is embedded once (its problem, Q1, and its method, Q5: what makes two ideas the
 same idea, as the candidates' merge and the map read them) with the bundled MiniLM. An idea
-is *seen before* when an idea of an **earlier run of the same owner** (the same browser's
-runs on a shared server; on a personal server, or from the command line, every run without
-an owner is one person's) lies at cosine `THRESHOLD` or more; it names the closest such
+is *seen before* when an idea of an **earlier run of the same person** lies at cosine
+`THRESHOLD` or more: on a shared server the runs of the same browser (the runs without one,
+started from the command line, are the operator's), on a personal server every run, since
+one person uses it (`per_owner`, decided by the deployment where the bank is read); it names the closest such
 idea, and joins that idea's group, so the bank can show one idea per group. Ideas of the
 same run are never compared: a run's candidates are already merged (run/candidates) and
 its revision rounds are meant to be close to what they revise.
@@ -42,7 +43,7 @@ def idea_text(answers: dict) -> str:
 
 
 def index(store: Store, embed: Callable[[list[str]], np.ndarray], model: str = LOCAL_EMBEDDER,
-          threshold: float = THRESHOLD, batch: int = 1024) -> int:
+          threshold: float = THRESHOLD, batch: int = 1024, per_owner: bool = True) -> int:
     """Embed the ideas that have no vector yet, oldest first, and record for each whether
     an idea of an earlier run of the same owner repeats it. Returns how many were embedded."""
     done = 0
@@ -52,19 +53,19 @@ def index(store: Store, embed: Callable[[list[str]], np.ndarray], model: str = L
             break
         vectors = np.asarray(embed([idea_text(p["answers"]) or p["id"] for p in pending]), dtype=np.float32)
         store.ideas.put_vectors(model, {p["id"]: v for p, v in zip(pending, vectors, strict=True)})
-        _mark(store, model, pending, threshold)
+        _mark(store, model, pending, threshold, per_owner)
         done += len(pending)
     return done
 
 
-def _mark(store: Store, model: str, pending: list[dict], threshold: float) -> None:
+def _mark(store: Store, model: str, pending: list[dict], threshold: float, per_owner: bool) -> None:
     ids, m = store.ideas.matrix(model)
     if not ids:
         return
     facts = {r["id"]: r for r in store.ideas.select()}  # run, creation and group of every idea
     owners = store.ideas.run_owners()
     run_of = np.array([facts.get(i, {}).get("run_id", "") for i in ids])
-    owner_of = np.array([owners.get(r, "") for r in run_of])
+    owner_of = np.array([owners.get(r, "") if per_owner else "" for r in run_of])
     order = sorted(range(len(ids)), key=lambda k: (facts.get(ids[k], {}).get("created_at", ""), run_of[k]))
     rank = np.empty(len(ids), dtype=np.int64)
     rank[order] = np.arange(len(ids))
