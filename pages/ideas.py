@@ -65,6 +65,8 @@ def show_idea(idea: Idea, group: list[Idea]) -> None:
     for i, k in enumerate(QUESTION_KEYS, 1):
         st.markdown(f"**Q{i}. {QUESTION_TITLES[k]}**")
         render.show_text(idea.answers.get(k, "") or "(no answer)")
+    if idea.closest_paper is not None:
+        st.caption(f"Closest prior paper its novelty check found: similarity {idea.closest_paper:.2f}.")
     if idea.seen_before:
         st.info(render.md_escape(f"Seen before: this repeats idea {idea.seen_before} "
                                  f"(similarity {idea.seen_similarity:.2f})."), icon="🔁")
