@@ -29,6 +29,7 @@ PAGES = {
     "results": "pages/results.py",
     "replay": "pages/replay.py",
     "history": "pages/history.py",
+    "ideas": "pages/ideas.py",
     "settings": "pages/settings.py",
     "study_create": "pages/study_create.py",
     "study_rate": "pages/study_rate.py",
@@ -36,7 +37,7 @@ PAGES = {
 }
 # The address of each page (`/results`, `/history`...), so a typed or shared path opens it.
 URL_PATHS = {"neighbourhood": "neighbourhood", "run": "run", "results": "results",
-             "replay": "replay", "history": "history", "settings": "settings",
+             "replay": "replay", "history": "history", "ideas": "ideas", "settings": "settings",
              "study_create": "study_create", "study_rate": "study_rate", "study_results": "study_results"}
 
 # The Run page's settings with their defaults. Every widget keyed by one of them draws
