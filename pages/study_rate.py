@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core.errors import RTError
-from studio import render, resources, study, study_keys
+from studio import render, resources, study, study_keys, study_submit
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -106,6 +106,11 @@ def _unsaved_key(pos: int) -> str:
     return f"rate_unsaved_{_task(pos)}"
 
 
+def _handled_key(pos: int) -> str:
+    """The id of the last press of Submit this session acted on (studio/study_submit.py)."""
+    return f"rate_handled_{_task(pos)}"
+
+
 def _missing(pos: int, criteria: list[str], confidence: int | None) -> list[str]:
     return [name for name in criteria if _answers(pos).get(name) is None] + ["confidence"] * (confidence is None)
 
@@ -180,8 +185,13 @@ def rate() -> None:
     # Starts unselected: a preselected middle value would anchor every rater on it.
     confidence = st.radio("Confidence in your judgement (required)", [1, 2, 3, 4, 5], index=None, horizontal=True,
                           key=f"rate_conf_{task.position}", help="1 = a guess, 5 = certain")
-    if st.button("Submit and go on", type="primary", key=f"rate_submit_{task.position}", shortcut="Ctrl+Enter"):
+    button = f"rate_submit_{task.position}"
+    clicked = st.button("Submit and go on", type="primary", key=button, shortcut="Ctrl+Enter")
+    handled, press = ss.get(_handled_key(task.position), ""), study_submit.latest(_task(task.position))
+    if (press and press != handled) or (clicked and not press):  # a press the browser kept, or a click
+        ss[_handled_key(task.position)] = handled = press  # first: a re-send is never stored twice
         _submit(study_row["id"], task.position, criteria, rationale, confidence)
+    study_submit.watch(_task(task.position), button, handled)
     _not_saved_notice(task.position, criteria, confidence)
     st.caption("You can stop at any time: everything you submitted is saved. Open the same link and "
                "enter the same id to continue.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .access import Action, Decision, RunFacts, Viewer, listable, may
+from .access import Action, Decision, RunFacts, Viewer, hidden_own, listable, may
 
 
 def run_facts(store, run_id: str, linked: bool = False, live_owner: str | None = None) -> RunFacts:
@@ -37,3 +37,10 @@ def history(store, viewer: Viewer, rows: Iterable[Mapping]) -> list[dict]:
     rows = list(rows)
     ids = [r["id"] for r in rows]
     return listable(viewer, rows, store.runs.owner_hashes(ids), store.studies.open_item_runs())
+
+
+def hidden_by_studies(store, viewer: Viewer) -> int:
+    """How many of this viewer's own runs are items of an open study, and so hidden from them
+    until it closes (two queries, whatever the number of runs)."""
+    studies = store.studies.open_item_runs()
+    return hidden_own(viewer, store.runs.owner_hashes(list(studies)), studies)

@@ -1,0 +1,98 @@
+"""A rater's Submit that is never lost without a word.
+
+Why: `st.button` is a *trigger*. A click sent while the websocket is dying (the browser still
+believes it is connected, the bytes never arrive) is gone; when the browser reconnects it
+re-sends the widgets' *state*, not a trigger that was already spent, so the same item came back
+with nothing stored and no "Not saved". Here the browser also keeps each press of Submit as the
+state of a small component (an id per submit, as studio/study_keys.py keeps the key presses):
+a state survives a lost request and goes out again with the next one, which Streamlit sends by
+itself after a reconnect, and which this component sends when the connection comes back.
+
+The page stores an id once (pages/study_rate.py remembers the ids it handled; the store keeps
+one answer per item whatever arrives twice), tells the component which id it handled, and the
+component says "Not saved yet" under the button for as long as a press has no answer: while the
+connection is down, and when the server is slow to answer.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+# The button is found by the class Streamlit gives a keyed widget (`st-key-<key>`). A press is
+# a click or Ctrl/Cmd+Enter (the button's shortcut), caught before the button sees it. The
+# listener and the watch are replaced on every mount (a remount does not run the previous
+# mount's cleanup); what a press left to do lives on `window`, per item, across mounts.
+_JS = """
+export default function ({ data, setStateValue, parentElement }) {
+  const all = (window.__rtSubmits = window.__rtSubmits || {});
+  const s = (all[data.task] = all[data.task] || { id: "", tries: 0, lost: false, at: 0 });
+  if (s.id && s.id === data.handled) { s.id = ""; s.lost = false; }  // the page has it
+  let line = parentElement.querySelector("p");
+  if (!line) {
+    line = document.createElement("p");
+    line.setAttribute("role", "status");
+    line.style.margin = "0";
+    parentElement.appendChild(line);
+  }
+  const connected = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return !app || (app.dataset.testConnectionState || "CONNECTED") === "CONNECTED";
+  };
+  const send = () => { s.tries += 1; s.at = Date.now(); setStateValue("submit", `${s.id}:${s.tries}`); };
+  const show = () => {
+    const waiting = s.id && (!connected() || Date.now() - s.at > 6000);
+    line.textContent = waiting
+      ? "Not saved yet: the connection to the server is down or slow. Your answers stay on this " +
+        "page and are sent again as soon as it is back; you can also press Submit again."
+      : "";
+  };
+  const press = () => {
+    if (!s.id) s.id = Math.random().toString(36).slice(2) + Date.now().toString(36);
+    send();
+    show();
+  };
+  if (window.__rtSubmitListeners) {
+    for (const [type, fn] of window.__rtSubmitListeners) document.removeEventListener(type, fn, true);
+  }
+  const onClick = (e) => {
+    const el = e.target;
+    if (el && el.closest && el.closest("." + data.button) && !el.closest("button:disabled")) press();
+  };
+  const onKey = (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.repeat) press();
+  };
+  window.__rtSubmitListeners = [["click", onClick], ["keydown", onKey]];
+  for (const [type, fn] of window.__rtSubmitListeners) document.addEventListener(type, fn, true);
+  clearInterval(window.__rtSubmitWatch);
+  window.__rtSubmitWatch = setInterval(() => {
+    if (s.id && !connected()) s.lost = true;
+    else if (s.id && s.lost) { s.lost = false; send(); }  // back: send the press again
+    show();
+  }, 500);
+  show();
+}
+"""
+
+
+@st.cache_resource
+def _component():
+    return st.components.v2.component("rt_study_submit", js=_JS)
+
+
+def _key(task: str) -> str:
+    return f"rate_send_{task}"
+
+
+def latest(task: str) -> str:
+    """The id of the newest press of Submit on item `task` the browser has sent ('' before any,
+    and in AppTest, which has no browser). Read before the component is drawn, so the same run
+    that acts on a press can tell the browser it did."""
+    value = st.session_state.get(_key(task))
+    press = value.get("submit") if isinstance(value, dict) else None
+    return press.split(":", 1)[0] if isinstance(press, str) else ""
+
+
+def watch(task: str, button_key: str, handled: str) -> None:
+    """Keep the presses of the Submit button keyed `button_key` as state; `handled` is the id this
+    page acted on last (stored, or refused with its own message), so the browser stops waiting."""
+    _component()(key=_key(task), data={"task": task, "button": f"st-key-{button_key}", "handled": handled},
+                 default={"submit": ""}, on_submit_change=lambda: None)
