@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core.errors import RTError
-from studio import render, resources, study, study_keys, study_submit
+from studio import render, resources, state, study, study_keys, study_submit
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -18,13 +18,23 @@ ss = st.session_state
 
 CHOICE_LABELS = {"left": "Left is stronger", "tie": "Tie", "right": "Right is stronger"}
 
+if ss.pop("_left_study_now", False):  # the whole app is back (state.leave_study): open at its home
+    st.switch_page(state.PAGES["neighbourhood"])
 st.title("Rate proposals")
+
+
+def _leave_button() -> None:
+    if st.button("Leave this study", key="rate_leave_study",
+                 help="Stop rating in this browser and open the rest of the app. What you submitted is kept."):
+        state.leave_study()
+        st.rerun()
+
 
 if "rate_study" not in ss:
     st.caption("You will see research proposals without knowing who or what wrote them. Judge each on "
                "its own merits. Your answers are saved as you go; you can stop and come back with the "
                "same link and id.")
-    code_param = st.query_params.get("study", "")
+    code_param = ss.get("_rate_code", "")  # from the join link (state.joining_study)
     with st.form("rate_join"):
         code = st.text_input("Study code", value=code_param, key="rate_code", max_chars=12)
         rater = st.text_input("Your rater id", key="rate_rater_input", max_chars=40,
@@ -39,6 +49,7 @@ if "rate_study" not in ss:
         else:
             ss["rate_study"], ss["rate_rater"] = found["id"], rater.strip()
             st.rerun()
+    _leave_button()
     st.stop()
 
 
@@ -201,7 +212,10 @@ def rate() -> None:
 # inside, the first shortcut's rerun took it away and moved Submit up while the rater went for it.
 render.show_flashes("rate")
 rate()
-if st.button("Switch rater or study", key="rate_leave"):
+c1, c2, _ = st.columns([1, 1, 2])
+if c1.button("Switch rater or study", key="rate_leave"):
     for k in ("rate_study", "rate_rater"):
         ss.pop(k, None)
     st.rerun()
+with c2:
+    _leave_button()
