@@ -5,8 +5,10 @@ believes it is connected, the bytes never arrive) is gone; when the browser reco
 re-sends the widgets' *state*, not a trigger that was already spent, so the same item came back
 with nothing stored and no "Not saved". Here the browser also keeps each press of Submit as the
 state of a small component (an id per submit, as studio/study_keys.py keeps the key presses):
-a state survives a lost request and goes out again with the next one, which Streamlit sends by
-itself after a reconnect, and which this component sends when the connection comes back.
+a state survives a lost request and goes out again with the next one: Streamlit sends the widgets' state again by
+itself after a reconnect when a request was in flight (tests/test_rater_browser.py cuts the line
+under a click), and this component sends it once more when the connection comes back, for a
+press the browser did not count as in flight.
 
 The page stores an id once (pages/study_rate.py remembers the ids it handled; the store keeps
 one answer per item whatever arrives twice), tells the component which id it handled, and the
