@@ -145,6 +145,7 @@ def _not_saved_notice(pos: int, criteria: list[str], confidence: int | None) -> 
 
 @st.fragment
 def rate() -> None:
+    ss["_rate_watch"] = None  # set again when an open item is drawn
     study_row = store.studies.get(ss["rate_study"])
     settings = study_row["settings"]
     st.caption(render.md_escape(f"Study: {study_row['name']} · rater {ss['rate_rater']}"))
@@ -200,9 +201,11 @@ def rate() -> None:
     clicked = st.button("Submit and go on", type="primary", key=button, shortcut="Ctrl+Enter")
     handled, press = ss.get(_handled_key(task.position), ""), study_submit.latest(_task(task.position))
     if (press and press != handled) or (clicked and not press):  # a press the browser kept, or a click
-        ss[_handled_key(task.position)] = handled = press  # first: a re-send is never stored twice
+        ss[_handled_key(task.position)] = press  # first: a re-send is never stored twice
         _submit(study_row["id"], task.position, criteria, rationale, confidence)
-    study_submit.watch(_task(task.position), button, handled)
+        if press:  # refused: a whole run, so the watch below the fragment hears it was answered
+            st.rerun()
+    ss["_rate_watch"] = (_task(task.position), button, ss.get(_handled_key(task.position), ""))
     _not_saved_notice(task.position, criteria, confidence)
     st.caption("You can stop at any time: everything you submitted is saved. Open the same link and "
                "enter the same id to continue.")
@@ -212,6 +215,10 @@ def rate() -> None:
 # inside, the first shortcut's rerun took it away and moved Submit up while the rater went for it.
 render.show_flashes("rate")
 rate()
+if ss.get("_rate_watch"):
+    # Outside the fragment, so a press it sends reruns the whole page: a fragment rerun sent
+    # across a reconnect once drew the item twice.
+    study_submit.watch(*ss["_rate_watch"])
 c1, c2, _ = st.columns([1, 1, 2])
 if c1.button("Switch rater or study", key="rate_leave"):
     for k in ("rate_study", "rate_rater"):
