@@ -5,10 +5,10 @@ believes it is connected, the bytes never arrive) is gone; when the browser reco
 re-sends the widgets' *state*, not a trigger that was already spent, so the same item came back
 with nothing stored and no "Not saved". Here the browser also keeps each press of Submit as the
 state of a small component (an id per submit, as studio/study_keys.py keeps the key presses):
-a state survives a lost request and goes out again with the next one: Streamlit sends the widgets' state again by
-itself after a reconnect when a request was in flight (tests/test_rater_browser.py cuts the line
-under a click), and this component sends it once more when the connection comes back, for a
-press the browser did not count as in flight.
+a state survives a lost request and goes out again with the next one, which Streamlit sends by
+itself when it reconnects (tests/test_rater_browser.py: a click swallowed by a dead line, and
+Ctrl+Enter pressed while the browser knows the line is down). A press still unanswered is said
+"Not saved yet", and pressing Submit again sends it once more.
 
 The page stores an id once (pages/study_rate.py remembers the ids it handled; the store keeps
 one answer per item whatever arrives twice), tells the component which id it handled, and the
@@ -20,14 +20,15 @@ from __future__ import annotations
 import streamlit as st
 
 # The button is found by the class Streamlit gives a keyed widget (`st-key-<key>`). A press is
-# a click or Ctrl/Cmd+Enter (the button's shortcut), caught before the button sees it. The
-# listener and the watch are replaced on every mount (a remount does not run the previous
-# mount's cleanup); what a press left to do lives on `window`, per item, across mounts.
+# a click or Ctrl/Cmd+Enter (the button's shortcut), caught before the button sees it; a press
+# before the page answered the last one sends the same id again. The listener and the watch are
+# replaced on every mount (a remount does not run the previous mount's cleanup); what a press
+# left to do lives on `window`, per item, across mounts.
 _JS = """
 export default function ({ data, setStateValue, parentElement }) {
   const all = (window.__rtSubmits = window.__rtSubmits || {});
-  const s = (all[data.task] = all[data.task] || { id: "", tries: 0, lost: false, at: 0 });
-  if (s.id && s.id === data.handled) { s.id = ""; s.lost = false; }  // the page has it
+  const s = (all[data.task] = all[data.task] || { id: "", tries: 0, at: 0 });
+  if (s.id && s.id === data.handled) s.id = "";  // the page has it
   let line = parentElement.querySelector("p");
   if (!line) {
     line = document.createElement("p");
@@ -65,11 +66,7 @@ export default function ({ data, setStateValue, parentElement }) {
   window.__rtSubmitListeners = [["click", onClick], ["keydown", onKey]];
   for (const [type, fn] of window.__rtSubmitListeners) document.addEventListener(type, fn, true);
   clearInterval(window.__rtSubmitWatch);
-  window.__rtSubmitWatch = setInterval(() => {
-    if (s.id && !connected()) s.lost = true;
-    else if (s.id && s.lost) { s.lost = false; send(); }  // back: send the press again
-    show();
-  }, 500);
+  window.__rtSubmitWatch = setInterval(show, 500);
   show();
 }
 """
