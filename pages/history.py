@@ -32,12 +32,13 @@ text = f1.text_input("Filter by title or model", key="hist_text")
 status = f2.selectbox("Status", ["", "done", "running", "interrupted", "failed", "cancelled"], key="hist_status",
                       format_func=lambda s: s or "any")
 rows = access_store.history(store, viewer, store.runs.list(text=text, status=status))
-study.hidden_runs_note(store, viewer)  # an owner's runs held blind by a study: said, not "none yet"
+held = study.hidden_runs_note(store, viewer)  # an owner's runs held blind by a study: said, not "none"
 if not rows:
     if text or status:
         st.info("No run matches the filter. Clear it to see all runs.", icon="🔎")
     else:
-        st.info(("No runs stored yet." if viewer.privileged else "No run of this browser to list.") +
+        st.info(("No runs stored yet." if viewer.privileged else "No other run of this browser to list." if held
+                 else "This browser has started no run yet.") +
                 " Start one on the Run page; every run is saved here automatically.", icon="🗂️")
         st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
     st.stop()

@@ -127,11 +127,13 @@ def criterion_panels(df: pd.DataFrame, x: str, low: str, high: str, label: str, 
     st.plotly_chart(fig, key=key)
 
 
-def hidden_runs_note(store, viewer) -> None:
+def hidden_runs_note(store, viewer) -> int:
     """Tell an owner that runs of theirs are missing because a study holds them (rt_core.access
-    counts them), rather than let History and Results say this browser started none."""
+    counts them), rather than let History and Results say this browser started none; returns
+    how many."""
     n = access_store.hidden_by_studies(store, viewer)
     if n:
         st.info(f"{n} run{'s' if n > 1 else ''} this browser started {'are' if n > 1 else 'is'} in a study "
                 f"that is still open, so {'they stay' if n > 1 else 'it stays'} hidden here (from you as from "
                 "everyone) until the study closes: its raters must not learn where a proposal came from.", icon="🙈")
+    return n

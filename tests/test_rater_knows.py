@@ -99,6 +99,7 @@ def test_an_owner_is_told_their_run_is_held_by_an_open_study(shared):
     made = create_from_runs(store(), held, StudySettings(name="Held", mode="absolute"), real_arm=False)
     at = browser(OWNER, "history")
     assert HELD in infos(at) and "1 run this browser started" in infos(at)
+    assert "started no run yet" not in infos(at)
     assert "held0item001" not in str(at.dataframe[0].value if at.dataframe else "")
     assert HELD in infos(browser(OWNER, "results"))
     assert HELD not in infos(browser("another-browser-tok-000004", "history"))  # nobody else is told
