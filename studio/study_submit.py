@@ -12,8 +12,9 @@ Ctrl+Enter pressed while the browser knows the line is down). A press still unan
 
 The page stores an id once (pages/study_rate.py remembers the ids it handled; the store keeps
 one answer per item whatever arrives twice), tells the component which id it handled, and the
-component says "Not saved yet" under the button for as long as a press has no answer: while the
-connection is down, and when the server is slow to answer.
+component says so under the button for as long as a press has no answer: "Not saved yet" while
+the browser knows the connection is down, and, after 8 s without an answer on a line that looks
+alive (a dead one, or a slow server), that it may not be saved and Submit can be pressed again.
 """
 from __future__ import annotations
 
@@ -42,11 +43,15 @@ export default function ({ data, setStateValue, parentElement }) {
   };
   const send = () => { s.tries += 1; s.at = Date.now(); setStateValue("submit", `${s.id}:${s.tries}`); };
   const show = () => {
-    const waiting = s.id && (!connected() || Date.now() - s.at > 6000);
-    line.textContent = waiting
-      ? "Not saved yet: the connection to the server is down or slow. Your answers stay on this " +
-        "page and are sent again as soon as it is back; you can also press Submit again."
-      : "";
+    if (s.id && !connected()) {
+      line.textContent = "Not saved yet: the connection to the server is down. Your answers stay on " +
+        "this page and are sent as soon as it is back; you can also press Submit again then.";
+    } else if (s.id && Date.now() - s.at > 8000) {
+      line.textContent = "No answer from the server yet, so this item may not be saved. If nothing " +
+        "changes, press Submit again: an item is never saved twice.";
+    } else {
+      line.textContent = "";
+    }
   };
   const press = () => {
     if (!s.id) s.id = Math.random().toString(36).slice(2) + Date.now().toString(36);

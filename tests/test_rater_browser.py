@@ -19,6 +19,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 expect = sync_api.expect
 
 NOT_SAVED = "Not saved yet"
+NO_ANSWER = "No answer from the server yet"
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +76,7 @@ def test_a_submit_lost_on_a_dead_line_is_said_unsaved_then_stored_once(lab, brow
 
     lab["proxy"].hold()  # the browser still believes it is connected; nothing gets through
     page.get_by_role("button", name="Submit and go on").click()
-    expect(page.get_by_text(NOT_SAVED)).to_be_visible(timeout=30_000)  # sent, lost, and said so
+    expect(page.get_by_text(NO_ANSWER)).to_be_visible(timeout=30_000)  # sent, lost, and said so
     assert submissions(lab, "line") == []
     lab["proxy"].cut()  # now the browser notices, and keeps trying
     page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
@@ -87,6 +88,7 @@ def test_a_submit_lost_on_a_dead_line_is_said_unsaved_then_stored_once(lab, brow
     lab["proxy"].restore()
     expect(page.get_by_text("Item 2 of").first).to_be_visible(timeout=120_000)
     expect(page.get_by_text(NOT_SAVED)).to_have_count(0)
+    expect(page.get_by_text(NO_ANSWER)).to_have_count(0)
     assert connection(page) == "CONNECTED"
     idle(page)
     assert len(submissions(lab, "line")) == 1, submissions(lab, "line")  # stored exactly once
