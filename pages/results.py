@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core import access_store
-from rt_core.access import Action
+from rt_core.access import Action, shows_cache_hits
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTIONS
@@ -30,6 +30,7 @@ from studio import (
     score_headline,
     state,
     steer_view,
+    study,
     timing_view,
 )
 from studio.frame import ensure_frame
@@ -63,6 +64,7 @@ if linked and not seen:
 if not options:
     st.info("No run open yet. Start one on the Run page, or open any stored run from "
             "History; its proposal, reviews and scores appear here.", icon="📄")
+    study.hidden_runs_note(store, viewer)
     c1, c2, _ = st.columns([1, 1, 3])
     with c1:
         st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
@@ -383,11 +385,11 @@ st.header("Export")
 labels_for_export = export.Names.for_runs(store, [run])
 d1, d2, d3, _ = st.columns([1, 1, 1, 1])
 with d1:
-    st.download_button("Download Markdown", export.run_markdown(run, labels_for_export),
+    st.download_button("Download Markdown", export.run_markdown(run, labels_for_export, shows_cache_hits(viewer)),
                        file_name=f"researchtown-{run.id}.md", mime="text/markdown",
                        key=f"dl_md_{run.id}", on_click="ignore")
 with d2:
-    st.download_button("Download JSON", export.run_json(run, labels_for_export),
+    st.download_button("Download JSON", export.run_json(run, labels_for_export, shows_cache_hits(viewer)),
                        file_name=f"researchtown-{run.id}.json", mime="application/json",
                        key=f"dl_json_{run.id}", on_click="ignore")
 with d3:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .access import Action, Decision, RunFacts, Viewer, listable, listing, may, may_see_idea
+from .access import Action, Decision, RunFacts, Viewer, hidden_own, listable, listing, may, may_see_idea
 
 
 def run_facts(store, run_id: str, linked: bool = False, live_owner: str | None = None) -> RunFacts:
@@ -66,3 +66,10 @@ def idea_runs(store, viewer: Viewer, owners: Mapping[str, str]) -> set[str]:
 def idea_decision(store, viewer: Viewer, idea_id: str, run_id: str) -> Decision:
     """Whether this one idea (of run `run_id`) is in the viewer's bank."""
     return may_see_idea(viewer, run_facts(store, run_id), idea_id)
+
+
+def hidden_by_studies(store, viewer: Viewer) -> int:
+    """How many of this viewer's own runs are items of an open study, and so hidden from them
+    until it closes (two queries, whatever the number of runs)."""
+    studies = store.studies.open_item_runs()
+    return hidden_own(viewer, store.runs.owner_hashes(list(studies)), studies)

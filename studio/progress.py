@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rt_core import access
 from rt_core.errors import AllowanceSpent
 from rt_core.run.pipeline import plan
 
-from . import render, state
+from . import identity, render, state
 
 STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
+CACHE_HITS_HIDDEN = ("On a shared server the caches serve every visitor, so a hit could tell you "
+                     "about somebody else's run: the count is shown to the operator only.")
+
+
+def _status(status: str, hits: bool) -> str:
+    """An agent answered from the cache alone reads as done where hits are not shown."""
+    return "done" if status == "cached" and not hits else status
 
 
 def _failed_where(run, by_stage: dict) -> tuple[str, str]:
@@ -121,6 +129,7 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     where = _failed_where(run, by_stage)[0] if failed else ""
     # Not `with st.status(...)`: leaving that block marks the status complete, which drew a
     # check mark beside "Running"; a plain container inside keeps the state we set.
+    hits = access.shows_cache_hits(identity.viewer())
     with st.status(label, state=box, expanded=not done or failed).container():
         for stage, frac in zip(groups, fractions, strict=True):
             agents = by_stage.get(stage, {})
@@ -130,11 +139,14 @@ def show(store, run_id: str, read_only: bool = False) -> None:
                 rid = agent.removeprefix("profile:")
                 who = names.get(rid, rid) + (" (reading their papers)" if rid != agent else "")
                 tail = f": {render.short(e.partial, 160)}" if e.partial else ""
-                render.show_text(f"{STATUS_ICON.get(e.status, '•')} {who}{tail}")
+                render.show_text(f"{STATUS_ICON.get(_status(e.status, hits), '•')} {who}{tail}")
     u = run.usage
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Model calls", u.calls)
-    m2.metric("Cache hits", u.cache_hits)
+    if hits:
+        m2.metric("Cache hits", u.cache_hits)
+    else:  # a hit may come from a run this visitor may not see (rt_core.access says why)
+        m2.metric("Cache hits", "not shown", help=CACHE_HITS_HIDDEN)
     m3.metric("Tokens", f"{u.prompt_tokens + u.completion_tokens:,}",
               help=f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion")
     m4.metric("Cost", f"${u.cost:.4f}")

@@ -51,11 +51,14 @@ class Names:
                    store.corpus.paper_titles(sorted(papers)))
 
 
-def run_json(run: Run, names: Names | None = None) -> str:
+def run_json(run: Run, names: Names | None = None, cache_hits: bool = True) -> str:
     """The stored record, plus the names and titles of the people and papers it cites by id
-    (extra keys: the record still loads with Run.from_dict)."""
+    (extra keys: the record still loads with Run.from_dict). `cache_hits=False` leaves the
+    cache-hit count out, for a viewer rt_core.access.shows_cache_hits refuses it."""
     names = names or Names()
     doc = run.to_dict()
+    if not cache_hits:
+        (doc.get("usage") or {}).pop("cache_hits", None)
     for review in doc.get("reviews") or []:
         review["reviewer_name"] = names.person(review["reviewer_id"])
     doc["researchers"] = [{"id": i, "name": names.person(i)} for i in run.config.researcher_ids]
@@ -77,7 +80,7 @@ def _header(run: Run, names: Names) -> list[str]:
     return [*lines, ""]
 
 
-def run_markdown(run: Run, names: Names | None = None) -> str:
+def run_markdown(run: Run, names: Names | None = None, cache_hits: bool = True) -> str:
     names = names or Names()
     lines = _header(run, names)
     if run.proposal:
@@ -109,7 +112,8 @@ def run_markdown(run: Run, names: Names | None = None) -> str:
     for e in run.errors:
         lines.append(f"- error in {e.stage} ({names.person(e.agent)}): {e.message}. {e.hint}")
     u = run.usage
-    lines += ["", f"_calls {u.calls}, cache hits {u.cache_hits}, tokens {u.prompt_tokens}+"
+    hits = f", cache hits {u.cache_hits}" if cache_hits else ""
+    lines += ["", f"_calls {u.calls}{hits}, tokens {u.prompt_tokens}+"
                   f"{u.completion_tokens}, cost ${u.cost:.4f}_", ""]
     return redact.hide("\n".join(lines))  # an error's detail may name a base URL with credentials
 
