@@ -156,7 +156,7 @@ def _steer_form(run: Run, store, t: Tree, n: Version) -> None:
     config = dataclasses.replace(run.config, **studio_request.typed_caps())
     reviewers = len({r.reviewer_id for r in t.path(n.id)[0].reviews if r.reviewer_id != YOU})
     st.caption(render.md_escape(steer_cost(config, reviewers, rounds_of(wish), store).summary()))
-    timing_view.expected_caption(steer_expected(config, reviewers, rounds_of(wish), store))
+    timing_view.expected_caption(steer_expected(config, reviewers, rounds_of(wish), store), "This steer")
     if not st.button("Steer", key=f"steer_go_{run.id}", type="primary"):
         return
     try:
@@ -211,7 +211,7 @@ def _progress(run_id: str, names: dict[str, str]) -> None:
     with st.status("The community is reading your version…", state="running", expanded=True).container():
         st.progress(min(1.0, done / max(1, job.steps)), text=f"{done} of about {job.steps} steps done")
         if job.expected is not None:
-            timing_view.expected_caption(job.expected)
+            timing_view.expected_caption(job.expected, "This steer")
         for e in job.snapshot()[-4:]:
             who = agents.label(e.agent, names)
             render.show_text(f"{who}: {e.status}" + (f" ({render.short(e.partial, 120)})" if e.partial else ""))

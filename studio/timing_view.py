@@ -16,10 +16,10 @@ from rt_core.run.pipeline import timing
 from . import render
 
 
-def expected_caption(expected: timing.Expected) -> None:
-    """The expected wall time under an estimate, and the calibration button when the
-    embedded model has no measured speed yet."""
-    st.caption(render.md_escape(expected.sentence()))
+def expected_caption(expected: timing.Expected, what: str = "") -> None:
+    """The expected wall time under an estimate ('This steer: expected wall time ...' when
+    `what` names the work), in timing.Expected's words wherever it is said."""
+    st.caption(render.md_escape(f"{what}: {expected.text()}." if what else expected.sentence()))
 
 
 WAITING = "Waiting for the speed measurement under way..."

@@ -45,8 +45,9 @@ def _finished_run(reviewers: int = 2):
 
 
 def _estimate_said(at) -> bool:
-    """A caption with an estimate in timing.Expected's words (not Results' 'Wall time: ...')."""
-    return any(shown(c.value).startswith(("Expected wall time", "Wall time not known")) for c in at.caption)
+    """The steer's estimate, in timing.Expected's words."""
+    return any(shown(c.value).startswith(("This steer: expected wall time", "This steer: wall time not known"))
+               for c in at.caption)
 
 
 def _caption_names_run(at, run_id: str) -> bool:
