@@ -31,11 +31,12 @@ UNKNOWN_COLOUR = "#9A9A9A"
 # Mixes of several fields: dark, mutually distinct hues (ColorBrewer Dark2), apart from the
 # field colours a single-field mix takes.
 MIX_COLOURS = ["#1B9E77", "#D95F02", "#7570B3", "#E7298A", "#66A61E", "#E6AB02", "#A6761D", "#444444"]
-# The map's legend above the plot, titled, in type a slide can read; below it collided with
-# the prior papers' titles and the plot's lower edge, worst in the 1600x900 export.
-MAP_LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
-              "font": {"size": 13}, "title": {"text": "Fields drawn on:", "side": "left"},
-              "itemsizing": "constant"}
+# The map's legend under the plot, titled, two entries to a row (a mix's name is long: in one
+# row the entries ran into each other and off the edge), in type a slide can read. Not above
+# the plot: plotly's tool buttons sit there, over the legend's text.
+MAP_LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.03, "yanchor": "top",
+              "font": {"size": 13}, "title": {"text": "Fields drawn on:", "side": "top"},
+              "itemsizing": "constant", "entrywidth": 0.5, "entrywidthmode": "fraction"}
 SLIDE = {"format": "png", "width": 1600, "height": 900, "scale": 1}
 HAS_KALEIDO = importlib.util.find_spec("kaleido") is not None
 

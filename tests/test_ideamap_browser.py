@@ -117,6 +117,6 @@ def test_the_map_colours_each_field_mix_and_a_click_fades_nothing(server, page):
     box.screenshot(path=str(ARTIFACTS / "idea-map-clicked.png"))
     chart.hover()
     with page.expect_download(timeout=SHORT) as got:
-        chart.locator('.modebar-btn[data-title="Download plot as a png"]').click()
+        chart.locator('.modebar-btn[data-title="download plot as a png" i]').click()
     assert got.value.suggested_filename == f"idea-map-{RUN_ID}.png"
     got.value.save_as(ARTIFACTS / "idea-map-export.png")

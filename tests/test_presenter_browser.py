@@ -99,9 +99,11 @@ def _walk(page, url: str, stored: str) -> None:
     # 1. Results of the new run; the Run box switches to the stored run and stays on it.
     expect(page.get_by_text(f"Run {new} · ")).to_be_visible(timeout=COLD)
     settle(page)
-    box = page.get_by_test_id("stSelectbox").filter(has_text="Run").first
+    box = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Run", exact=True)).first
     box.click()
     options = page.get_by_role("option")
+    if not options.count():  # focused but not opened (a redraw closed it): the keyboard opens it
+        box.locator("input").press("ArrowDown")
     expect(options).to_have_count(2, timeout=SHORT)
     options.filter(has_not_text="this session").click()
     expect(page.get_by_text(f"Run {stored} · ")).to_be_visible(timeout=SHORT)
