@@ -43,3 +43,8 @@ def label(agent: str, names: Mapping[str, str]) -> str:
     if cand and who:
         return f"{who} on {cand}"
     return who or cand
+
+
+def names_for(corpus, agents: Iterable[str]) -> dict[str, str]:
+    """Researcher id -> name for every researcher the agent names hold (one store read)."""
+    return corpus.researcher_names(sorted(people(agents)))
