@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core import access_store
+from rt_core import access_store, agents
 from rt_core.access import Action, shows_cache_hits
 from rt_core.errors import RTError
 from rt_core.export import run as export
@@ -56,7 +56,7 @@ viewed = ss.setdefault("viewed_runs", [])  # reached by a link: read-only unless
 seen = state.may(Action.VIEW, linked, linked=True) if linked else None
 if seen and linked not in viewed:
     viewed.append(linked)
-wanted = explicit or linked or ss.get("_results_last")
+wanted = explicit or linked
 options = [i for i in dict.fromkeys([*reversed(ss["session_runs"]), *reversed(opened), *reversed(viewed)])
            if state.may(Action.VIEW, i, linked=i in viewed)]  # deleted, or now in an open study
 if linked and not seen:
@@ -72,10 +72,7 @@ if not options:
         st.page_link(state.PAGES["history"], label="Open History", icon="🗂️")
     st.stop()
 
-if wanted in options:
-    ss["results_pick"] = wanted
-elif ss.get("results_pick") not in options:
-    ss["results_pick"] = options[0]
+ss["results_pick"] = state.run_pick(wanted, ss.get("results_pick"), ss.get("_results_last"), options)
 
 
 def _label(run_id: str) -> str:
@@ -114,7 +111,8 @@ if job is not None and not job.done:
         st.page_link(state.PAGES["run"], label="Watch it live", icon="⏳",
                      query_params={state.RUN_PARAM: run_id})
 
-names = store.corpus.researcher_names([*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews)])
+names = store.corpus.researcher_names([*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews),
+                                      *agents.people(e.agent for e in run.errors)])
 
 # -- header ---------------------------------------------------------------------------------
 score_headline.results_header(run)  # a base model's scores are noise: what was measured leads

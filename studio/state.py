@@ -195,6 +195,17 @@ def new_linked_run() -> str:
     return linked if linked and linked != st.session_state.get("_addr_run") else ""
 
 
+def run_pick(wanted: str | None, picked: str | None, last: str | None, options: list[str]) -> str:
+    """Which run the Results page shows: one just asked for (History's open, a new link),
+    else the user's own choice in the Run box, else the run shown before the page was left
+    (Streamlit forgets a widget's value on another page), else the newest. The choice comes
+    before the last run shown: the other way round, the box snapped back on every pick."""
+    for i in (wanted, picked, last):
+        if i and i in options:
+            return i
+    return options[0]
+
+
 def show_run_in_address(run_id: str) -> None:
     """Put the run in the address bar, so a refresh or a copied link comes back to it. The
     address proves nothing about who started the run (the owner cookie does), so it is the
