@@ -7,7 +7,8 @@ touch: `store.corpus` (papers, researchers, fields, search, imports),
 `store.studies` (human-evaluation studies), and the caches `store.llm_cache`, `store.embeddings`,
 `store.http_cache` and `store.profiles`; `store.call_claims` makes an identical model call
 from several processes once; `store.bench_tasks` is the queue benchmark workers share;
-`store.neighbourhoods` keeps each browser's selection across a reload.
+`store.neighbourhoods` keeps each browser's selection across a reload; `store.facets`
+keeps what each paper states (purpose, mechanism, evaluation, gap), found once per paper.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .claims import CallClaims
 from .comparisons import Comparisons
 from .corpus import BundleSummary, Corpus, ImportSummary
 from .db import Database, is_url
+from .facets import PaperFacetStore
 from .neighbourhoods import KeptNeighbourhoods
 from .references import References
 from .runs import Runs
@@ -47,6 +49,7 @@ class Store:
         self.bench_tasks = BenchTasks(self.db)
         self.call_speeds = CallSpeeds(self.db)
         self.neighbourhoods = KeptNeighbourhoods(self.db)
+        self.facets = PaperFacetStore(self.db)
 
     @property
     def path(self) -> Path | str:

@@ -152,3 +152,19 @@ def m015_paper_fields_rowid(db: sqlite3.Connection) -> None:
     UPDATE paper_fields SET paper_rowid=(SELECT rowid FROM papers WHERE papers.id=paper_fields.paper_id);
     CREATE INDEX paper_fields_newest ON paper_fields(field_id, paper_rowid DESC);
     """)
+
+
+@migration
+def m023_paper_facets(db: sqlite3.Connection) -> None:
+    """What each paper states (purpose, mechanism, evaluation, gap; run/facets/extract.py),
+    kept per paper and per way of finding them (`version`), so a paper's facets are found
+    once. The facets are a JSON document: the store keeps them, the run reads them. A
+    paper deleted later leaves a row nobody asks for, which costs nothing."""
+    db.executescript("""
+    CREATE TABLE paper_facets (
+        paper_id TEXT NOT NULL,
+        version TEXT NOT NULL,
+        facets_json TEXT NOT NULL,
+        PRIMARY KEY (paper_id, version)
+    );
+    """)
