@@ -27,8 +27,8 @@ def planned(ctx: StageContext, g: Grounding, index: int | None = None,
             author_id: str = "") -> Proposal | None:
     """The proposal of one pairing (`index`: a candidate's; else by the author's id; else
     the best), or None when there is no pairing (the caller writes by stems)."""
-    if g.embedder is None and g.store is None:
-        return None
+    if (g.embedder is None and g.store is None) or not g.papers:
+        return None  # nothing to pair: a stage called on its own, or `self` (reads no paper)
     plans = g.pairings
     note_once(ctx, plans.note)
     if not plans:
