@@ -215,7 +215,8 @@ _NOT_NP_START = re.compile(r"^(?:are|is|was|were|be|been|for|to|of|in|on|at|with
                            r"and|or|but|than|that|which|it|its|they|their|this|these|those|"
                            r"reads|writes|makes|gives|lets|shows?|can|could|may|will|would|"
                            r"often|also|then|each|every|we|our|us)\b", re.IGNORECASE)
-_METHOD_NP = re.compile(r"\b((?:(?!and\b|or\b|of\b|the\b|for\b|with\b|authors\b|we\b|they\b|it\b|this\b|these\b)[A-Za-z][\w-]*\s+){0,3}(?:model|models|network|networks|"
+_NOT_MODIFYING = r"(?!and\b|or\b|of\b|the\b|for\b|with\b|authors\b|we\b|they\b|it\b|this\b|these\b)"
+_METHOD_NP = re.compile(r"\b((?:" + _NOT_MODIFYING + r"[A-Za-z][\w-]*\s+){0,3}(?:model|models|network|networks|"
                         r"algorithm|method|methods|estimator|transformer|sampling|inference|"
                         r"regression|learning|simulation|simulations|framework|benchmark|"
                         r"optimi[sz]ation|analysis|architecture|potential|autoencoder|"
