@@ -27,7 +27,7 @@ from .phrases import METHOD_HEADS, candidate_phrases
 
 KINDS = ("purpose", "mechanism", "evaluation", "gap")
 # Bump when facets are found differently: stored facets of another version are recomputed.
-VERSION = "facets-4"
+VERSION = "facets-6"
 
 # What each facet is, in words a sentence embedder can compare a sentence with.
 DESCRIPTIONS = {
@@ -212,10 +212,12 @@ def _topic(title: str) -> str:
 
 
 _NOT_NP_START = re.compile(r"^(?:are|is|was|were|be|been|for|to|of|in|on|at|with|by|from|as|"
+                           r"over|across|under|into|about|through|between|"
                            r"and|or|but|than|that|which|it|its|they|their|this|these|those|"
                            r"reads|writes|makes|gives|lets|shows?|can|could|may|will|would|"
                            r"often|also|then|each|every|we|our|us)\b", re.IGNORECASE)
-_NOT_MODIFYING = r"(?!and\b|or\b|of\b|the\b|for\b|with\b|authors\b|we\b|they\b|it\b|this\b|these\b)"
+_NOT_MODIFYING = (r"(?!and\b|or\b|of\b|the\b|for\b|with\b|over\b|across\b|in\b|on\b|authors\b|"
+                  r"we\b|they\b|it\b|this\b|these\b)")
 _METHOD_NP = re.compile(r"\b((?:" + _NOT_MODIFYING + r"[A-Za-z][\w-]*\s+){0,3}(?:model|models|network|networks|"
                         r"algorithm|method|methods|estimator|transformer|sampling|inference|"
                         r"regression|learning|simulation|simulations|framework|benchmark|"
@@ -245,13 +247,15 @@ def cut_phrase(kind: str, sentence: str, title: str = "", embedder=None) -> tupl
             return f"{m.group(1).lower()} {_until_stop(m.group(2))}", "verb"
         topic = topic_of(s, embedder)
         if topic:
-            return topic, "noun"
+            return _lower_first(topic), "noun"
         return _words_cut(_lower_first(_LEADS.sub("", s).rstrip(".")), 24), "sentence"
     if kind == "mechanism":
         name = name_of(title)
         if name:
-            desc = _words_cut(title.partition(":")[2].strip(), 8)
-            return (f"{name} ({_lower_first(desc)})" if desc else name), "name"
+            desc = title.partition(":")[2].strip().rstrip("?")
+            plain = len(desc.split()) <= 8 and not re.match(r"(?:which|how|what|why|when|is|are|do|does)\b",
+                                                            desc, re.IGNORECASE)
+            return (f"{name} ({_lower_first(desc)})" if desc and plain else name), "name"
         if s.lower().startswith("using ") and _noun_phrase(_until_stop(s[6:])):
             return _until_stop(s[6:]), "noun"
         m = _METHOD_VERB.search(s)
@@ -313,7 +317,8 @@ def topic_of(sentence: str, embedder=None) -> str:
     phrases of two to four words, the one closest to the whole sentence (KeyBERT's rule,
     with the run's embedder), else the first; "" when it has none."""
     found = [ph for ph in candidate_phrases(sentence)
-             if 2 <= len(ph.split()) <= 4 and not any(w.lower() in _NOT_TOPIC for w in ph.split())]
+             if 2 <= len(ph.split()) <= 4 and not any(w.lower() in _NOT_TOPIC for w in ph.split())
+             and not (sentence.startswith(ph) and ph.split()[0].endswith("ing"))]  # a verb opening
     if not found:
         return ""
     if embedder is None or len(found) == 1:

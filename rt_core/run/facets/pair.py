@@ -110,8 +110,8 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
                     if purp is None:
                         continue
                     target_eval = _first_usable(by_field[fb], purp_pf.paper_id)
-                    gaps = tuple(g for g in (_first(by_field[fb], "gap", purp_pf.paper_id),
-                                             mech_pf.of("gap")) if g is not None)
+                    # Only the two papers' own gaps: another paper's is about something else.
+                    gaps = tuple(g for g in (purp_pf.of("gap"), mech_pf.of("gap")) if g is not None)
                     own_eval = mech_pf.of("evaluation")
                     target_method = purp_pf.of("mechanism")
                     plans.append(Pairing(
@@ -131,6 +131,9 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
         scored.append(Pairing(**{**plan.__dict__, "score": round(total, 4),
                                  "parts": (("fit", round(f, 4)), ("data", round(data, 4)),
                                            ("ready", float(ready)), ("method", method))}))
+    # A mechanism that names no method (data, or a sentence's opening) is a last resort.
+    methods = [p for p in scored if dict(p.parts)["method"] > 0]
+    scored = methods or scored
     scored.sort(key=lambda p: (-p.score, p.mechanism.paper_id, p.purpose.paper_id))
     return Pairings(tuple(distinct(scored)[:limit]))
 

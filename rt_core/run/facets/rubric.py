@@ -16,6 +16,7 @@ test, a first or a fact about the world.
 """
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -178,7 +179,10 @@ def sections(r: Rubric, field_name: str) -> tuple[str, str]:
         if not items:
             return f"- {empty}"
         first, *rest = items
-        lines = [f"- {voice}{first.said[0].lower() + first.said[1:] if voice else first.said}"]
+        said = first.said
+        if voice and not re.match(r"Q[1-5]\b|“", said):  # "Q5" and a quoted title keep capitals
+            said = said[0].lower() + said[1:]
+        lines = [f"- {voice}{said}"]
         return "\n".join(lines + [f"- {c.said}" for c in rest])
 
     good = bullets([c for c in r.checks if c.holds], "None of the rubric's checks holds.")

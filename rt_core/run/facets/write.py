@@ -87,7 +87,9 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     q1 = question(p, name)
     q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
           f"The pairing asks whether a method from {a} can serve it.")
-    made_for = aim(p.method_purpose) if p.method_purpose else f"for problems of {a}"
+    own = p.method_purpose
+    same = own is not None and (own.phrase.lower() in mech.lower() or mech.lower() in own.phrase.lower())
+    made_for = aim(own) if own is not None and not same else f"for problems of {a}"
     q3_grounds = [p.mechanism] + ([p.method_purpose] if p.method_purpose else [])
     if p.method_eval is not None and p.target_eval is not None:
         q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made_for} and tested on "
