@@ -27,7 +27,7 @@ from .phrases import METHOD_HEADS, candidate_phrases
 
 KINDS = ("purpose", "mechanism", "evaluation", "gap")
 # Bump when facets are found differently: stored facets of another version are recomputed.
-VERSION = "facets-6"
+VERSION = "facets-7"
 
 # What each facet is, in words a sentence embedder can compare a sentence with.
 DESCRIPTIONS = {
@@ -194,9 +194,11 @@ _LEADS = re.compile(r"^(?:the authors|authors|this (?:paper|review|work|study)|w
 
 
 def _words_cut(text: str, limit: int = MAX_PHRASE_WORDS) -> str:
-    ws = text.split()
-    cut = " ".join(ws[:limit])
-    return cut.rstrip(" .,;:?!")
+    """At most `limit` words, never ending on a stop word ("... and how closely its")."""
+    ws = text.split()[:limit]
+    while len(ws) > 1 and ws[-1].lower().strip(".,;:?!") in STOP:
+        ws.pop()
+    return " ".join(ws).rstrip(" .,;:?!")
 
 
 def _until_stop(text: str) -> str:
@@ -309,16 +311,23 @@ def _names_method(phrase: str) -> bool:
     return any(w.lower().strip("(),") in METHOD_HEADS for w in phrase.split())
 
 
-_NOT_TOPIC = wordset("authors paper papers review work study ago decade years year")
+_NOT_TOPIC = wordset("authors paper papers review work study ago decade years year because "
+                     "although while whereas since")
 
 
 def topic_of(sentence: str, embedder=None) -> str:
     """What a sentence's problem is about ("stellar velocity distributions"): of its noun
     phrases of two to four words, the one closest to the whole sentence (KeyBERT's rule,
     with the run's embedder), else the first; "" when it has none."""
-    found = [ph for ph in candidate_phrases(sentence)
-             if 2 <= len(ph.split()) <= 4 and not any(w.lower() in _NOT_TOPIC for w in ph.split())
-             and not (sentence.startswith(ph) and ph.split()[0].endswith("ing"))]  # a verb opening
+    found = []
+    for i, ph in enumerate(candidate_phrases(sentence)):
+        ws = ph.split()
+        # A leading connective, or the sentence's opening gerund ("Comparing ..."), is no topic.
+        while ws and (ws[0].lower() in _NOT_TOPIC or (i == 0 and sentence.startswith(ph)
+                                                      and ws[0].endswith("ing"))):
+            ws = ws[1:]
+        if 2 <= len(ws) <= 4 and not any(w.lower() in _NOT_TOPIC for w in ws):
+            found.append(" ".join(ws))
     if not found:
         return ""
     if embedder is None or len(found) == 1:
@@ -328,7 +337,12 @@ def topic_of(sentence: str, embedder=None) -> str:
 
 
 def _strip_article(text: str) -> str:
-    return re.sub(r"^(?:the|a|an|our|their|its)\s+", "", text.strip(), flags=re.IGNORECASE)
+    """Without a leading verb of making or using, or an article ("build a metapopulation
+    model" -> "metapopulation model")."""
+    text = re.sub(r"^(?:build|builds|develop|develops|use|uses|propose|proposes|introduce|"
+                  r"introduces|train|trains|fit|fits|apply|applies)\s+", "", text.strip(),
+                  flags=re.IGNORECASE)
+    return re.sub(r"^(?:the|a|an|our|their|its)\s+", "", text, flags=re.IGNORECASE)
 
 
 def _lower_first(text: str) -> str:

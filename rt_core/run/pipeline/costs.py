@@ -155,20 +155,12 @@ def _draft_material(s: Sizes) -> int:
     return min(12000, s.paper_chars) // CHARS_PER_TOKEN + CHAT_REPLY["profile"]
 
 
-def _from_facets(stems: Calls) -> Calls:
-    """A base model's writing and reviewing when the papers' facets pair (run/facets/): no
-    call; only when they do not does the run write and review by stems, which `max_calls`
-    keeps as the upper bound."""
-    return Calls(0, stems.max_calls, 0, 0)
-
-
 def write_drafts(s: Sizes) -> Calls:
     if registry.traits(s.style).completes_stems:
         per = QUESTIONS * stem.DRAFT_CANDIDATES["default"]
         prompt = STEM_HEADER + min(12000, s.paper_chars) // (3 * CHARS_PER_TOKEN) + 2 * STEM_LINE * 2
         n = s.authors * per
-        return _from_facets(Calls(n, n * (MAX_REASKS + 1) + s.authors * QUESTIONS, n * prompt,
-                                  n * STEM_WRITTEN))
+        return Calls(n, n * (MAX_REASKS + 1) + s.authors * QUESTIONS, n * prompt, n * STEM_WRITTEN)
     return _chat("draft", s.authors, _draft_material(s), QUESTIONS * MAX_REASKS)
 
 
@@ -181,7 +173,7 @@ def aggregate(s: Sizes) -> Calls:
         prompt = STEM_HEADER + 4 * STEM_LINE * 3
         # the drafts' own answers compete (alone, for a part sampled 0 times), so a merged
         # question is never re-asked empty
-        return _from_facets(Calls(n, n, n * prompt, n * STEM_WRITTEN))
+        return Calls(n, n, n * prompt, n * STEM_WRITTEN)
     return _chat("aggregate", 1, s.authors * CHAT_REPLY["draft"], QUESTIONS * MAX_REASKS)
 
 
@@ -191,9 +183,8 @@ def review(s: Sizes) -> Calls:
         prompt = STEM_REVIEW_PROMPT
         n = s.reviewers
         again = round(n * lines * REVIEW_LINE_REASKS)
-        return _from_facets(Calls(n * (lines + 1), n * (lines + 1) * (MAX_REASKS + 1),
-                                  (n * (lines + 1) + again) * prompt,
-                                  (n * lines + again) * STEM_REVIEW_LINE + n * STEM_SCORE, again))
+        return Calls(n * (lines + 1), n * (lines + 1) * (MAX_REASKS + 1), (n * (lines + 1) + again) * prompt,
+                     (n * lines + again) * STEM_REVIEW_LINE + n * STEM_SCORE, again)
     material = (CHAT_REPLY["aggregate"] + min(6000, s.paper_chars) // CHARS_PER_TOKEN
                 + CHAT_REPLY["profile"])
     return _chat("review", s.reviewers, material, 3 * MAX_REASKS)
