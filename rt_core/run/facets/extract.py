@@ -27,7 +27,7 @@ from .phrases import METHOD_HEADS, candidate_phrases
 
 KINDS = ("purpose", "mechanism", "evaluation", "gap")
 # Bump when facets are found differently: stored facets of another version are recomputed.
-VERSION = "facets-7"
+VERSION = "facets-8"
 
 # What each facet is, in words a sentence embedder can compare a sentence with.
 DESCRIPTIONS = {
@@ -78,6 +78,7 @@ class Facet:
     """One facet of one paper: a short phrase, the sentence it came from, and its form
     ("clause": "whether gun violence spreads ..."; "verb": "assess language models ...";
     "noun": "a co-offending network ..."; "name": the method's name from the title;
+    "found": a noun phrase ending in a method word, found anywhere in the sentence;
     "sentence": the sentence's opening, when no shorter phrase could be cut)."""
     kind: str
     phrase: str
@@ -232,9 +233,14 @@ def _noun_phrase(text: str) -> bool:
 
 
 def name_of(title: str) -> str:
-    """The name a title gives its method ("WebArena: A Realistic ..." -> "WebArena"), or ""."""
+    """The name a title gives its method ("WebArena: A Realistic ..." -> "WebArena"), or "".
+    A name is at most three words and none of them a stop word: "Murder by Structure: ..."
+    and "Embracing the unknown: ..." are phrases, not names."""
     head, sep, tail = title.partition(":")
-    return head.strip() if sep and tail.strip() and len(head.split()) <= 3 else ""
+    ws = head.split()
+    if not (sep and tail.strip() and 1 <= len(ws) <= 3) or any(w.lower() in STOP for w in ws):
+        return ""
+    return head.strip()
 
 
 def cut_phrase(kind: str, sentence: str, title: str = "", embedder=None) -> tuple[str, str]:
@@ -264,8 +270,8 @@ def cut_phrase(kind: str, sentence: str, title: str = "", embedder=None) -> tupl
         if m and _noun_phrase(_until_stop(m.group(1))) and _names_method(_until_stop(m.group(1))):
             return _strip_article(_until_stop(m.group(1))), "noun"
         m = _METHOD_NP.search(s)
-        if m and _noun_phrase(m.group(1)):
-            return _strip_article(m.group(1)), "noun"
+        if m and _noun_phrase(m.group(1)):  # a method word somewhere in the sentence: weaker
+            return _strip_article(m.group(1)), "found"
         return _until_stop(_LEADS.sub("", s)), "sentence"
     if kind == "gap":
         s = re.sub(r"^(?:however|but|yet)[, ]+", "", s, flags=re.IGNORECASE)
