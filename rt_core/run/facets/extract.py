@@ -27,7 +27,7 @@ from .phrases import METHOD_HEADS, candidate_phrases
 
 KINDS = ("purpose", "mechanism", "evaluation", "gap")
 # Bump when facets are found differently: stored facets of another version are recomputed.
-VERSION = "facets-8"
+VERSION = "facets-9"
 
 # What each facet is, in words a sentence embedder can compare a sentence with.
 DESCRIPTIONS = {
@@ -232,6 +232,10 @@ def _noun_phrase(text: str) -> bool:
     return len(text.split()) >= 2 and not _NOT_NP_START.match(text)
 
 
+_KINDS_OF_PAPER = wordset("commentary review editorial perspective perspectives correction "
+                          "erratum comment reply viewpoint essay")
+
+
 def name_of(title: str) -> str:
     """The name a title gives its method ("WebArena: A Realistic ..." -> "WebArena"), or "".
     A name is at most three words and none of them a stop word: "Murder by Structure: ..."
@@ -239,6 +243,8 @@ def name_of(title: str) -> str:
     head, sep, tail = title.partition(":")
     ws = head.split()
     if not (sep and tail.strip() and 1 <= len(ws) <= 3) or any(w.lower() in STOP for w in ws):
+        return ""
+    if head.strip().lower() in _KINDS_OF_PAPER:  # "Commentary: ...", "Review: ..." name no method
         return ""
     return head.strip()
 
