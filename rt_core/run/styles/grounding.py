@@ -233,7 +233,11 @@ class Grounding:
         on the run) when the papers share no usable facet."""
         with self._lock:
             if self._pairings is None:
-                pool = list({p.id: p for p in [*self.papers, *self.facet_pool]}.values())
+                # The authors' papers add facets to the chosen fields, never a field of their
+                # own: a case study of NLP and astronomy pairs those two.
+                chosen = set(self.fields)
+                extra = [p for p in self.facet_pool if not chosen or (p.fields and p.fields[0] in chosen)]
+                pool = list({p.id: p for p in [*self.papers, *extra]}.values())
                 found = facets_of(pool, self.store, self.embedder)
                 plans = pairings(by_field(pool, found), self.embedder, name=self.name)
                 notes = notes_of(found) + ([plans.note] if plans.note else [])
