@@ -18,6 +18,16 @@ class Source(_Record):
 
 
 @dataclass
+class Ground(_Record):
+    """A sentence of a paper an answer was written from (base models' proposals from
+    facets, run/facets/): the answer's provenance is the papers' own words."""
+    paper_id: str
+    facet: str  # "purpose", "mechanism", "evaluation" or "gap"
+    sentence: str
+    field: str = ""
+
+
+@dataclass
 class Provenance(_Record):
     answers: dict[str, list[Source]] = field(default_factory=dict)  # question key -> best first
     reviews: dict[str, list[Source]] = field(default_factory=dict)  # reviewer id -> their papers

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .attribution import Credit, Provenance, Source  # noqa: F401
+from .attribution import Credit, Ground, Provenance, Source  # noqa: F401
 from .fiveq import QUESTION_KEYS, QUESTIONS
 from .record import Record as _Record
 
@@ -70,6 +70,9 @@ class Proposal(_Record):
     missing: list[str] = field(default_factory=list)
     author_id: str = ""  # "" for the aggregated proposal
     drafts: list[Proposal] = field(default_factory=list)
+    # Per question, the papers' sentences the answer was written from (a base model's
+    # proposal from facets, run/facets/write.py); empty when a model wrote it freely.
+    grounds: dict[str, list[Ground]] = field(default_factory=dict)
 
     def answers(self) -> dict[str, str]:
         return {k: getattr(self, k) for k in QUESTION_KEYS}
@@ -85,6 +88,8 @@ class Proposal(_Record):
     def from_dict(cls, data: dict[str, Any]) -> Proposal:
         data = dict(data)
         data["drafts"] = [Proposal.from_dict(d) for d in data.get("drafts") or []]
+        data["grounds"] = {k: [Ground.from_dict(g) for g in v]
+                           for k, v in (data.get("grounds") or {}).items()}
         return super().from_dict(data)  # type: ignore[return-value]
 
 
@@ -98,6 +103,10 @@ class Review(_Record):
     # The sections ("strengths", "weaknesses") the automatic checks of the proposal filled
     # because the base model wrote nothing usable there (run/stem_checks.py).
     checked: list[str] = field(default_factory=list)
+    # A review by rubric (base models, run/facets/rubric.py): each check and whether it
+    # holds, and how the score follows from them ("" for a review a model wrote).
+    rubric: dict[str, bool] = field(default_factory=dict)
+    basis: str = ""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Review:

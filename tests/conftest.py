@@ -206,3 +206,14 @@ def community(store):
     store.corpus.upsert_researchers([Researcher(id=i, name=n, fields=[f], publication_ids=p)
                               for i, n, f, p in RESEARCHERS])
     return store
+
+
+@pytest.fixture
+def stem_writing(monkeypatch):
+    """Base-model runs write by sentence stems, as they do when the chosen papers share no
+    facet that pairs (run/facets/): for the tests of that path, which a run with pairings
+    no longer takes."""
+    from rt_core.run.facets.pair import Pairings
+    from rt_core.run.styles.grounding import Grounding
+
+    monkeypatch.setattr(Grounding, "pairings", property(lambda self: Pairings(note="")))

@@ -37,9 +37,10 @@ def test_chat_estimate_counts_exactly_the_calls_a_run_makes(community, demo):
     assert est.cost == 0.0 and "no cost" in est.summary()
 
 
-def test_stem_estimate_bounds_the_calls_a_run_makes(community, demo):
+def test_stem_estimate_bounds_the_calls_a_run_makes(community, demo, stem_writing):
     """A base model's lines are re-asked when empty or off-topic, so the count varies; it
-    lies between the calls without re-asks and the calls with every re-ask."""
+    lies between the calls without re-asks and the calls with every re-ask. (The estimate
+    counts the stem path; a run whose papers pair writes from facets with no call.)"""
     cfg = config(prompt_style="stem")
     est = budget.estimate(cfg, community)
     run = sim(community, cfg).run_sync()

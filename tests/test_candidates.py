@@ -108,7 +108,7 @@ def base_model(request):
     request.addfinalizer(lambda: registry.forget("scripted/base", previous))
 
 
-def test_a_base_model_gets_its_lead_as_material_and_is_ranked_by_signals(community, demo, base_model):
+def test_a_base_model_gets_its_lead_as_material_and_is_ranked_by_signals(community, demo, base_model, stem_writing):
     run = Simulation(request(2, model="scripted/base"), community).run_sync()
     assert run.status == "done", run.errors
     t = run.tournament

@@ -118,7 +118,7 @@ def _echo_responder(messages, params):
     return " and compare both with careful measurements."
 
 
-def test_question_stems_carry_a_concept_from_each_field(community, scripted):
+def test_question_stems_carry_a_concept_from_each_field(community, scripted, stem_writing):
     scripted.responder = _echo_responder
     run_ = Simulation(_stem_request(), community).run_sync()
     assert run_.status == "done", run_.errors
@@ -130,7 +130,7 @@ def test_question_stems_carry_a_concept_from_each_field(community, scripted):
     assert q1.startswith("How can")  # the plain stem stays the start (similarity strips it)
 
 
-def test_the_self_baseline_gets_no_concepts_from_the_neighbourhood(community, scripted):
+def test_the_self_baseline_gets_no_concepts_from_the_neighbourhood(community, scripted, stem_writing):
     """`self` writes from nothing; seeding it with the authors' concepts would hand it what
     the other modes have to read (and flatter it in a replay)."""
     scripted.responder = _echo_responder
@@ -147,7 +147,7 @@ def test_the_self_baseline_gets_no_concepts_from_the_neighbourhood(community, sc
     assert [c for cs in concepts.values() for c in cs if c in prompts]  # from the authors' papers
 
 
-def test_candidates_have_their_own_seeds_and_a_warm_rerun_makes_no_calls(community, scripted):
+def test_candidates_have_their_own_seeds_and_a_warm_rerun_makes_no_calls(community, scripted, stem_writing):
     scripted.responder = _echo_responder
     req = _stem_request(temperature=0.4)
     first = Simulation(req, community).run_sync()
@@ -226,7 +226,7 @@ def test_the_score_prefers_the_field_earlier_answers_left_out():
 # -- the run's embedder ---------------------------------------------------------------------
 
 def test_a_stem_run_embeds_with_the_embedder_it_chose_and_reuses_nothing_from_minilm(
-        community, scripted, openai_server):
+        community, scripted, openai_server, stem_writing):
     """Concepts, reviewer choice and the meta-review all use the run's embedder. A run on
     another embedder (a hosted model, here the OpenAI-compatible server on 127.0.0.1) after
     a MiniLM run gets that embedder's concepts in its prompts: neither MiniLM's vectors nor
@@ -568,7 +568,7 @@ def test_the_embedded_model_combines_nlp_and_astronomy(starter_store):
 
 
 def test_a_second_run_on_the_one_model_waits_with_its_place_and_can_cancel(community, scripted,
-                                                                           request):
+                                                                           request, stem_writing):
     import time
 
     from rt_core.models import registry

@@ -70,11 +70,20 @@ def test_labels_parse_in_lists_and_strip_cleanly():
     assert prop.q1 == "x" and [s.id for s in prov.answers["q1"]] == ["r-b"] and len(notes) == 1
 
 
-def test_a_base_model_run_gets_embedding_provenance_without_citations(community, demo):
+def test_a_base_model_run_gets_embedding_provenance_without_citations(community, demo, stem_writing):
+    """Written by stems, a base model cites nothing: its provenance is embedding only."""
     run = run_with(community, None, prompt_style="stem", num_reviewers=0)
     assert run.status == "done", run.errors
     assert set(run.provenance.answers) == {"q1", "q2", "q3", "q4", "q5"}
     assert not any(s.cited for v in run.provenance.answers.values() for s in v)
+
+
+def test_a_base_model_proposal_from_facets_cites_exactly_the_papers_it_quotes(community, demo):
+    run = run_with(community, None, prompt_style="stem", num_reviewers=0)
+    assert run.status == "done", run.errors
+    for key, sources in run.provenance.answers.items():
+        quoted = {g.paper_id for g in run.proposal.grounds.get(key, [])}
+        assert {s.id for s in sources if s.cited} == quoted, key
 
 
 def test_exports_carry_the_sources(community, scripted):

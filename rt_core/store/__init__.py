@@ -10,7 +10,8 @@ touch: `store.corpus` (papers, researchers, fields, search, imports),
 from several processes once; `store.bench_tasks` is the queue benchmark workers share;
 `store.neighbourhoods` keeps each browser's selection across a reload;
 `store.demo_spending` counts what the shared demo's visitors spent today (rt_core.allowance);
-`store.operator_sessions` lists the operator's signed-in browsers.
+`store.operator_sessions` lists the operator's signed-in browsers; `store.facets` keeps
+what each paper states (purpose, mechanism, evaluation, gap), found once per paper.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from .claims import CallClaims
 from .comparisons import Comparisons
 from .corpus import BundleSummary, Corpus, ImportSummary
 from .db import Database, is_url
+from .facets import PaperFacetStore
 from .ideas import Ideas
 from .neighbourhoods import KeptNeighbourhoods
 from .operator_sessions import OperatorSessions
@@ -58,6 +60,7 @@ class Store:
         self.bench_tasks = BenchTasks(self.db)
         self.call_speeds = CallSpeeds(self.db)
         self.neighbourhoods = KeptNeighbourhoods(self.db)
+        self.facets = PaperFacetStore(self.db)
         self.operator_sessions = OperatorSessions(self.db)
         self.demo_spending = DemoSpending(self.db)
         self._views: OrderedDict[str, Store] = OrderedDict()

@@ -102,4 +102,5 @@ def led_grounding(g: Grounding, lead: Lead) -> Grounding:
         cs = list(concepts[f])
         first = [c for c in lead.concepts if c in cs]
         led[f] = first + [c for c in cs if c not in first]
-    return Grounding(g.papers, g.background, g.field_names, g.embedder, g.k, led)  # concepts given
+    return Grounding(g.papers, g.background, g.field_names, g.embedder, g.k, led,  # concepts given
+                     store=g.store, _pairings=g._pairings)

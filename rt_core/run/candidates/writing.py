@@ -28,9 +28,10 @@ from ..styles import chat, stem
 from ..styles.citations import draft_label
 from ..styles.context import StageContext
 from ..styles.grounding import Grounding
+from ..styles.stem_facets import planned
 from ..styles.stem_material import concepts_block, fields_phrase
 from ..styles.stem_write import five_questions as stem_five_questions
-from .leads import led_grounding
+from .leads import SEED_STEP, led_grounding
 
 
 class Seeded:
@@ -78,6 +79,12 @@ async def write_chat(ctx: StageContext, drafts: list[Proposal], lead_text: str, 
 
 async def write_stem(ctx: StageContext, drafts: list[Proposal], lead_text: str, persona: str,
                      g: Grounding, lead) -> Proposal:
+    # From the papers' facets when they pair: candidate i (its seed base, `Seeded`) takes
+    # the i-th distinct pairing, so candidates differ by what they combine.
+    plan = planned(ctx, g, index=max(0, getattr(ctx.client, "base", SEED_STEP) // SEED_STEP - 1))
+    if plan is not None:
+        plan.drafts = list(drafts)
+        return plan
     led = led_grounding(g, lead)
     header = prompts.load("candidates")["aggregate_led_header"].render(
         fields=fields_phrase(led) or "several fields", concepts=concepts_block(led),

@@ -20,8 +20,8 @@ from ...models.embed import Embedder
 from ...text import words
 from ...types import QUESTION_KEYS, Credit, Proposal, Run
 from ..evidence.evaluate import proposal_similarity
+from ..facets.phrases import candidate_phrases
 from ..styles.chat import mean_score
-from ..styles.grounding import candidate_phrases
 
 UNCHANGED = 0.98  # every answer at least this close: the proposal hardly changed
 

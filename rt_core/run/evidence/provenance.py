@@ -84,6 +84,8 @@ def answer_sources(embedder: Embedder, proposal: Proposal, papers: list[Paper],
         if not answer:
             continue
         marks = {(s.kind, s.id) for s in (cited.answers.get(key, []) if cited else [])}
+        # A proposal written from the papers' sentences (run/facets/) cites their papers.
+        marks |= {("paper", g.paper_id) for g in proposal.grounds.get(key, [])}
         out[key] = _keep(rank(vectors, answer, drafts[key] + paper_cands, marks), TOP_PAPERS)
     return out
 
@@ -140,8 +142,9 @@ def still_cited(run) -> Provenance | None:
     return Provenance(answers=answers, reviews=prov.reviews)
 
 
-def _papers_in_reach(state: RunState, researcher_ids: list[str]) -> list[Paper]:
+def _papers_in_reach(state: RunState, researcher_ids: list[str], grounds: list[str] = ()) -> list[Paper]:
     ids = [p.id for p in state.reader.writing_papers()] if state.mode.reads_papers else []
+    ids += list(grounds)
     for rid in researcher_ids:
         prof = state.run.profiles.get(rid)
         ids += prof.paper_ids if prof else []
@@ -161,7 +164,8 @@ async def attribute_answers(state: RunState) -> None:
     proposal = state.run.proposal
     if proposal is None:
         return
-    papers = _papers_in_reach(state, [d.author_id for d in proposal.drafts if d.author_id])
+    papers = _papers_in_reach(state, [d.author_id for d in proposal.drafts if d.author_id],
+                              [g.paper_id for gs in proposal.grounds.values() for g in gs])
     cited = still_cited(state.run)
     answers = await asyncio.to_thread(
         _measure, state, lambda: answer_sources(state.embedder, proposal, papers, cited))

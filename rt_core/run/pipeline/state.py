@@ -88,7 +88,10 @@ class RunState:
     def grounding(self) -> Grounding:
         """Field names and background papers for the base-model stages' key concepts, which
         are computed on first use (chat stages never ask, so never pay the embedding)."""
-        return Grounding.for_store(self.store, self.reader.grounding_papers(self.mode), self.embedder)
+        own = [p for rid in self.config.researcher_ids for p in self.reader.publications(rid)[:5]] \
+            if self.mode.reads_profiles else []
+        return Grounding.for_store(self.store, self.reader.grounding_papers(self.mode), self.embedder,
+                                   facet_pool=own)
 
     @property
     def mode(self) -> Mode:

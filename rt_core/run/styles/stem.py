@@ -33,6 +33,7 @@ from .review_clusters import clustered_sections
 from .review_heading import fits
 from .stem_checks import AUTO_CHECK, proposal_checks, review_line_score
 from .stem_claims import Evidence, unsupported
+from .stem_facets import by_rubric, meta_by_rubric, planned
 from .stem_line import SCORE_GRAMMAR, line
 from .stem_material import concepts_block, fields_phrase, format_papers, format_proposal, grounding_of, offset_of
 from .stem_names import drop_invented, material_text, refers_to
@@ -72,6 +73,10 @@ FOCUSED_LINE_WORDS = 4
 async def write_draft(ctx: StageContext, persona: str | None, papers: list[Paper],
                       author_id: str = "") -> Proposal:
     g = grounding_of(ctx, papers)
+    plan = planned(ctx, g, author_id=author_id or "writer")
+    if plan is not None:  # from the papers' facets (run/styles/stem_facets.py): no call
+        plan.author_id = author_id
+        return plan
     # The shared material comes first and the author last, so llama.cpp reuses the
     # evaluated prefix from one author's document to the next.
     header = ctx.prompts["draft_header"].render(
@@ -85,10 +90,14 @@ async def write_draft(ctx: StageContext, persona: str | None, papers: list[Paper
 async def aggregate(ctx: StageContext, drafts: list[Proposal]) -> Proposal:
     """Merge drafts question by question: the drafts' answers compete with fresh
     continuations that see them, and the best by the same score is kept."""
+    g = grounding_of(ctx, [])
+    plan = planned(ctx, g, index=0)
+    if plan is not None:  # the best pairing; the drafts are kept as what it was chosen with
+        plan.drafts = list(drafts)
+        return plan
     if len(drafts) == 1:
         d = drafts[0]
         return Proposal(**d.answers(), missing=list(d.missing), drafts=[d])
-    g = grounding_of(ctx, [])
     header = ctx.prompts["aggregate_header"].render(fields=fields_phrase(g) or "several fields",
                                                     concepts=concepts_block(g))["text"]
 
@@ -140,6 +149,8 @@ async def review(ctx: StageContext, reviewer_id: str, persona: str | None, propo
     else labelled automatic checks), then a score constrained by a grammar to 1-10.
     (The papers are not shown: a small model's context is better spent on the proposal.)"""
     g = grounding_of(ctx, papers)
+    if proposal.grounds:  # written from facets: checked by rubric, no call
+        return by_rubric(g, reviewer_id, proposal, prior)
     stems = ctx.prompts.stems
     shown = format_proposal(proposal)
     prior_work = f"\nClosest published work: {'; '.join(prior)}" if prior else ""
@@ -302,6 +313,9 @@ async def meta_review(ctx: StageContext, proposal: Proposal, reviews: list[Revie
     """No model call: the reviewers' points go under the heading they lean to (else the
     one they were asked for), are embedded with the run's embedder, clustered, and each
     cluster is represented by its most central point, most widely shared first."""
+    by_checks = meta_by_rubric(reviews)
+    if by_checks is not None:
+        return by_checks
     embedder = getattr(getattr(ctx, "grounding", None), "embedder", None)
     if embedder is None:
         raise ConfigError("the meta-review needs the run's embedder",

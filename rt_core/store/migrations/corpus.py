@@ -153,6 +153,7 @@ def m015_paper_fields_rowid(db: sqlite3.Connection) -> None:
     CREATE INDEX paper_fields_newest ON paper_fields(field_id, paper_rowid DESC);
     """)
 
+
 @migration
 def m021_records_added_by(db: sqlite3.Connection) -> None:
     """Who added a paper or researcher: '' for the shared corpus (bundled, imported on a
@@ -165,4 +166,20 @@ def m021_records_added_by(db: sqlite3.Connection) -> None:
     ALTER TABLE researchers ADD COLUMN added_by TEXT NOT NULL DEFAULT '';
     CREATE INDEX papers_added_by ON papers(added_by) WHERE added_by != '';
     CREATE INDEX researchers_added_by ON researchers(added_by) WHERE added_by != '';
+    """)
+
+
+@migration
+def m023_paper_facets(db: sqlite3.Connection) -> None:
+    """What each paper states (purpose, mechanism, evaluation, gap; run/facets/extract.py),
+    kept per paper and per way of finding them (`version`), so a paper's facets are found
+    once. The facets are a JSON document: the store keeps them, the run reads them. A
+    paper deleted later leaves a row nobody asks for, which costs nothing."""
+    db.executescript("""
+    CREATE TABLE paper_facets (
+        paper_id TEXT NOT NULL,
+        version TEXT NOT NULL,
+        facets_json TEXT NOT NULL,
+        PRIMARY KEY (paper_id, version)
+    );
     """)

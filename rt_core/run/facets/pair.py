@@ -1,0 +1,194 @@
+"""Pairings: a mechanism of one chosen field for a purpose of another, ranked by how
+plausible the pairing is.
+
+A 270M base model cannot say which combination of two fields makes sense, so the plan of
+a proposal is chosen here, from what the papers state, with measured signals only:
+
+- `fit`: how close the mechanism's sentence is to the purpose's sentence (the run's
+  embedder, MiniLM by default): a method described in words near the problem's;
+- `data`: how much the data the two sides evaluate on share words (a method tested on
+  images meets a problem measured on images more easily than one measured on surveys);
+- `ready`: whether the purpose's side states data and a measure (Q5 needs them) and a gap
+  (Q4 quotes it), so the proposal can be written from what the papers say;
+- `method`: whether the mechanism's phrase names a method (a name from the title or a noun
+  phrase), not data and not a sentence's opening that no shorter phrase could be cut from.
+
+Each candidate of a brainstorm takes a different pairing (`distinct`): no two share both
+papers, and the direction (which field lends the method) alternates where it can.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...text import words, wordset
+from .extract import Facet, PaperFacets
+
+FIT_WEIGHT = 1.0
+DATA_WEIGHT = 0.5
+READY_WEIGHT = 0.15
+METHOD_WEIGHT = 0.3
+# What a mechanism is called when it names data rather than a method ("Danish register data").
+DATA_HEADS = wordset("""data dataset datasets survey surveys records observations catalogue
+sample samples release""")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """The plan of one proposal: a mechanism (field A) for a purpose (field B), with the
+    facets the other answers are written from."""
+    mechanism: Facet
+    purpose: Facet
+    method_purpose: Facet | None = None  # what the mechanism was made for, on its own side
+    method_eval: Facet | None = None  # what the mechanism was tested on, on its own side
+    target_eval: Facet | None = None  # the data and measure of the purpose's side (for Q5)
+    target_method: Facet | None = None  # how the purpose's side works on it now
+    gaps: tuple[Facet, ...] = ()  # gaps the two sides state, the purpose's side first
+    score: float = 0.0
+    parts: tuple[tuple[str, float], ...] = ()  # the score's parts, by name
+
+    @property
+    def fields(self) -> tuple[str, str]:
+        return self.mechanism.field, self.purpose.field
+
+
+@dataclass(frozen=True)
+class Pairings:
+    """Every plausible pairing of a neighbourhood, best first, and why there are none
+    when there are none (one sentence the run shows)."""
+    ranked: tuple[Pairing, ...] = ()
+    note: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.ranked)
+
+    def pick(self, index: int) -> Pairing:
+        """The pairing of candidate `index`: distinct ones first, then round again."""
+        return self.ranked[index % len(self.ranked)]
+
+
+def _data_overlap(a: Facet | None, b: Facet | None) -> float:
+    if a is None or b is None:
+        return 0.0
+    wa, wb = words(a.sentence), words(b.sentence)
+    return len(wa & wb) / max(1, min(len(wa), len(wb)))
+
+
+def _first(found: list[PaperFacets], kind: str, prefer: str = "") -> Facet | None:
+    """The facet of this kind from the preferred paper, else from any paper of the side."""
+    own = [pf.of(kind) for pf in found if pf.paper_id == prefer]
+    rest = [pf.of(kind) for pf in found if pf.paper_id != prefer]
+    return next((f for f in own + rest if f is not None), None)
+
+
+def _first_usable(found: list[PaperFacets], prefer: str) -> Facet | None:
+    """The side's evaluation with usable data, the purpose's own paper first."""
+    ordered = sorted(found, key=lambda pf: pf.paper_id != prefer)
+    evals = [pf.of("evaluation") for pf in ordered]
+    return next((f for f in evals if usable(f)), None)
+
+
+def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int = 24,
+             name=lambda f: f) -> Pairings:
+    """Every mechanism of one field with every purpose of another, scored and ranked
+    (`name`: a field's name, for the note said when there is none)."""
+    fields = [f for f, found in by_field.items() if any(pf.facets for pf in found)]
+    if len(fields) < 2:
+        return Pairings(note=_why_none(by_field, name))
+    plans = []
+    for fa in fields:
+        for fb in fields:
+            if fa == fb:
+                continue
+            for mech_pf in by_field[fa]:
+                mech = mech_pf.of("mechanism")
+                if mech is None:
+                    continue
+                for purp_pf in by_field[fb]:
+                    purp = purp_pf.of("purpose")
+                    if purp is None:
+                        continue
+                    target_eval = _first_usable(by_field[fb], purp_pf.paper_id)
+                    # Only the two papers' own gaps: another paper's is about something else.
+                    gaps = tuple(g for g in (purp_pf.of("gap"), mech_pf.of("gap")) if g is not None)
+                    own_eval = mech_pf.of("evaluation")
+                    target_method = purp_pf.of("mechanism")
+                    plans.append(Pairing(
+                        mech, purp, mech_pf.of("purpose"), own_eval if usable(own_eval) else None,
+                        target_eval, target_method if target_method and methodness(target_method) > 0
+                        else None, gaps))
+    if not plans:
+        return Pairings(note="The chosen papers state no method in one field and no problem "
+                             "in another, so no two fields' facets could be paired.")
+    fit = _fits(plans, embedder)
+    scored = []
+    for plan, f in zip(plans, fit, strict=True):
+        data = _data_overlap(plan.method_eval, plan.target_eval)
+        ready = (usable(plan.target_eval)) + (bool(plan.gaps)) + (usable(plan.method_eval))
+        method = methodness(plan.mechanism)
+        total = FIT_WEIGHT * f + DATA_WEIGHT * data + READY_WEIGHT * ready + METHOD_WEIGHT * method
+        scored.append(Pairing(**{**plan.__dict__, "score": round(total, 4),
+                                 "parts": (("fit", round(f, 4)), ("data", round(data, 4)),
+                                           ("ready", float(ready)), ("method", method))}))
+    # A mechanism that names no method (data, or a sentence's opening) is a last resort.
+    methods = [p for p in scored if dict(p.parts)["method"] > 0]
+    scored = methods or scored
+    scored.sort(key=lambda p: (-p.score, p.mechanism.paper_id, p.purpose.paper_id))
+    return Pairings(tuple(distinct(scored)[:limit]))
+
+
+def usable(f: Facet | None) -> bool:
+    """An evaluation a proposal can name: data of more than one word ("survey" alone says
+    nothing of what was surveyed)."""
+    return f is not None and len(f.phrase.split()) >= 2
+
+
+def methodness(f: Facet) -> float:
+    """1.5 for a method's name from its title, 1 for the object of "we propose/use ...",
+    0.2 for a noun phrase merely ending in a method word, -3 for data or a sentence's
+    opening."""
+    named = f.phrase.split("(")[0].split()
+    if f.form == "sentence" or any(w.lower() in DATA_HEADS for w in named[:5]):
+        return -3.0
+    return {"name": 1.5, "found": 0.2}.get(f.form, 1.0)
+
+
+def _fits(plans: list[Pairing], embedder) -> list[float]:
+    """Cosine of each mechanism's sentence with its purpose's sentence (0 without an embedder)."""
+    if embedder is None:
+        return [0.0] * len(plans)
+    texts = list(dict.fromkeys(t for p in plans for t in (p.mechanism.sentence, p.purpose.sentence)))
+    vecs = np.asarray(embedder.encode(texts))
+    at = {t: vecs[i] for i, t in enumerate(texts)}
+    return [float(at[p.mechanism.sentence] @ at[p.purpose.sentence]) for p in plans]
+
+
+def distinct(ranked: list[Pairing]) -> list[Pairing]:
+    """The ranking reordered so that consecutive picks differ: a pairing whose mechanism
+    paper or purpose paper was already used, or whose direction repeats the last one,
+    waits for a round where nothing fresh is left."""
+    left = list(ranked)
+    out: list[Pairing] = []
+    used: set[str] = set()
+    while left:
+        last = out[-1].fields if out else None
+        pick = next((p for p in left if p.mechanism.paper_id not in used
+                     and p.purpose.paper_id not in used and p.fields != last), None)
+        pick = pick or next((p for p in left if p.mechanism.paper_id not in used
+                             or p.purpose.paper_id not in used), None) or left[0]
+        if pick.mechanism.paper_id in used and pick.purpose.paper_id in used:
+            used.clear()
+        out.append(pick)
+        used |= {pick.mechanism.paper_id, pick.purpose.paper_id}
+        left.remove(pick)
+    return out
+
+
+def _why_none(by_field: dict[str, list[PaperFacets]], name) -> str:
+    with_facets = [f for f, found in by_field.items() if any(pf.facets for pf in found)]
+    if not by_field or len(by_field) < 2:
+        return "The chosen papers come from one field, so there is no second field to pair with."
+    empty = [f for f in by_field if f not in with_facets]
+    return (f"The papers of {', '.join(name(f) for f in empty)} state no facet that could be found (no abstract, "
+            "or none of its sentences names a problem or a method), so no two fields could be paired.")

@@ -1,0 +1,208 @@
+"""Reviews that state only what is true of the proposal: a rubric that can be computed,
+said in the reviewer's words, with the score derived from it and shown as such.
+
+Why: a 270M base model cannot judge. Its review lines read as judgements ("a powerful
+research tool", "the first work that") and a blind reader found 43 of 96 of them false or
+impossible for an unexecuted proposal (issue 49). Each check here is a fact about the
+proposal's text and the sentences it was written from, so every sentence a review says is
+one check's outcome, and the meta-review counts reviewers per check: "(2 of 3 reviewers)"
+counts reviewers whose check came out the same way.
+
+The checks (`KEYS`): each chosen field's facet is used; Q5 runs the method on data the
+other side uses; the nearest paper the reviewer knows (their own papers, and the novelty
+check's nearest titles when it ran) is not close to Q1; Q5 names a measure; Q4 quotes a
+gap the papers state; Q3 says what makes the carry-over hard. Nothing claims a result, a
+test, a first or a fact about the world.
+"""
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...types import Ground, Paper, Proposal
+from .write import MEASURES
+
+KEYS = ("fields", "data", "prior", "measure", "gap", "hard")
+# A reviewer's paper this close to Q1 (MiniLM cosine, title and first sentence) is close:
+# two real papers on one idea score about 0.8 (DESIGN.md, section 4).
+CLOSE = 0.75
+# What a check says, when it holds and when it does not: two wordings each, a reviewer
+# taking one by a stable hash of their id, so reviewers say the same fact in their own way.
+SAY = {
+    ("fields", True): ("It builds on what the papers of every chosen field state ({names}).",
+                       "Each chosen field contributes a stated facet ({names})."),
+    ("fields", False): ("It uses nothing that the {missing} papers state.",
+                        "No facet of the {missing} papers appears in it."),
+    ("data", True): ("Q5 runs the method on data the {side} side already works with ({data}).",
+                     "The data Q5 names ({data}) is data the {side} papers use."),
+    ("data", False): ("Q5 names no data from the {side} side for the method to run on.",
+                      "Nothing in Q5 is data the {side} papers use."),
+    ("prior", True): ("The nearest paper I compared Q1 with, “{title}”, is not close to it "
+                      "(cosine {sim:.2f}).",
+                      "Q1 is not close to any paper I compared it with; the nearest, “{title}”, "
+                      "has cosine {sim:.2f}."),
+    ("prior", False): ("Q1 is close to “{title}” (cosine {sim:.2f}); the idea may have been "
+                       "tried there.",
+                       "“{title}” is close to Q1 (cosine {sim:.2f}), so the question may not be new."),
+    ("measure", True): ("Q5 names a measure ({measure}).",
+                        "There is a measure to judge the outcome by: {measure}."),
+    ("measure", False): ("Q5 names no measure to judge the outcome by.",
+                         "Q5 does not say what would be measured."),
+    ("gap", True): ("Q4 quotes a gap that a chosen paper states.",
+                    "The gap in Q4 is one the papers themselves state."),
+    ("gap", False): ("Q4 names no gap that the papers state.",
+                     "No gap stated by the papers is quoted in Q4."),
+    ("hard", True): ("Q3 says what the method was made for and where it is carried, which is "
+                     "why the carry-over is hard.",
+                     "Q3 explains why carrying the method across is hard: it was made for "
+                     "something else."),
+    ("hard", False): ("Q3 does not say what stands in the way of carrying the method across.",
+                      "Why the carry-over is hard is left unsaid in Q3."),
+}
+# What the meta-review says of a check, counted over reviewers.
+SUMMARY = {
+    ("fields", True): "Every chosen field's facet is used",
+    ("fields", False): "A chosen field's facets are not used",
+    ("data", True): "Q5 names data the other side uses",
+    ("data", False): "Q5 names no data of the other side",
+    ("prior", True): "No paper the reviewers compared is close to Q1",
+    ("prior", False): "Q1 is close to a paper a reviewer compared it with",
+    ("measure", True): "Q5 names a measure",
+    ("measure", False): "Q5 names no measure",
+    ("gap", True): "Q4 quotes a gap the papers state",
+    ("gap", False): "Q4 names no stated gap",
+    ("hard", True): "Q3 says why the carry-over is hard",
+    ("hard", False): "Q3 does not say why the carry-over is hard",
+}
+VOICE = ("From {field}'s side: ", "Reading it as someone in {field}: ", "In {field}: ")
+
+
+@dataclass(frozen=True)
+class Check:
+    key: str
+    holds: bool
+    said: str  # the reviewer's sentence about it
+
+
+@dataclass(frozen=True)
+class Rubric:
+    reviewer_id: str
+    checks: tuple[Check, ...]
+
+    @property
+    def held(self) -> int:
+        return sum(c.holds for c in self.checks)
+
+    @property
+    def score(self) -> int:
+        """1 when no check holds, 9 when all do: a rubric shows what is there, and a
+        proposal no one has carried out earns no 10."""
+        return round(1 + 8 * self.held / len(self.checks)) if self.checks else 1
+
+    @property
+    def basis(self) -> str:
+        return (f"Score {self.score} from the rubric: {self.held} of {len(self.checks)} checks "
+                f"hold (1 + 8 × checks held / checks, rounded).")
+
+
+def _grounds(p: Proposal, key: str) -> list[Ground]:
+    return list(p.grounds.get(key) or [])
+
+
+def sides(p: Proposal) -> tuple[str, str]:
+    """(the mechanism's field, the purpose's field) of a proposal written from a pairing."""
+    q1 = _grounds(p, "q1")
+    mech = next((g.field for g in q1 if g.facet == "mechanism"), "")
+    purp = next((g.field for g in q1 if g.facet == "purpose"), "")
+    return mech, purp
+
+
+def nearest(q1: str, papers: list[Paper], titles: list[str], embedder) -> tuple[str, float] | None:
+    """The paper (or title) closest to Q1 by the embedder, with its cosine; None without any."""
+    texts = [f"{p.title}. {(p.abstract or '').split('. ')[0]}" for p in papers] + list(titles)
+    names = [p.title for p in papers] + list(titles)
+    if embedder is None or not texts or not q1:
+        return None
+    vecs = np.asarray(embedder.encode([q1, *texts]))
+    sims = vecs[1:] @ vecs[0]
+    i = int(np.argmax(sims))
+    return names[i], float(sims[i])
+
+
+def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
+          name: Callable[[str], str], near: tuple[str, float] | None) -> Rubric:
+    """The reviewer's rubric of a proposal written from facets (it has `grounds`)."""
+    h = zlib.crc32(reviewer_id.encode("utf-8"))
+    mech_field, purp_field = sides(p)
+    used = {g.field for gs in p.grounds.values() for g in gs}
+    missing = [f for f in hood_fields if f not in used]
+    q5 = p.q5 or ""
+    data = next((g for g in _grounds(p, "q5") if g.facet == "evaluation"
+                 and g.field != mech_field), None)
+    measure = MEASURES.search(q5)
+    gaps = [g for g in _grounds(p, "q4") if g.facet == "gap" and g.sentence.strip() in (p.q4 or "")]
+    q3_fields = {g.field for g in _grounds(p, "q3")}
+    hard = "because" in (p.q3 or "") and (len(q3_fields) >= 2 or name(purp_field) in (p.q3 or ""))
+    found = [("fields", not missing, {"names": ", ".join(name(f) for f in hood_fields),
+                                      "missing": " and ".join(name(f) for f in missing)}),
+             ("data", data is not None, {"side": name(purp_field),
+                                         "data": _phrase_in(q5, data) if data else ""})]
+    if near is not None:
+        found.append(("prior", near[1] < CLOSE, {"title": near[0], "sim": near[1]}))
+    found += [("measure", measure is not None, {"measure": measure.group(1).lower() if measure else ""}),
+              ("gap", bool(gaps), {}),
+              ("hard", hard, {})]
+    checks = []
+    for i, (key, holds, values) in enumerate(found):
+        said = SAY[(key, holds)][(h + i) % 2].format(**values)
+        checks.append(Check(key, holds, said))
+    return Rubric(reviewer_id, tuple(checks))
+
+
+def _phrase_in(q5: str, g: Ground) -> str:
+    """The data as Q5 words it: the part of Q5 after "to", up to "from"."""
+    after = q5.split(" to ", 1)[1] if " to " in q5 else g.sentence
+    return after.split(" from ", 1)[0].strip()[:120]
+
+
+def sections(r: Rubric, field_name: str) -> tuple[str, str]:
+    """Strengths and weaknesses as bullets in the reviewer's voice (the checks that hold,
+    and those that do not); a section with nothing to say says so."""
+    h = zlib.crc32(r.reviewer_id.encode("utf-8"))
+    voice = VOICE[h % len(VOICE)].format(field=field_name) if field_name else ""
+
+    def bullets(items: list[Check], empty: str) -> str:
+        if not items:
+            return f"- {empty}"
+        first, *rest = items
+        said = first.said
+        if voice and not re.match(r"Q[1-5]\b|“", said):  # "Q5" and a quoted title keep capitals
+            said = said[0].lower() + said[1:]
+        lines = [f"- {voice}{said}"]
+        return "\n".join(lines + [f"- {c.said}" for c in rest])
+
+    good = bullets([c for c in r.checks if c.holds], "None of the rubric's checks holds.")
+    bad = bullets([c for c in r.checks if not c.holds], "Every check of the rubric holds.")
+    return good, bad
+
+
+def agreement(rubrics: dict[str, dict[str, bool]]) -> tuple[str, str]:
+    """The meta-review: per check, how many reviewers found it holds (strengths) or not
+    (weaknesses), most widely shared first; each line counts reviewers, not sentences."""
+    n = len(rubrics)
+    counts: dict[tuple[str, bool], int] = {}
+    for found in rubrics.values():
+        for key, holds in found.items():
+            counts[(key, holds)] = counts.get((key, holds), 0) + 1
+    order = {k: i for i, k in enumerate(KEYS)}
+
+    def lines(holds: bool) -> str:
+        items = sorted(((k, c) for (k, h), c in counts.items() if h == holds),
+                       key=lambda kc: (-kc[1], order.get(kc[0], 99)))
+        return "\n".join(f"- {SUMMARY[(k, holds)]} ({c} of {n} reviewers)." for k, c in items)
+
+    return lines(True), lines(False)
