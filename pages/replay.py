@@ -49,11 +49,11 @@ with st.expander("Import a paper to replay (arXiv id or DOI; needs internet)"):
     ident = st.text_input("arXiv id or DOI", key="replay_import_id",
                           placeholder="2410.16179 or 10.1016/j.neuron.2020.07.040")
     if st.button("Import", key="replay_import", disabled=not ident.strip()):
-        from rt_core.sources import SemanticScholar
+        from rt_core.sources import clients
 
         try:
-            with st.spinner("Asking Semantic Scholar..."), SemanticScholar(
-                    api_key=request.source_key("semantic_scholar"), cache=store.http_cache) as s2:
+            with st.spinner("Asking Semantic Scholar..."), clients.semantic_scholar(
+                    store.http_cache, secrets=request.SECRETS) as s2:
                 new_id = replay.import_target(store, ident, s2)
         except RTError as exc:
             render.show_error(exc)
