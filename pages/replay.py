@@ -11,7 +11,7 @@ from rt_core.fiveq import QUESTION_KEYS
 from rt_core.run.pipeline import warmup
 from rt_core.run.replay import paper as replay
 from rt_core.types import MODES
-from studio import charts, identity, polling, render, request, resources, state
+from studio import charts, identity, job_end, polling, render, request, resources, state
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -183,15 +183,8 @@ def _progress() -> None:
         if st.button("Cancel", key="replay_cancel"):
             job.cancel()
         return
-    if job.error is not None:
-        render.show_error(job.error)
-    elif job.unexpected:
-        st.error(f"The replay stopped unexpectedly: {render.md_escape(job.unexpected)}")
-    elif job.result is not None:
-        _results(job.result)
-    if not ss.get("_replay_final"):
-        ss["_replay_final"] = True
-        st.rerun()
+    job_end.draw(job, lambda: job.result is not None and _results(job.result),
+                 rerun_flag="_replay_final")
 
 
 current = ss["replay_jobs"].get(ss.get("replay_current"))
