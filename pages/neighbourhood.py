@@ -1,8 +1,6 @@
 """Neighbourhood: build the community a simulation reads (researchers + papers)."""
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
 from rt_core import community, topic_search
@@ -253,7 +251,7 @@ def _search_and_pick(source: str, label: str, placeholder: str, search) -> None:
 
 
 with tab_ax:
-    from rt_core.sources import ArxivSource, PapersNotFound
+    from rt_core.sources import PapersNotFound, clients
 
     ids_text = st.text_area("arXiv ids or URLs, one per line", key="imp_arxiv_ids",
                             placeholder="2412.17767\nhttps://arxiv.org/abs/1706.03762")
@@ -263,7 +261,7 @@ with tab_ax:
             st.error("Enter at least one arXiv id or URL.")
         else:
             try:
-                with st.spinner("Asking arXiv..."), ArxivSource(cache=store.http_cache) as ax:
+                with st.spinner("Asking arXiv..."), clients.arxiv(store.http_cache) as ax:
                     _import_papers(ax.fetch(wanted), "arxiv")
             except PapersNotFound as exc:
                 if exc.found:
@@ -273,24 +271,23 @@ with tab_ax:
             except RTError as exc:
                 render.show_error(exc)
     def _search_arxiv(query: str) -> list[Paper]:
-        with ArxivSource(cache=store.http_cache) as ax:
+        with clients.arxiv(store.http_cache) as ax:
             return ax.search(query, max_results=20)
 
     _search_and_pick("arxiv", "Or search arXiv", "graph neural networks galaxies", _search_arxiv)
 
 with tab_s2:
-    from rt_core.sources import AmbiguousAuthor, SemanticScholar
+    from rt_core.sources import AmbiguousAuthor, clients
 
     name = st.text_input("Author name", key="imp_s2_name", placeholder="e.g. Graham Neubig")
     c1, c2 = st.columns(2)
     known = c1.text_input("A title of one of their papers (optional)", key="imp_s2_title")
     aff = c2.text_input("Affiliation (optional)", key="imp_s2_aff")
-    s2_key = request.source_key("semantic_scholar")
     if st.button("Find author", key="imp_s2_find"):
         ss.pop("s2_candidates", None)
         try:
             with st.spinner("Asking Semantic Scholar..."), \
-                    SemanticScholar(api_key=s2_key, cache=store.http_cache) as s2:
+                    clients.semantic_scholar(store.http_cache, secrets=request.SECRETS) as s2:
                 cand = s2.resolve_author(name, known or None, aff or None)
                 researcher, papers = s2.author_with_papers(cand.id)
                 _import_author(researcher, papers, "semantic_scholar")
@@ -307,7 +304,7 @@ with tab_s2:
         if st.button("Import this author", key="imp_s2_import"):
             try:
                 with st.spinner("Fetching their papers..."), \
-                        SemanticScholar(api_key=s2_key, cache=store.http_cache) as s2:
+                        clients.semantic_scholar(store.http_cache, secrets=request.SECRETS) as s2:
                     researcher, papers = s2.author_with_papers(cands[idx]["id"])
                 ss.pop("s2_candidates", None)  # before the import, which reruns the page
                 _import_author(researcher, papers, "semantic_scholar")
@@ -315,10 +312,8 @@ with tab_s2:
                 render.show_error(exc)
 
 with tab_oa:
-    from rt_core.sources import OpenAlex
-
     def _search_openalex(query: str) -> list[Paper]:
-        with OpenAlex(mailto=os.environ.get("OPENALEX_MAILTO") or None, cache=store.http_cache) as oa:
+        with clients.openalex(store.http_cache) as oa:
             return oa.search_works(query, limit=20)
 
     _search_and_pick("openalex", "Search OpenAlex works", "criminal networks policing", _search_openalex)

@@ -11,7 +11,7 @@ from rt_core.fiveq import QUESTION_KEYS
 from rt_core.run.pipeline import warmup
 from rt_core.run.replay import paper as replay
 from rt_core.types import MODES
-from studio import charts, identity, polling, render, request, resources, state
+from studio import charts, identity, job_end, polling, render, request, resources, state
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -49,11 +49,11 @@ with st.expander("Import a paper to replay (arXiv id or DOI; needs internet)"):
     ident = st.text_input("arXiv id or DOI", key="replay_import_id",
                           placeholder="2410.16179 or 10.1016/j.neuron.2020.07.040")
     if st.button("Import", key="replay_import", disabled=not ident.strip()):
-        from rt_core.sources import SemanticScholar
+        from rt_core.sources import clients
 
         try:
-            with st.spinner("Asking Semantic Scholar..."), SemanticScholar(
-                    api_key=request.source_key("semantic_scholar"), cache=store.http_cache) as s2:
+            with st.spinner("Asking Semantic Scholar..."), clients.semantic_scholar(
+                    store.http_cache, secrets=request.SECRETS) as s2:
                 new_id = replay.import_target(store, ident, s2)
         except RTError as exc:
             render.show_error(exc)
@@ -185,15 +185,8 @@ def _progress() -> None:
         if st.button("Cancel", key="replay_cancel"):
             job.cancel()
         return
-    if job.error is not None:
-        render.show_error(job.error)
-    elif job.unexpected:
-        st.error(f"The replay stopped unexpectedly: {render.md_escape(job.unexpected)}")
-    elif job.result is not None:
-        _results(job.result)
-    if not ss.get("_replay_final"):
-        ss["_replay_final"] = True
-        st.rerun()
+    job_end.draw(job, lambda: job.result is not None and _results(job.result),
+                 rerun_flag="_replay_final")
 
 
 current = ss["replay_jobs"].get(ss.get("replay_current"))

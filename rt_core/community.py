@@ -157,12 +157,13 @@ def refresh_abstracts(store: Store, source=None, limit: int = 200) -> dict:
     Corpus.upsert_papers), so this is safe to run again. Returns counts and the
     ids arXiv did not know.
     """
-    from .sources.arxiv_source import ArxivSource, PapersNotFound  # noqa: PLC0415
+    from .sources import clients  # noqa: PLC0415
+    from .sources.arxiv_source import PapersNotFound  # noqa: PLC0415
 
     ids = store.corpus.summarised_arxiv_ids(limit)
     if not ids:
         return {"updated": 0, "missing": []}
-    source = source or ArxivSource(cache=store.http_cache)
+    source = source or clients.arxiv(store.http_cache)
     try:
         papers, missing = source.fetch(ids), []
     except PapersNotFound as exc:

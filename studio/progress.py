@@ -13,7 +13,7 @@ from rt_core import access, agents
 from rt_core.errors import AllowanceSpent
 from rt_core.run.pipeline import plan
 
-from . import identity, render, state, timing_view
+from . import identity, job_end, render, state, timing_view
 
 STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
 CACHE_HITS_HIDDEN = ("On a shared server the caches serve every visitor, so a hit could tell you "
@@ -152,7 +152,7 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     m4.metric("Cost", f"${u.cost:.4f}")
 
     if read_only:
-        _watching(run_id, run, done)
+        _watching(run_id, job)
         return
     if not done:
         if job.simulation.cancel.is_set():
@@ -162,37 +162,24 @@ def show(store, run_id: str, read_only: bool = False) -> None:
             st.info("Cancelling after the current model calls; finished work is kept.")
         return
 
-    if job.error is not None:
-        render.show_error(job.error)
-    if job.unexpected:
-        st.error(f"The run stopped unexpectedly: {render.md_escape(job.unexpected)}")
-    for e in run.errors:
-        st.error(render.stage_error(e, names), icon="⚠️")
-        if render.app_hint(e):
-            st.caption("💡 " + render.md_escape(render.app_hint(e)))
-    for note in run.notes:
-        st.info(render.md_escape(note), icon="✂️")
-    if run.status == "done":
-        took = timing_view.wall_time(store, run_id)  # History's and Results' words
-        st.success(render.md_escape(f"Done. {took}." if took else "Done.") +
-                   " The proposal, reviews and scores are on the Results page.", icon="✅")
-    if (run.proposal is not None or run.status == "done") and st.button(
-            "Open results", key=f"open_results_{run_id}", type="primary"):
-            ss["results_run"] = run_id
-            st.switch_page(state.PAGES["results"])
-    if not ss.get(f"_final_{run_id}"):
-        # The job ended while the fragment was polling: one full rerun stops the polling
-        # and re-enables the Start button.
-        ss[f"_final_{run_id}"] = True
-        st.rerun()
+    def stage_errors() -> None:
+        for e in run.errors:
+            st.error(render.stage_error(e, names), icon="⚠️")
+            if render.app_hint(e):
+                st.caption("💡 " + render.md_escape(render.app_hint(e)))
+        for note in run.notes:
+            st.info(render.md_escape(note), icon="✂️")
+
+    job_end.draw(job, stage_errors, rerun_flag=f"_final_{run_id}",
+                 took=timing_view.wall_time(store, run_id))
 
 
-def _watching(run_id: str, run, done: bool) -> None:
+def _watching(run_id: str, job) -> None:
     """The end of a shared view: a link to the results once there are any, no controls."""
-    ss = st.session_state
-    if done and (run.proposal is not None or run.status == "done"):
+    end = job_end.ending(job)
+    if end is None:
+        return
+    if end.results_run:
         st.page_link(state.PAGES["results"], label="See the results", icon="📄",
                      query_params={state.RUN_PARAM: run_id})
-    if done and not ss.get(f"_final_{run_id}"):
-        ss[f"_final_{run_id}"] = True
-        st.rerun()  # stop polling
+    job_end.rerun_once(f"_final_{run_id}")  # stop polling

@@ -106,12 +106,6 @@ def key_source(model: str, base_url: str | None = None) -> keys.Key:
     return keys.resolve(model, target, typed, SECRETS)
 
 
-def source_key(service: str) -> str | None:
-    """The operator's key for a paper source (rt_core.keys.service_key), environment then
-    the app's secrets; None when there is none."""
-    return keys.service_key(service, SECRETS).value or None
-
-
 def demo_settings() -> dict[str, str]:
     """THE shared-demo override: the settings the operator fixes ({} outside a demo)."""
     demo = keys.demo()

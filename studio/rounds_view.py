@@ -29,7 +29,7 @@ from rt_core.run.revision.diff import diff_lines, proposal_diff
 from rt_core.run.revision.report import stop_words
 from rt_core.types import Round, Run
 
-from . import fields, polling, render, resources, state, timing_view
+from . import fields, job_end, polling, render, resources, state, timing_view
 from . import request as studio_request
 from .charts import LEGEND, PLOT_CONFIG
 from .render import plot_escape
@@ -128,16 +128,7 @@ def _progress(run_id: str) -> None:
     for e in events[-3:]:
         render.show_text(f"{agents.label(e.agent, names)}: {e.status}" +
                          (f": {render.short(e.partial, 160)}" if e.partial else ""))
-    if job.done:
-        if job.error is not None:
-            render.show_error(job.error)
-        if job.unexpected:
-            st.error(f"The revision stopped unexpectedly: {render.md_escape(job.unexpected)}")
-        ss = st.session_state
-        flag = f"_revised_{run_id}_{id(job)}"
-        if not ss.get(flag):
-            ss[flag] = True
-            st.rerun()
+    job_end.draw(job, rerun_flag=f"_revised_{run_id}_{id(job)}")
 
 
 def revise_control(run: Run, store, read_only: bool) -> None:

@@ -8,8 +8,6 @@ Names, titles and reasons come from the store or a paper source: shown as text.
 """
 from __future__ import annotations
 
-import os
-
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -67,7 +65,7 @@ def _ask(store, topic: str, seed: str, far: str, online: bool) -> dict | None:
     if online:
         from rt_core.suggest.online import OnlineCandidates  # noqa: PLC0415  (only when asked)
 
-        source = OnlineCandidates(store.http_cache, request.source_key("semantic_scholar") or "")
+        source = OnlineCandidates(store.http_cache, secrets=request.SECRETS)
     try:
         with st.spinner("Looking for people and papers near the topic…"):
             return suggest(store, topic, seed or None, far or None, 6, online=source).to_dict()
@@ -155,8 +153,8 @@ def _add(store, s: Suggested) -> None:
 def _fetch(store, s: Suggested) -> tuple[list[Paper], list]:
     if s.kind == "paper":
         return [Paper.from_dict(s.record)], []
-    from rt_core.sources import OpenAlex  # noqa: PLC0415  (only for an online author)
+    from rt_core.sources import clients  # noqa: PLC0415  (only for an online author)
 
-    with OpenAlex(mailto=os.environ.get("OPENALEX_MAILTO") or None, cache=store.http_cache) as oa:
+    with clients.openalex(store.http_cache) as oa:
         researcher, papers = oa.author_with_works(s.import_id, limit=20)
     return papers, [researcher]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .. import keys, topic_search
+from .. import topic_search
 from ..community import loaded_store
 from ..errors import InputError
 from ..export.run import run_markdown
@@ -25,7 +25,7 @@ from ..run.revision import more as revise_more
 from ..run.revision.report import stop_words
 from ..run.styles.context import StageContext
 from ..run.styles.parse import parse_five_questions, parse_review
-from ..sources import SemanticScholar
+from ..sources import clients
 from ..store import open_store
 from ..store.transfer import copy_store
 from ..types import MODES, Given, Paper, ProgressEvent, Proposal, Researcher
@@ -229,8 +229,7 @@ def cmd_replay(args) -> int:
     paper_id = args.paper_id
     if args.import_paper:
 
-        s2_key = keys.service_key("semantic_scholar").value or None
-        with SemanticScholar(api_key=s2_key, cache=store.http_cache) as s2:
+        with clients.semantic_scholar(store.http_cache) as s2:
             paper_id = import_target(store, args.paper_id, s2)
         print(f"imported {paper_id}", file=sys.stderr)
     replay = Replay(settings.replay_request(args), store, paper_id, modes=_modes(args.modes),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from .. import keys
 from ..community import ensure_loaded
 from ..store import open_store
 from ..suggest import DEFAULT_LIMIT, Suggestions, suggest
@@ -33,7 +32,7 @@ def cmd_suggest(args) -> int:
     if args.online:
         from ..suggest.online import OnlineCandidates  # noqa: PLC0415  (only when asked)
 
-        online = OnlineCandidates(store.http_cache, s2_key=keys.service_key("semantic_scholar").value)
+        online = OnlineCandidates(store.http_cache)
     try:
         result = suggest(store, args.topic, args.seed, args.far_from, args.limit, online=online)
     finally:

@@ -17,10 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import RateLimitError, RTError
-from ..sources.arxiv_source import ArxivSource
+from ..sources import clients
 from ..sources.http import Cache, SourceClient
-from ..sources.openalex import OpenAlex
-from ..sources.semantic_scholar import SemanticScholar
 from ..text import STOP
 from ..types import Paper
 from .breaker import Breaker
@@ -58,13 +56,8 @@ class OnlineLiterature:
     def __init__(self, cache: Cache | None, *, sleep: Callable[[float], None] = time.sleep,
                  timeout: float = TIMEOUT, clock: Callable[[], float] = time.monotonic,
                  base_urls: dict[str, str] | None = None):
-        urls = base_urls or {}
-        common = {"timeout": timeout, "max_retries": 1, "sleep": sleep, "cache": cache}
-        self.clients: dict[str, SourceClient] = {
-            "semantic_scholar": SemanticScholar(base_url=urls.get("semantic_scholar"), **common),
-            "openalex": OpenAlex(base_url=urls.get("openalex"), **common),
-            "arxiv": ArxivSource(urls.get("arxiv"), **common),
-        }
+        self.clients: dict[str, SourceClient] = clients.clients_for(
+            cache, base_urls=base_urls, timeout=timeout, max_retries=1, sleep=sleep)
         for client in self.clients.values():
             client.http.retry = dataclasses.replace(client.http.retry, max_retry_after=MAX_RETRY_AFTER)
         self.breakers = {name: Breaker(NAMES[name], clock=clock) for name in self.clients}

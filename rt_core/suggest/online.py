@@ -12,17 +12,16 @@ in the store until they are imported).
 """
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 
 from ..errors import RTError
-from ..sources.http import Cache, HttpClient
+from ..keys import Secrets
+from ..sources import clients
+from ..sources.http import Cache
 from ..sources.ids import normalise_openalex_id
-from ..sources.openalex import DEFAULT_BASE_URL as OPENALEX_URL
-from ..sources.semantic_scholar import SemanticScholar
 from .fields import FieldMap
 from .result import Suggested
 from .scoring import Scored
@@ -34,17 +33,18 @@ TIMEOUT = 15.0
 
 
 class OnlineCandidates:
-    def __init__(self, cache: Cache | None, s2_key: str = "", *, mailto: str | None = None,
+    def __init__(self, cache: Cache | None, s2_key: str | None = None, *,
+                 secrets: Secrets | None = None, mailto: str | None = None,
                  base_urls: dict[str, str] | None = None, timeout: float = TIMEOUT,
                  sleep: Callable[[float], None] | None = None):
+        """`s2_key` None: the operator's (rt_core.sources.clients reads it, with `secrets`)."""
         urls = base_urls or {}
-        extra = {"sleep": sleep} if sleep is not None else {}
-        base = urls.get("openalex") or os.environ.get("RT_OPENALEX_URL") or OPENALEX_URL
-        mailto = mailto if mailto is not None else os.environ.get("OPENALEX_MAILTO", "")
-        self.openalex = HttpClient("OpenAlex", base, timeout=timeout, max_retries=1, cache=cache,
-                                   secret_params={"mailto": mailto or ""}, **extra)
-        self.s2 = SemanticScholar(s2_key or None, base_url=urls.get("semantic_scholar"),
-                                  timeout=timeout, max_retries=1, cache=cache, **extra)
+        common = {"timeout": timeout, "max_retries": 1, "sleep": sleep}
+        # The topics endpoint has no method on the OpenAlex client: its HTTP client is asked.
+        self.openalex = clients.openalex(cache, mailto=mailto, base_url=urls.get("openalex"),
+                                         **common).http
+        self.s2 = clients.semantic_scholar(cache, secrets=secrets, key=s2_key,
+                                           base_url=urls.get("semantic_scholar"), **common)
 
     def close(self) -> None:
         self.openalex.close()

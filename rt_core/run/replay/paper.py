@@ -331,6 +331,7 @@ class ReplayJob(BackgroundJob):
     """A replay in a background thread, for a page that re-runs on every click."""
     replay: Replay
     result: ReplayResult | None = None
+    kind: str = "replay"  # what its end is called (rt_core.run.pipeline.job_end)
 
     def cancel(self) -> None:
         for sim in self.replay.sims.values():
