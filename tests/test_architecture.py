@@ -9,6 +9,8 @@ from pathlib import Path
 
 import networkx as nx
 
+from tests import floors
+
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "rt_core"
 
@@ -99,6 +101,25 @@ def test_the_cycle_check_sees_type_only_and_function_level_imports(tmp_path):
     (pkg / "b.py").write_text("def f():\n    from . import a\n    return a\n")
     cycles = _cycles(_import_graph(sorted(pkg.glob("*.py")), root=tmp_path))
     assert [sorted(c) for c in cycles] == [["pkg.a", "pkg.b"]]
+
+
+def test_no_module_imports_one_on_a_higher_floor():
+    """No circle is not enough: an import may still run back up the layering (tests/floors.py,
+    the README's tree in order), and then the lower code cannot be read, tested or moved
+    without what is built on it. `python -m tests.floors` lists them."""
+    g = _import_graph()
+    assert floors.unplaced(g.nodes) == []
+    found = [floors.describe(e) for e in floors.climbs(g.edges)]
+    assert found == [], f"{len(found)} imports climb a floor:\n" + "\n".join(found)
+
+
+def test_the_floor_check_sees_a_climb_and_not_a_package_twice():
+    """The check itself: a model module importing the store climbs; the arrow the graph adds
+    to the store package beside it is not counted again; an import down is fine."""
+    edges = [("rt_core.models.x", "rt_core.store.claims"), ("rt_core.models.x", "rt_core.store"),
+             ("rt_core.run.y", "rt_core.models.x"), ("rt_core.types", "rt_core.settings.schema")]
+    assert floors.climbs(edges) == [("rt_core.models.x", "rt_core.store.claims")]
+    assert floors.unplaced(["rt_core.nowhere", "rt_core.run.y", "rt_core"]) == ["rt_core.nowhere"]
 
 
 MAX_LINES = 400
