@@ -18,7 +18,7 @@ FLOORS: list[tuple[str, list[str]]] = [
                            "rt_core.record", "rt_core.stops", "rt_core.fiveq", "rt_core.text",
                            "rt_core.settings", "rt_core.types", "rt_core.attribution",
                            "rt_core.graph", "rt_core.access", "rt_core.deployment",
-                           "rt_core.operator_session", "rt_core.keys"]),
+                           "rt_core.operator_session"]),
     ("models and their keys", ["rt_core.models"]),
     ("sources", ["rt_core.sources"]),
     ("store", ["rt_core.store", "rt_core.access_store"]),

@@ -8,11 +8,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .. import keys, topic_search
+from .. import topic_search
 from ..community import loaded_store
 from ..errors import InputError
 from ..export.run import run_markdown
 from ..fiveq import QUESTION_KEYS
+from ..models import keys
 from ..models.client import LLMClient, run_async
 from ..models.embed import Embedder
 from ..run.evidence.evaluate import judge, proposal_similarity, review_similarity

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from .. import keys
 from ..community import ensure_loaded
+from ..models import keys
 from ..store import open_store
 from ..suggest import DEFAULT_LIMIT, Suggestions, suggest
 
