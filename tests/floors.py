@@ -22,7 +22,7 @@ FLOORS: list[tuple[str, list[str]]] = [
     ("models and their keys", ["rt_core.models"]),
     ("sources", ["rt_core.sources"]),
     ("store", ["rt_core.store", "rt_core.access_store"]),
-    ("services on the store", ["rt_core.allowance", "rt_core.topic_search", "rt_core.novelty"]),
+    ("services on the store", ["rt_core.allowance", "rt_core.topic_search"]),
     ("a run and its stages", ["rt_core.run", "rt_core.suggest"]),
     ("what is built on runs", ["rt_core.study", "rt_core.community", "rt_core.ideamap"]),
     ("exports", ["rt_core.export"]),

@@ -16,13 +16,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import RateLimitError, RTError
-from ..sources.arxiv_source import ArxivSource
-from ..sources.http import Cache, SourceClient
-from ..sources.openalex import OpenAlex
-from ..sources.semantic_scholar import SemanticScholar
-from ..text import STOP
-from ..types import Paper
+from ...errors import RateLimitError, RTError
+from ...sources.arxiv_source import ArxivSource
+from ...sources.http import Cache, SourceClient
+from ...sources.openalex import OpenAlex
+from ...sources.semantic_scholar import SemanticScholar
+from ...text import STOP
+from ...types import Paper
 from .breaker import Breaker
 
 PER_SOURCE = 10  # papers asked of a source per facet
