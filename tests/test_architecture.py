@@ -136,25 +136,16 @@ def test_no_module_is_over_400_lines():
     assert {k: n for k, n in long.items() if k not in KNOWN_LONG} == {}
 
 
-# The study package's records, live queue and organiser token: kept by the store, so below it,
-# though they live with the rest of the study code. The package itself (an empty __init__) runs too.
-STUDY_RECORDS = ("rt_core.study", "rt_core.study.types", "rt_core.study.queue", "rt_core.study.access")
-
-
 def _is_domain(module: str) -> bool:
     return any(module == d or module.startswith(d + ".") for d in ("rt_core.run", "rt_core.study"))
 
 
 def test_the_store_imports_no_domain_code():
     """store/ keeps records; what they mean (run/, study/) sits above it, never below. The
-    study records it keeps are the exception, and they in turn import nothing above them."""
+    records it keeps for studies, their live queue and the organiser token live with it."""
     g = _import_graph()
-    arrows = sorted((src, dst) for src, dst in g.edges if src.startswith("rt_core.store.")
-                    and _is_domain(dst) and dst not in STUDY_RECORDS)
+    arrows = sorted((src, dst) for src, dst in g.edges if src.startswith("rt_core.store.") and _is_domain(dst))
     assert arrows == []
-    climbs = sorted((src, dst) for src, dst in g.edges if src in STUDY_RECORDS
-                    and (dst.startswith("rt_core.store") or (_is_domain(dst) and dst not in STUDY_RECORDS)))
-    assert climbs == []
 
 
 def test_rt_core_never_imports_streamlit():
