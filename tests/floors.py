@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+
+def _pipeline(names: str) -> list[str]:
+    return [f"rt_core.run.pipeline.{n}" for n in names.split()]
+
+
 FLOORS: list[tuple[str, list[str]]] = [
     ("records and rules", ["rt_core", "rt_core.redact", "rt_core.errors", "rt_core.config",
                            "rt_core.record", "rt_core.stops", "rt_core.fiveq", "rt_core.text",
@@ -22,8 +27,18 @@ FLOORS: list[tuple[str, list[str]]] = [
     ("models and their keys", ["rt_core.models"]),
     ("sources", ["rt_core.sources"]),
     ("store", ["rt_core.store", "rt_core.access_store"]),
-    ("services on the store", ["rt_core.allowance", "rt_core.topic_search"]),
-    ("a run and its stages", ["rt_core.run", "rt_core.suggest"]),
+    ("services on the store", ["rt_core.allowance", "rt_core.topic_search", "rt_core.suggest"]),
+    # A run, by concept (run/), from what every stage writes with up to what is built on
+    # whole runs. pipeline/ holds the machinery and also what assembles a run, so its
+    # modules are placed one by one; so are the two modules of a folder that sit higher
+    # than their folder (provenance is a stage, more rounds assemble a run).
+    ("run: prompts and styles", ["rt_core.run", "rt_core.run.prompts", "rt_core.run.styles"]),
+    ("run: reading and measuring", ["rt_core.run.people", "rt_core.run.evidence", "rt_core.run.novelty"]),
+    ("run: machinery", ["rt_core.run.pipeline", *_pipeline("agents costs recorder runner state validation warmup")]),
+    ("run: stages", ["rt_core.run.candidates", "rt_core.run.revision", "rt_core.run.evidence.provenance",
+                     *_pipeline("steps novelty")]),
+    ("run: assembly", [*_pipeline("plan budget timing simulation jobs"), "rt_core.run.revision.more"]),
+    ("run: built on runs", ["rt_core.run.steer", "rt_core.run.replay", "rt_core.run.credit"]),
     ("what is built on runs", ["rt_core.study", "rt_core.community", "rt_core.ideamap"]),
     ("exports", ["rt_core.export"]),
     ("the command line", ["rt_core.cli", "rt_core.__main__"]),
