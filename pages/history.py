@@ -10,7 +10,7 @@ from rt_core.access import Action
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
-from studio import idea_map_view, identity, render, resources, score_headline, state, timing_view
+from studio import idea_map_view, identity, render, resources, score_headline, state, study, timing_view
 from studio.frame import ensure_frame
 
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
@@ -33,11 +33,13 @@ status = f2.selectbox("Status", ["", "done", "running", "interrupted", "failed",
                       format_func=lambda s: s or "any")
 shown = ss.setdefault("hist_shown", 200)  # a page of runs; "Show older runs" adds another
 rows = access_store.listed(store, viewer, text=text, status=status, limit=shown)
+held = study.hidden_runs_note(store, viewer)  # an owner's runs held blind by a study: said, not "none"
 if not rows:
     if text or status:
         st.info("No run matches the filter. Clear it to see all runs.", icon="🔎")
     else:
-        st.info(("No runs stored yet." if viewer.privileged else "This browser has started no run yet.") +
+        st.info(("No runs stored yet." if viewer.privileged else "No other run of this browser to list." if held
+                 else "This browser has started no run yet.") +
                 " Start one on the Run page; every run is saved here automatically.", icon="🗂️")
         st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
     render.show_flashes("history")  # "Deleted run ...", when it was the last one listed

@@ -5,7 +5,7 @@ import json
 
 import streamlit as st
 
-from rt_core import community
+from rt_core import agents, community
 from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS
 from rt_core.run.pipeline import warmup
@@ -177,9 +177,11 @@ def _progress() -> None:
         return
     events = job.snapshot()
     if not job.done:
-        with st.status(f"Replaying · {len(events)} progress events", state="running", expanded=True):
+        names = agents.names_for(store.corpus, [e.agent for e in events[-8:]])
+        # .container(): leaving a `with st.status` block marks it complete (a check mark while running).
+        with st.status(f"Replaying · {len(events)} progress events", state="running", expanded=True).container():
             for e in events[-8:]:
-                render.show_text(f"{e.stage} · {e.agent} · {e.status}")
+                render.show_text(f"{e.stage} · {agents.label(e.agent, names)} · {e.status}")
         if st.button("Cancel", key="replay_cancel"):
             job.cancel()
         return

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core import access_store
-from rt_core.access import Action
+from rt_core import access_store, agents
+from rt_core.access import Action, shows_cache_hits
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTIONS
@@ -30,6 +30,7 @@ from studio import (
     score_headline,
     state,
     steer_view,
+    study,
     timing_view,
 )
 from studio.frame import ensure_frame
@@ -55,7 +56,7 @@ viewed = ss.setdefault("viewed_runs", [])  # reached by a link: read-only unless
 seen = state.may(Action.VIEW, linked, linked=True) if linked else None
 if seen and linked not in viewed:
     viewed.append(linked)
-wanted = explicit or linked or ss.get("_results_last")
+wanted = explicit or linked
 options = [i for i in dict.fromkeys([*reversed(ss["session_runs"]), *reversed(opened), *reversed(viewed)])
            if state.may(Action.VIEW, i, linked=i in viewed)]  # deleted, or now in an open study
 if linked and not seen:
@@ -63,6 +64,7 @@ if linked and not seen:
 if not options:
     st.info("No run open yet. Start one on the Run page, or open any stored run from "
             "History; its proposal, reviews and scores appear here.", icon="📄")
+    study.hidden_runs_note(store, viewer)
     c1, c2, _ = st.columns([1, 1, 3])
     with c1:
         st.page_link(state.PAGES["run"], label="Go to Run", icon="▶️")
@@ -70,10 +72,7 @@ if not options:
         st.page_link(state.PAGES["history"], label="Open History", icon="🗂️")
     st.stop()
 
-if wanted in options:
-    ss["results_pick"] = wanted
-elif ss.get("results_pick") not in options:
-    ss["results_pick"] = options[0]
+ss["results_pick"] = state.run_pick(wanted, ss.get("results_pick"), ss.get("_results_last"), options)
 
 
 def _label(run_id: str) -> str:
@@ -112,7 +111,8 @@ if job is not None and not job.done:
         st.page_link(state.PAGES["run"], label="Watch it live", icon="⏳",
                      query_params={state.RUN_PARAM: run_id})
 
-names = store.corpus.researcher_names([*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews)])
+names = store.corpus.researcher_names([*run.config.researcher_ids, *(r.reviewer_id for r in run.reviews),
+                                      *agents.people(e.agent for e in run.errors)])
 
 # -- header ---------------------------------------------------------------------------------
 score_headline.results_header(run)  # a base model's scores are noise: what was measured leads
@@ -383,11 +383,11 @@ st.header("Export")
 labels_for_export = export.Names.for_runs(store, [run])
 d1, d2, d3, _ = st.columns([1, 1, 1, 1])
 with d1:
-    st.download_button("Download Markdown", export.run_markdown(run, labels_for_export),
+    st.download_button("Download Markdown", export.run_markdown(run, labels_for_export, shows_cache_hits(viewer)),
                        file_name=f"researchtown-{run.id}.md", mime="text/markdown",
                        key=f"dl_md_{run.id}", on_click="ignore")
 with d2:
-    st.download_button("Download JSON", export.run_json(run, labels_for_export),
+    st.download_button("Download JSON", export.run_json(run, labels_for_export, shows_cache_hits(viewer)),
                        file_name=f"researchtown-{run.id}.json", mime="application/json",
                        key=f"dl_json_{run.id}", on_click="ignore")
 with d3:

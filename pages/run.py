@@ -19,6 +19,7 @@ from studio import (
     resources,
     router_view,
     run_fields,
+    scroll,
     state,
 )
 from studio import budget as budget_view
@@ -179,6 +180,7 @@ def _start() -> None:
     ss["session_runs"].append(job.run_id)
     ss["current_run"] = job.run_id
     ss["results_run"] = job.run_id
+    ss["_scroll_to_progress"] = job.run_id  # Start is at the bottom: its progress comes into view
 
 
 b1, b2 = st.columns([1, 3])
@@ -208,11 +210,14 @@ linked = state.new_linked_run()
 if linked and linked != current and linked in ss["jobs"]:
     current = ss["current_run"] = linked
 if current and current in ss["jobs"]:
-    st.subheader("Progress")
     job = ss["jobs"][current]
     state.show_run_in_address(current)
     ss.setdefault(f"_final_{current}", job.done)
-    st.fragment(progress.show, run_every=polling.every(job.done))(store, current)
+    with st.container(key="run_progress"):
+        st.subheader("Progress")
+        st.fragment(progress.show, run_every=polling.every(job.done))(store, current)
+    if ss.pop("_scroll_to_progress", None) == current:
+        scroll.into_view("run_progress", current)
 elif linked and state.may(Action.VIEW, linked, linked=True):
     st.caption("That run is not going in this app any more; its stored state is on the Results page.")
     st.page_link(state.PAGES["results"], label="Open it in Results", icon="📄",

@@ -39,7 +39,7 @@ viewer = identity.viewer()
 if not (allowed := access.may(viewer, access.Action.CREATE_STUDY)):
     st.info(render.md_escape(allowed.reason), icon="🔐")
     st.stop()
-runs = access_store.history(store, viewer, store.runs.list(status="done", limit=500))
+runs = access_store.listed(store, viewer, status="done", limit=500)
 if not runs:
     st.info("No finished runs yet. A study rates stored proposals: run a few simulations first "
             "(for example the same reference paper in two modes), then come back.", icon="🧪")

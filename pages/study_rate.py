@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core.errors import RTError
-from studio import render, resources, study, study_keys
+from studio import render, resources, state, study, study_keys, study_submit
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -18,13 +18,23 @@ ss = st.session_state
 
 CHOICE_LABELS = {"left": "Left is stronger", "tie": "Tie", "right": "Right is stronger"}
 
+if ss.pop("_left_study_now", False):  # the whole app is back (state.leave_study): open at its home
+    st.switch_page(state.PAGES["neighbourhood"])
 st.title("Rate proposals")
+
+
+def _leave_button() -> None:
+    if st.button("Leave this study", key="rate_leave_study",
+                 help="Stop rating in this browser and open the rest of the app. What you submitted is kept."):
+        state.leave_study()
+        st.rerun()
+
 
 if "rate_study" not in ss:
     st.caption("You will see research proposals without knowing who or what wrote them. Judge each on "
                "its own merits. Your answers are saved as you go; you can stop and come back with the "
                "same link and id.")
-    code_param = st.query_params.get("study", "")
+    code_param = ss.get("_rate_code", "")  # from the join link (state.joining_study)
     with st.form("rate_join"):
         code = st.text_input("Study code", value=code_param, key="rate_code", max_chars=12)
         rater = st.text_input("Your rater id", key="rate_rater_input", max_chars=40,
@@ -39,6 +49,7 @@ if "rate_study" not in ss:
         else:
             ss["rate_study"], ss["rate_rater"] = found["id"], rater.strip()
             st.rerun()
+    _leave_button()
     st.stop()
 
 
@@ -106,6 +117,11 @@ def _unsaved_key(pos: int) -> str:
     return f"rate_unsaved_{_task(pos)}"
 
 
+def _handled_key(pos: int) -> str:
+    """The id of the last press of Submit this session acted on (studio/study_submit.py)."""
+    return f"rate_handled_{_task(pos)}"
+
+
 def _missing(pos: int, criteria: list[str], confidence: int | None) -> list[str]:
     return [name for name in criteria if _answers(pos).get(name) is None] + ["confidence"] * (confidence is None)
 
@@ -129,6 +145,7 @@ def _not_saved_notice(pos: int, criteria: list[str], confidence: int | None) -> 
 
 @st.fragment
 def rate() -> None:
+    ss["_rate_watch"] = None  # set again when an open item is drawn
     study_row = store.studies.get(ss["rate_study"])
     settings = study_row["settings"]
     st.caption(render.md_escape(f"Study: {study_row['name']} · rater {ss['rate_rater']}"))
@@ -180,8 +197,15 @@ def rate() -> None:
     # Starts unselected: a preselected middle value would anchor every rater on it.
     confidence = st.radio("Confidence in your judgement (required)", [1, 2, 3, 4, 5], index=None, horizontal=True,
                           key=f"rate_conf_{task.position}", help="1 = a guess, 5 = certain")
-    if st.button("Submit and go on", type="primary", key=f"rate_submit_{task.position}", shortcut="Ctrl+Enter"):
+    button = f"rate_submit_{task.position}"
+    clicked = st.button("Submit and go on", type="primary", key=button, shortcut="Ctrl+Enter")
+    handled, press = ss.get(_handled_key(task.position), ""), study_submit.latest(_task(task.position))
+    if (press and press != handled) or (clicked and not press):  # a press the browser kept, or a click
+        ss[_handled_key(task.position)] = press  # first: a re-send is never stored twice
         _submit(study_row["id"], task.position, criteria, rationale, confidence)
+        if press:  # refused: a whole run, so the watch below the fragment hears it was answered
+            st.rerun()
+    ss["_rate_watch"] = (_task(task.position), button, ss.get(_handled_key(task.position), ""))
     _not_saved_notice(task.position, criteria, confidence)
     st.caption("You can stop at any time: everything you submitted is saved. Open the same link and "
                "enter the same id to continue.")
@@ -191,7 +215,14 @@ def rate() -> None:
 # inside, the first shortcut's rerun took it away and moved Submit up while the rater went for it.
 render.show_flashes("rate")
 rate()
-if st.button("Switch rater or study", key="rate_leave"):
+if ss.get("_rate_watch"):
+    # Outside the fragment, so a press it sends reruns the whole page: a fragment rerun sent
+    # across a reconnect once drew the item twice.
+    study_submit.watch(*ss["_rate_watch"])
+c1, c2, _ = st.columns([1, 1, 2])
+if c1.button("Switch rater or study", key="rate_leave"):
     for k in ("rate_study", "rate_rater"):
         ss.pop(k, None)
     st.rerun()
+with c2:
+    _leave_button()

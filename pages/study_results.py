@@ -43,8 +43,7 @@ elif c2.button("Reopen study", key="sr_reopen"):
     st.rerun()
 c3.metric("Status", row["status"])
 
-study_room.panel(store, row, access_store.history(store, identity.viewer(),  # runs this browser may list
-                                                 store.runs.list(status="done", limit=500)))
+study_room.panel(store, row, access_store.listed(store, identity.viewer(), status="done", limit=500))
 progress = store.studies.progress(study_id)
 if not progress:
     st.info("No rater has joined yet. Share the rater link above (or the code " + row["code"] + ").", icon="🔗")

@@ -238,3 +238,37 @@ def may_change_record(scope: RecordScope, added_by: str) -> Decision:
 def may_publish_records(scope: RecordScope) -> Decision:
     """List every visitor's records with who added them, and share them with everybody."""
     return YES if scope.everything or scope.privileged else Decision(False, PUBLISH_OPERATOR_ONLY)
+
+
+def no_such_idea(idea_id: str) -> str:
+    """The one refusal for an idea the viewer may not know about (as `no_such_run`)."""
+    shown = "".join(c for c in (idea_id or "")[:80] if c.isalnum() or c in "-_:") or "?"
+    return f"There is no idea {shown} in your bank: its run may have been deleted, or the id is mistyped."
+
+
+def may_see_idea(viewer: Viewer, facts: RunFacts, idea_id: str) -> Decision:
+    """An idea is in a viewer's bank exactly when its run is in their History: the run's LIST
+    rule, so a visitor's bank holds the ideas of their own runs, the operator's every idea, and
+    an item of an open study stays hidden. A star, a note and an export of the idea follow the
+    same answer: they are the viewer's notebook, and change nothing of the run."""
+    return YES if may(viewer, Action.LIST, facts) else Decision(False, no_such_idea(idea_id))
+
+
+def hidden_own(viewer: Viewer, owners: Mapping[str, str], studies: Mapping[str, frozenset[str]]) -> int:
+    """How many of the viewer's own runs an open study hides from them, so a page can say why
+    History is empty instead of "no run yet". Asked through the same rule as every listing, so it
+    counts only what `may` hides; the count names no run, arm or model."""
+    hidden = 0
+    for rid, open_studies in studies.items():
+        facts = RunFacts(rid, owner_hash=owners.get(rid, ""), open_studies=open_studies)
+        hidden += owns(viewer, facts) and not may(viewer, Action.LIST, facts)
+    return hidden
+
+
+def shows_cache_hits(viewer: Viewer) -> bool:
+    """Whether a run's cache-hit count may be shown to this viewer. The caches are shared by
+    the whole server and keep no record of which run filled them, so on a shared server a hit
+    in a visitor's run can only have come from a run with the same model, mode and inputs,
+    possibly one they may not see (an item of an open study): the count would confirm a guess
+    about that run. Only the privileged (the operator, or anybody on a personal server) see it."""
+    return viewer.privileged

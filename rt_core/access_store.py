@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .access import Action, Decision, RunFacts, Viewer, listable, listing, may
+from .access import Action, Decision, RunFacts, Viewer, hidden_own, listable, listing, may, may_see_idea
 
 
 def run_facts(store, run_id: str, linked: bool = False, live_owner: str | None = None) -> RunFacts:
@@ -46,3 +46,30 @@ def listed(store, viewer: Viewer, text: str = "", status: str = "", limit: int =
     then asked of `access.may` too, so the one rule has the last word."""
     rows = store.runs.visible(listing(viewer), text=text, status=status, limit=limit, offset=offset)
     return history(store, viewer, rows)
+
+
+def idea_runs(store, viewer: Viewer, owners: Mapping[str, str]) -> set[str]:
+    """The runs among `owners` (run id to owner hash) whose ideas are in this viewer's bank
+    (access.may_see_idea). The rule is asked once per kind of run (its owner, the open
+    studies it is in), not once per run: a bank of thousands of runs has a few owners."""
+    studies = store.studies.open_item_runs()
+    kinds: dict[tuple[str, frozenset], list[str]] = {}
+    for rid, owner in owners.items():
+        kinds.setdefault((owner, studies.get(rid, frozenset())), []).append(rid)
+    out: set[str] = set()
+    for (owner, open_studies), rids in kinds.items():
+        if may_see_idea(viewer, RunFacts(rids[0], owner_hash=owner, open_studies=open_studies), rids[0]):
+            out.update(rids)
+    return out
+
+
+def idea_decision(store, viewer: Viewer, idea_id: str, run_id: str) -> Decision:
+    """Whether this one idea (of run `run_id`) is in the viewer's bank."""
+    return may_see_idea(viewer, run_facts(store, run_id), idea_id)
+
+
+def hidden_by_studies(store, viewer: Viewer) -> int:
+    """How many of this viewer's own runs are items of an open study, and so hidden from them
+    until it closes (two queries, whatever the number of runs)."""
+    studies = store.studies.open_item_runs()
+    return hidden_own(viewer, store.runs.owner_hashes(list(studies)), studies)

@@ -28,6 +28,15 @@ HISTORY_RUNS = 30  # the newest listed runs the History map reads at most
 PRIOR_COLOUR = "#6E6E6E"
 PRIOR_LABELS = 12  # prior papers get a short title beside them up to this many
 UNKNOWN_COLOUR = "#9A9A9A"
+# Mixes of several fields: dark, mutually distinct hues (ColorBrewer Dark2), apart from the
+# field colours a single-field mix takes.
+MIX_COLOURS = ["#1B9E77", "#D95F02", "#7570B3", "#E7298A", "#66A61E", "#E6AB02", "#A6761D", "#444444"]
+# The map's legend under the plot, titled, two entries to a row (a mix's name is long: in one
+# row the entries ran into each other and off the edge), in type a slide can read. Not above
+# the plot: plotly's tool buttons sit there, over the legend's text.
+MAP_LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.03, "yanchor": "top",
+              "font": {"size": 13}, "title": {"text": "Fields drawn on:", "side": "top"},
+              "itemsizing": "constant", "entrywidth": 0.5, "entrywidthmode": "fraction"}
 SLIDE = {"format": "png", "width": 1600, "height": 900, "scale": 1}
 HAS_KALEIDO = importlib.util.find_spec("kaleido") is not None
 
@@ -111,15 +120,20 @@ def marker_size(novelty: float | None) -> float:
     return 16.0 if novelty is None else 12.0 + 24.0 * max(0.0, min(1.0, novelty))
 
 
-def mix_colours(mix: dict[str, float], names: dict[str, str]) -> tuple[str, str]:
-    """The mix as two colours: the fill is its main field's, the ring its second field's
-    (white for one field). Blending hues would not do: blue and orange make a grey that
-    reads as no field at all."""
-    fields = mix_order(mix)
-    if not fields:
-        return UNKNOWN_COLOUR, "#FFFFFF"
-    ring = charts.field_colour(fields[1], names) if len(fields) > 1 else "#FFFFFF"
-    return charts.field_colour(fields[0], names), ring
+def mix_palette(mixes: list[dict[str, float]], names: dict[str, str]) -> dict[str, str]:
+    """One fill colour per distinct field mix on the map, by the mix's name. A mix of one field
+    has that field's colour (as on the community graph); each mix of several fields has a
+    colour of its own from MIX_COLOURS, one no single field on the map uses. Filling a mix
+    with its main field's colour painted every idea of a neighbourhood led by one field alike
+    (the mixes told apart only by a thin ring); blending the fields' hues would not do either:
+    blue and orange make a grey that reads as no field at all."""
+    by_name = {mix_name(m, names): mix_order(m) for m in mixes}
+    out = {n: (charts.field_colour(f[0], names) if f else UNKNOWN_COLOUR)
+           for n, f in by_name.items() if len(f) <= 1}
+    spare = [c for c in MIX_COLOURS if c not in out.values()] or MIX_COLOURS
+    for i, n in enumerate(sorted(n for n in by_name if n not in out)):
+        out[n] = spare[i % len(spare)]
+    return out
 
 
 def mix_order(mix: dict[str, float]) -> list[str]:
@@ -163,16 +177,16 @@ def figure(m: ideamap.IdeaMap, names: dict[str, str], many_runs: bool = False, h
     for p in m.ideas:
         groups.setdefault(mix_name(p.fields, names), []).append(p)
     label_ideas = len(m.ideas) <= 30
-    for name, pts in groups.items():
+    colours = mix_palette([p.fields for p in m.ideas], names)
+    for name, pts in sorted(groups.items()):
         fig.add_trace(go.Scatter(
             x=[p.x for p in pts], y=[p.y for p in pts], name=render.plot_escape(name),
             mode="markers+text" if label_ideas else "markers",
             text=[render.plot_escape(p.label.split(" (")[0]) for p in pts], textposition="top center",
-            marker={"size": [marker_size(p.novelty) for p in pts], "opacity": 0.95,
-                    "color": mix_colours(pts[0].fields, names)[0],
-                    "line": {"width": 3, "color": mix_colours(pts[0].fields, names)[1]}},
+            marker={"size": [marker_size(p.novelty) for p in pts], "opacity": 0.95, "color": colours[name],
+                    "line": {"width": 1.5, "color": "#FFFFFF"}},
             customdata=[p.id for p in pts], hovertext=[_idea_hover(p, many_runs) for p in pts],
-            hoverinfo="text"))
+            hoverinfo="text", **_no_fading(0.95, "#444444")))
     if m.priors:
         pr = m.priors
         fig.add_trace(go.Scatter(
@@ -183,14 +197,24 @@ def figure(m: ideamap.IdeaMap, names: dict[str, str], many_runs: bool = False, h
             textfont={"size": 10, "color": PRIOR_COLOUR},
             marker={"size": 11, "symbol": "diamond", "color": PRIOR_COLOUR, "opacity": 0.75,
                     "line": {"width": 1, "color": "#FFFFFF"}},
-            customdata=[p.id for p in pr], hovertext=[_prior_hover(p) for p in pr], hoverinfo="text"))
+            customdata=[p.id for p in pr], hovertext=[_prior_hover(p) for p in pr], hoverinfo="text",
+            **_no_fading(0.75, PRIOR_COLOUR)))
     axis = {"showticklabels": False, "zeroline": False, "showgrid": True, "gridcolor": "#EEEEEE"}
     fig.update_xaxes(range=_padded([p.x for p in m.points], 0.18))  # room for the labels
     fig.update_yaxes(range=_padded([p.y for p in m.points], 0.12))
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend=charts.LEGEND,
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend=MAP_LEGEND,
                       hovermode="closest", plot_bgcolor="rgba(0,0,0,0)", clickmode="event+select",
                       xaxis=axis, yaxis=axis)  # the axes have no units: only distances mean anything
     return fig
+
+
+def _no_fading(opacity: float, text_colour: str) -> dict:
+    """Selected and unselected points drawn alike. A click selects its point (that is how the
+    page hears it), and plotly then faded every other point to a fifth and kept it so in the
+    camera button's PNG: a slide of a map washed out around one dot. The click opens its
+    point under the map, which says what was chosen."""
+    same = {"marker": {"opacity": opacity}, "textfont": {"color": text_colour}}
+    return {"selected": same, "unselected": same}
 
 
 def _padded(values: list[float], share: float) -> list[float]:

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from rt_core import access, deployment, operator_session
-from studio import resources
+from studio.process_store import process_store
 
 OWNER_COOKIE, OPERATOR_COOKIE = "rt_owner", "rt_operator"
 LEGACY_OWNER_PARAM = "owner"  # older versions put the owner token in the run's address
@@ -93,7 +93,7 @@ def _headers():
 def shared() -> bool:
     """rt_core.deployment decides; this hands it the facts. A proxied request turns the whole
     process shared before anything of it is answered."""
-    return deployment.shared(_address(), headers=_headers(), store=resources.get_store().dialect)
+    return deployment.shared(_address(), headers=_headers(), store=process_store().dialect)
 
 
 def _link_base() -> str:
@@ -149,7 +149,7 @@ def _operator_link(is_shared: bool) -> dict[str, str]:
     if not deployment.OPERATOR.matches(token, _link_base()):
         _notice("error", WRONG_OPERATOR)
         return {}
-    value = operator_session.make(resources.get_store(), deployment.OPERATOR.hash())
+    value = operator_session.make(process_store(), deployment.OPERATOR.hash())
     ss["_operator_session"] = value
     if is_shared:
         _notice("success", OPERATOR_WELCOME)
@@ -168,7 +168,7 @@ def _operator(is_shared: bool) -> dict[str, str]:
     if not value or value == ss.get("_operator_rejected"):
         ss["_operator"] = False
         return writes
-    ss["_operator"] = operator_session.check(resources.get_store(), value, deployment.OPERATOR.hash())
+    ss["_operator"] = operator_session.check(process_store(), value, deployment.OPERATOR.hash())
     if ss["_operator"]:
         ss["_operator_session"] = value
         return writes
@@ -183,7 +183,7 @@ def _sign_out(value: str) -> None:
     `settle` has drawn this run's cookie writer: the page itself then says it and takes the
     cookie away (sign_out_control), and the views drawn after it are a visitor's."""
     ss = st.session_state
-    operator_session.revoke(resources.get_store(), value)
+    operator_session.revoke(process_store(), value)
     ss.pop("_operator_session", None)
     ss["_operator"], ss["_operator_rejected"] = False, value
     ss.setdefault("_cookie_writes", {})[OPERATOR_COOKIE] = ""

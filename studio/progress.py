@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rt_core import access, agents
 from rt_core.errors import AllowanceSpent
 from rt_core.run.pipeline import plan
 
-from . import render, state
+from . import identity, render, state, timing_view
 
 STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
+CACHE_HITS_HIDDEN = ("On a shared server the caches serve every visitor, so a hit could tell you "
+                     "about somebody else's run: the count is shown to the operator only.")
+
+
+def _status(status: str, hits: bool) -> str:
+    """An agent answered from the cache alone reads as done where hits are not shown."""
+    return "done" if status == "cached" and not hits else status
 
 
 def _failed_where(run, by_stage: dict) -> tuple[str, str]:
@@ -24,8 +32,8 @@ def _failed_where(run, by_stage: dict) -> tuple[str, str]:
     for e in reversed(run.errors):
         if e.agent == "run":
             return group_of.get(e.stage) or e.stage, ""
-    for stage, agents in reversed(list(by_stage.items())):
-        for agent, ev in agents.items():
+    for stage, seen in reversed(list(by_stage.items())):
+        for agent, ev in seen.items():
             if ev.status == "failed":
                 return stage, agent
     return (run.errors[-1].stage, run.errors[-1].agent) if run.errors else ("", "")
@@ -73,14 +81,14 @@ def show(store, run_id: str, read_only: bool = False) -> None:
             continue
         by_stage.setdefault(stage, {})[e.agent] = e
         totals[stage] = max(totals.get(stage, 0), e.total)
-    agent_ids = {a.removeprefix("profile:") for s in by_stage.values() for a in s}
-    names = store.corpus.researcher_names(agent_ids)
+    names = store.corpus.researcher_names(agents.people(
+        [*(a for s in by_stage.values() for a in s), *(e.agent for e in run.errors)]))
 
     fractions = []
     for stage in groups:
-        agents = by_stage.get(stage, {})
-        total = max(len(agents), totals.get(stage, 0))
-        finished = sum(1 for e in agents.values() if e.status != "started")
+        in_stage = by_stage.get(stage, {})
+        total = max(len(in_stage), totals.get(stage, 0))
+        finished = sum(1 for e in in_stage.values() if e.status != "started")
         fractions.append(finished / total if total else 0.0)
     # Bars never go backwards: a stage that learns of more work keeps what it showed.
     seen = ss.setdefault(f"_bars_{run_id}", {})
@@ -108,7 +116,7 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     elif failed:
         where, who = _failed_where(run, by_stage)
         at = f" while {bar_titles.get(where, render.stage_title(where)) if where else 'starting'}"
-        by = f" ({names.get(who, who)})" if who else ""
+        by = f" ({agents.label(who, names)})" if who else ""
         label, box = f"Run {run_id} failed{at}{by}", "error"
     elif run.status == "cancelled":
         label, box = f"Run {run_id} cancelled: finished work is kept", "error"
@@ -121,20 +129,24 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     where = _failed_where(run, by_stage)[0] if failed else ""
     # Not `with st.status(...)`: leaving that block marks the status complete, which drew a
     # check mark beside "Running"; a plain container inside keeps the state we set.
+    hits = access.shows_cache_hits(identity.viewer())
     with st.status(label, state=box, expanded=not done or failed).container():
         for stage, frac in zip(groups, fractions, strict=True):
-            agents = by_stage.get(stage, {})
+            listed = by_stage.get(stage, {})
             st.markdown(f"**{bar_titles[stage]}**" + (" · ❌ failed here" if stage == where else ""))
             st.progress(frac, text=f"{int(frac * 100)}%")
-            for agent, e in agents.items():
-                rid = agent.removeprefix("profile:")
-                who = names.get(rid, rid) + (" (reading their papers)" if rid != agent else "")
+            for agent, e in listed.items():
+                who = agents.label(agent, names) + (" (reading their papers)"
+                                                    if agent.startswith(agents.PROFILE) else "")
                 tail = f": {render.short(e.partial, 160)}" if e.partial else ""
-                render.show_text(f"{STATUS_ICON.get(e.status, '•')} {who}{tail}")
+                render.show_text(f"{STATUS_ICON.get(_status(e.status, hits), '•')} {who}{tail}")
     u = run.usage
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Model calls", u.calls)
-    m2.metric("Cache hits", u.cache_hits)
+    if hits:
+        m2.metric("Cache hits", u.cache_hits)
+    else:  # a hit may come from a run this visitor may not see (rt_core.access says why)
+        m2.metric("Cache hits", "not shown", help=CACHE_HITS_HIDDEN)
     m3.metric("Tokens", f"{u.prompt_tokens + u.completion_tokens:,}",
               help=f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion")
     m4.metric("Cost", f"${u.cost:.4f}")
@@ -161,8 +173,9 @@ def show(store, run_id: str, read_only: bool = False) -> None:
     for note in run.notes:
         st.info(render.md_escape(note), icon="✂️")
     if run.status == "done":
-        st.success(f"Done in {sum(run.timings.values()):.1f} s. The proposal, reviews and scores "
-                   "are on the Results page.", icon="✅")
+        took = timing_view.wall_time(store, run_id)  # History's and Results' words
+        st.success(render.md_escape(f"Done. {took}." if took else "Done.") +
+                   " The proposal, reviews and scores are on the Results page.", icon="✅")
     if (run.proposal is not None or run.status == "done") and st.button(
             "Open results", key=f"open_results_{run_id}", type="primary"):
             ss["results_run"] = run_id

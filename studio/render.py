@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from rt_core import agents
 from rt_core.errors import RTError
 from rt_core.run.pipeline.plan import GROUPS
 from rt_core.types import Paper, Researcher, StageError
@@ -77,7 +78,7 @@ def stage_error(e: StageError, names: dict[str, str]) -> str:
     """One recorded failure in words: which part of the run and, when one agent failed
     rather than the whole run, who. Safe Markdown."""
     where = stage_title(e.stage)
-    who = "" if e.agent in ("run", "") else f" · {names.get(e.agent, e.agent)}"
+    who = "" if e.agent in ("run", "") else f" · {agents.label(e.agent, names)}"
     return md_escape(f"{where}{who}: {e.message}")
 
 

@@ -5,17 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from rt_core import access, community
-from rt_core import config as rt_config
-from rt_core.store import Store, open_store
+from rt_core.store import Store
 from studio import identity
-
-
-@st.cache_resource(show_spinner="Opening the store and loading the starter community...")
-def _store_at(path: str) -> Store:
-    store = open_store(path)
-    community.ensure_loaded(store)
-    store.runs.mark_interrupted()  # runs a previous server process left 'running'
-    return store
+from studio.process_store import process_store
 
 
 def get_store() -> Store:
@@ -23,7 +15,7 @@ def get_store() -> Store:
     this browser sees its corpus: the shared papers and researchers and those it added
     itself (rt_core.access.record_scope). Every page reads through it, and a run started
     from a page gets it, so no page or run reaches another visitor's records."""
-    return _store_at(str(rt_config.db_path())).seen_by(access.record_scope(identity.viewer()))
+    return process_store().seen_by(access.record_scope(identity.viewer()))
 
 
 @st.cache_data(show_spinner=False, ttl=60)

@@ -19,6 +19,7 @@ import dataclasses
 
 import streamlit as st
 
+from rt_core import agents
 from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY
 from rt_core.run.pipeline import budget
@@ -28,7 +29,7 @@ from rt_core.run.revision.diff import diff_lines, proposal_diff
 from rt_core.run.revision.report import stop_words
 from rt_core.types import Round, Run
 
-from . import fields, polling, render, state, timing_view
+from . import fields, polling, render, resources, state, timing_view
 from . import request as studio_request
 from .charts import LEGEND, PLOT_CONFIG
 from .render import plot_escape
@@ -123,8 +124,10 @@ def _progress(run_id: str) -> None:
     done = reviewed_rounds(job)
     st.progress(min(1.0, done / max(1, rounds)), text=f"{done} of {rounds} revision round"
                 f"{'s' * (rounds > 1)} reviewed (earlier rounds come from the cache)")
+    names = agents.names_for(resources.get_store().corpus, [e.agent for e in events[-3:]])
     for e in events[-3:]:
-        render.show_text(f"{e.agent}: {e.status}" + (f": {render.short(e.partial, 160)}" if e.partial else ""))
+        render.show_text(f"{agents.label(e.agent, names)}: {e.status}" +
+                         (f": {render.short(e.partial, 160)}" if e.partial else ""))
     if job.done:
         if job.error is not None:
             render.show_error(job.error)

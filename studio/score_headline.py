@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from rt_core import fiveq
+from rt_core import access, fiveq
 from rt_core.models.registry import style_traits
 from rt_core.types import Run
+
+from . import identity
 
 SCORE_WORTH = ("Mean review score {score} (reviewers' scores {each}): on a base model these are "
                "close to noise, so compare runs by the measures above, not by the score.")
@@ -104,7 +106,8 @@ def results_header(run: Run) -> None:
         h2.metric("Mean review score", f"{run.meta_review.score:.1f}" if run.meta_review and
                   run.meta_review.score is not None else "—")
         h3.metric("Similarity to reference", f"{run.similarity.mean:.3f}" if run.similarity else "—")
-        h4.metric("Model calls", run.usage.calls, help=f"cache hits {run.usage.cache_hits}, tokens "
+        hits = f"cache hits {run.usage.cache_hits}, " if access.shows_cache_hits(identity.viewer()) else ""
+        h4.metric("Model calls", run.usage.calls, help=f"{hits}tokens "
                   f"{run.usage.prompt_tokens + run.usage.completion_tokens:,}, cost ${run.usage.cost:.4f}")
         return
     figures = [Figure("Status", run.status, ""), *measured(run)]

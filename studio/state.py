@@ -29,6 +29,7 @@ PAGES = {
     "results": "pages/results.py",
     "replay": "pages/replay.py",
     "history": "pages/history.py",
+    "ideas": "pages/ideas.py",
     "settings": "pages/settings.py",
     "study_create": "pages/study_create.py",
     "study_rate": "pages/study_rate.py",
@@ -36,7 +37,7 @@ PAGES = {
 }
 # The address of each page (`/results`, `/history`...), so a typed or shared path opens it.
 URL_PATHS = {"neighbourhood": "neighbourhood", "run": "run", "results": "results",
-             "replay": "replay", "history": "history", "settings": "settings",
+             "replay": "replay", "history": "history", "ideas": "ideas", "settings": "settings",
              "study_create": "study_create", "study_rate": "study_rate", "study_results": "study_results"}
 
 # The Run page's settings with their defaults. Every widget keyed by one of them draws
@@ -56,24 +57,37 @@ def joining_study() -> bool:
     when the code leaves the address (the root typed over it): the rest of the app names
     runs, models and arms, and so does a reload of this browser (rater_session's cookie).
     Only the organiser (its link's token, or a study this session has unlocked) gets the
-    whole app back."""
+    whole app back, or whoever leaves the study on its page (`leave_study`)."""
     ss = st.session_state
     try:
         code, organiser = st.query_params.get("study"), st.query_params.get("organiser", "")
     except Exception:  # no browser context
         return False
-    if code:
-        ss["_joined_as_rater"] = True
+    if code:  # read once, then out of the address (a screen shared or projected shows no code)
+        ss["_joined_as_rater"], ss["_rate_code"] = True, code
+        ss.pop("_left_study", None)
+        del st.query_params["study"]
         return True
     if organiser and get_store().studies.by_organiser_token(organiser) is not None:
         ss.pop("_joined_as_rater", None)
         ss["_organiser"] = True  # this session, even in a browser that once joined as a rater
         ss["_forget_rater"] = rater_session.joined_before()  # app.py takes the cookie away
         return False
-    if ss.get("_organiser"):
+    if ss.get("_organiser") or ss.get("_left_study"):  # left: the cookie read at connect is stale
         return False
     rater = ss.get("_joined_as_rater") or rater_session.joined_before()  # a reload: a new session
     return bool(rater) and not ss.get("study_unlocked")
+
+
+def leave_study() -> None:
+    """"Leave this study": forget this session's rater (its study, id and join code) and take
+    the rater cookie away (app.py, on the next run), so this browser gets the app every visitor
+    gets, which rt_core.access limits as for anybody else. Made for the operator who tried the
+    rater link and was held on the rating page; any rater may do the same."""
+    ss = st.session_state
+    for k in ("rate_study", "rate_rater", "_rate_code", "_joined_as_rater"):
+        ss.pop(k, None)
+    ss["_left_study"] = ss["_forget_rater"] = ss["_left_study_now"] = True
 
 
 def init_state() -> None:
@@ -179,6 +193,17 @@ def new_linked_run() -> str:
     page moves on, so it must not pull the page back when the user picks another run."""
     linked = linked_run()
     return linked if linked and linked != st.session_state.get("_addr_run") else ""
+
+
+def run_pick(wanted: str | None, picked: str | None, last: str | None, options: list[str]) -> str:
+    """Which run the Results page shows: one just asked for (History's open, a new link),
+    else the user's own choice in the Run box, else the run shown before the page was left
+    (Streamlit forgets a widget's value on another page), else the newest. The choice comes
+    before the last run shown: the other way round, the box snapped back on every pick."""
+    for i in (wanted, picked, last):
+        if i and i in options:
+            return i
+    return options[0]
 
 
 def show_run_in_address(run_id: str) -> None:

@@ -16,18 +16,19 @@ import dataclasses
 
 import streamlit as st
 
+from rt_core import agents
 from rt_core.errors import RTError
 from rt_core.fiveq import BY_KEY, QUESTIONS
 from rt_core.run.pipeline.validation import MAX_ROUNDS
 from rt_core.run.revision.diff import diff_lines
 from rt_core.run.steer import job as steer_job
 from rt_core.run.steer import table
-from rt_core.run.steer.cost import steer_cost
+from rt_core.run.steer.cost import steer_cost, steer_expected
 from rt_core.run.steer.steer import Steer, rounds_of
 from rt_core.run.steer.tree import COMMENT, ROOT, YOU, Tree, Version
 from rt_core.types import Run
 
-from . import fields, polling, render, state
+from . import fields, polling, render, state, timing_view
 from . import request as studio_request
 
 VERSION_PARAM = "version"
@@ -95,7 +96,9 @@ def _score(n: Version) -> str:
 
 
 def _show_version(t: Tree, n: Version, names: dict[str, str]) -> None:
-    st.caption("Link to this version: " + render.md_escape(version_url(n.run_id, n.id)))
+    st.link_button("Link to this version", version_url(n.run_id, n.id), icon="🔗",
+                   help="This version's own address: open it, or copy it to share (read-only for others).")
+    st.caption(render.md_escape(version_url(n.run_id, n.id)))  # the address itself, to read or copy
     if n.parent:
         before = t.get(n.parent)
         st.markdown(f"**From version {render.md_escape(n.parent)}** · mean score "
@@ -152,6 +155,7 @@ def _steer_form(run: Run, store, t: Tree, n: Version) -> None:
     config = dataclasses.replace(run.config, **studio_request.typed_caps())
     reviewers = len({r.reviewer_id for r in t.path(n.id)[0].reviews if r.reviewer_id != YOU})
     st.caption(render.md_escape(steer_cost(config, reviewers, rounds_of(wish), store).summary()))
+    timing_view.expected_caption(steer_expected(config, reviewers, rounds_of(wish), store), "This steer")
     if not st.button("Steer", key=f"steer_go_{run.id}", type="primary"):
         return
     try:
@@ -198,10 +202,14 @@ def _progress(run_id: str, names: dict[str, str]) -> None:
     if job.done:
         st.rerun()
     done = job.steps_done()
-    with st.status("The community is reading your version…", expanded=True):
+    # Not `with st.status(...)`: leaving that block marks the status complete, which drew a
+    # check mark beside a steer still running; a plain container inside keeps "running".
+    with st.status("The community is reading your version…", state="running", expanded=True).container():
         st.progress(min(1.0, done / max(1, job.steps)), text=f"{done} of about {job.steps} steps done")
+        if job.expected is not None:
+            timing_view.expected_caption(job.expected, "This steer")
         for e in job.snapshot()[-4:]:
-            who = names.get(e.agent, e.agent)
+            who = agents.label(e.agent, names)
             render.show_text(f"{who}: {e.status}" + (f" ({render.short(e.partial, 120)})" if e.partial else ""))
 
 

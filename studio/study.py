@@ -6,6 +6,7 @@ from urllib.parse import urlencode, urlsplit
 import pandas as pd
 import streamlit as st
 
+from rt_core import access_store
 from rt_core.fiveq import QUESTIONS
 
 from . import render
@@ -124,3 +125,15 @@ def criterion_panels(df: pd.DataFrame, x: str, low: str, high: str, label: str, 
         fig.update_xaxes(matches="x")
     fig.update_layout(height=140 + 45 * len(arms), title=title, margin={"l": 10, "r": 10, "t": 70, "b": 10})
     st.plotly_chart(fig, key=key)
+
+
+def hidden_runs_note(store, viewer) -> int:
+    """Tell an owner that runs of theirs are missing because a study holds them (rt_core.access
+    counts them), rather than let History and Results say this browser started none; returns
+    how many."""
+    n = access_store.hidden_by_studies(store, viewer)
+    if n:
+        st.info(f"{n} run{'s' if n > 1 else ''} this browser started {'are' if n > 1 else 'is'} in a study "
+                f"that is still open, so {'they stay' if n > 1 else 'it stays'} hidden here (from you as from "
+                "everyone) until the study closes: its raters must not learn where a proposal came from.", icon="🙈")
+    return n

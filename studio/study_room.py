@@ -9,6 +9,7 @@ import streamlit as st
 from rt_core.errors import RTError
 from rt_core.study.candidates import ARM_BY as CANDIDATE_ARMS
 from rt_core.study.create import CANDIDATES_HINT, add_runs
+from rt_core.study.ideas import ARM_BY as IDEA_ARMS
 
 from . import fields, render, study
 
@@ -83,6 +84,9 @@ def panel(store, row: dict, runs: list[dict]) -> None:
         if settings.arm_by == CANDIDATE_ARMS:  # add_runs refuses these: say so instead of offering it
             st.caption("This study compares the candidates of one run, so it takes no other runs. "
                        + CANDIDATES_HINT)
+            return
+        if settings.arm_by == IDEA_ARMS:  # add_runs refuses these too
+            st.caption("This study rates starred ideas; star more on the Ideas page and make a new study.")
             return
         have = {i.run_id for i in store.studies.items(sid).values()}
         more = [r for r in runs if r["id"] not in have]

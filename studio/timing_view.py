@@ -16,10 +16,10 @@ from rt_core.run.pipeline import timing
 from . import render
 
 
-def expected_caption(expected: timing.Expected) -> None:
-    """The expected wall time under an estimate, and the calibration button when the
-    embedded model has no measured speed yet."""
-    st.caption(render.md_escape(expected.sentence()))
+def expected_caption(expected: timing.Expected, what: str = "") -> None:
+    """The expected wall time under an estimate ('This steer: expected wall time ...' when
+    `what` names the work), in timing.Expected's words wherever it is said."""
+    st.caption(render.md_escape(f"{what}: {expected.text()}." if what else expected.sentence()))
 
 
 WAITING = "Waiting for the speed measurement under way..."
@@ -64,11 +64,19 @@ def revision_caption(plan, store) -> None:
     expected_caption(timing.for_config(plan.config, store, counted=set(plan.stages)))
 
 
+def wall_time(store, run_id: str) -> str:
+    """'Wall time: estimated about 1 min 20 s, took about 1 min 31 s', or '' when nothing was
+    measured: the one wording of a finished run's time (rt_core.run.pipeline.timing.took_text),
+    on the Run page, on Results and (its words alone) in History's column and CSV."""
+    text = timing.took_text(*store.runs.wall_times([run_id]).get(run_id, (None, None)))
+    return f"Wall time: {text}" if text else ""
+
+
 def results_line(store, run) -> None:
-    """'Wall time: estimated about 1 min 20 s, took about 1 min 31 s' on the Results page."""
-    text = timing.took_text(*store.runs.wall_times([run.id]).get(run.id, (None, None)))
-    if text:
-        st.caption(render.md_escape(f"Wall time: {text}"))
+    """The finished run's wall time on the Results page."""
+    line = wall_time(store, run.id)
+    if line:
+        st.caption(render.md_escape(line))
 
 
 def history_column(store, run_ids) -> list[str]:

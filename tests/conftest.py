@@ -33,7 +33,8 @@ from rt_core.types import Paper, Researcher  # noqa: E402
 BOTH_BACKENDS = {"test_store", "test_migrate", "test_simulate", "test_runs", "test_study",
                  "test_cache_rules", "test_llm", "test_bench", "test_call_claims",
                  "test_bench_tasks", "test_bench_workers", "test_comparisons", "test_topics",
-                 "test_paper_vectors_ann", "test_corpus_owners", "test_visible_runs"}
+                 "test_paper_vectors_ann", "test_corpus_owners", "test_visible_runs",
+                 "test_ideas_bank", "test_ideas_seen"}
 
 
 def pytest_generate_tests(metafunc):

@@ -23,11 +23,12 @@ FLOORS: list[tuple[str, list[str]]] = [
                            "rt_core.record", "rt_core.stops", "rt_core.fiveq", "rt_core.text",
                            "rt_core.settings", "rt_core.types", "rt_core.attribution",
                            "rt_core.graph", "rt_core.access", "rt_core.deployment",
-                           "rt_core.operator_session"]),
+                           "rt_core.operator_session", "rt_core.agents"]),
     ("models and their keys", ["rt_core.models"]),
     ("sources", ["rt_core.sources"]),
     ("store", ["rt_core.store", "rt_core.access_store"]),
-    ("services on the store", ["rt_core.allowance", "rt_core.topic_search", "rt_core.suggest"]),
+    ("services on the store", ["rt_core.allowance", "rt_core.topic_search", "rt_core.suggest",
+                               "rt_core.ideas"]),
     # A run, by concept (run/), from what every stage writes with up to what is built on
     # whole runs. pipeline/ holds the machinery and also what assembles a run, so its
     # modules are placed one by one; so are the two modules of a folder that sit higher

@@ -16,6 +16,7 @@ from tests.apphelp import (
     module_data_dir,
     new_app,
     record_downloads,
+    shown,
     texts,
 )
 
@@ -201,19 +202,19 @@ def test_empty_selection_gives_a_clear_error(model):
 
 
 def test_a_start_that_fails_does_not_show_the_last_runs_done_panel(model, monkeypatch):
-    """The previous run's "Done in ..." stayed under the new error, reading as its outcome."""
+    """The previous run's "Done. ..." stayed under the new error, reading as its outcome."""
     at = new_app()
     at.button(key=f"preset_{PRESET}").click().run()
     job = start_run(at, num_reviewers=0)
     store().runs.delete(job.run_id)
-    assert any("Done in" in s.value for s in at.success)
+    assert any(shown(s.value).startswith("Done.") for s in at.success)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     at.session_state["model"] = "openai/gpt-4o-mini"
     at.session_state["base_url"] = ""
     at.run()
     at.button(key="run_start").click().run()
     assert "OPENAI_API_KEY is not set" in errors(at)
-    assert not any("Done in" in s.value for s in at.success)
+    assert not any(shown(s.value).startswith("Done.") for s in at.success)
 
 
 def run_page(mode: str) -> AppTest:
@@ -249,13 +250,13 @@ def test_run_shows_progress_and_finishes(finished):
     at, job = finished
     assert job.run.status == "done", job.run.errors
     assert job.error is None and not job.unexpected
-    assert any("Done in" in s.value for s in at.success)
+    assert any(shown(s.value).startswith("Done.") for s in at.success)
     assert at.button(key=f"open_results_{job.run_id}")
     labels = [m.label for m in at.metric]
     assert {"Model calls", "Tokens", "Cost"} <= set(labels)
     assert int(at.metric[labels.index("Model calls")].value) == job.run.usage.calls > 0
-    shown = "\n".join(texts(at))
-    assert "✅" in shown  # each agent's status and partial output
+    listed = "\n".join(texts(at))
+    assert "✅" in listed  # each agent's status and partial output
     # One bar per group of the run's own plan, in the plan's order.
     from rt_core.run.pipeline.plan import GROUPS, progress_groups
 

@@ -6,6 +6,7 @@ import argparse
 from ..config import LOCAL_EMBEDDER, LOCAL_MODEL
 from ..settings import schema
 from . import credit as credit_cli
+from . import ideas as ideas_cli
 from . import ideate, novelty, options, study_token
 from . import speed as speed_cli
 from . import steer as steer_cli
@@ -24,7 +25,7 @@ from .commands import (
 )
 
 DESCRIPTION = ("Command line: `python -m rt_core run|resume|revise|replay|bench|similarity|novelty|search|"
-               "suggest|init|credit|steer ...`.")
+               "suggest|init|credit|steer|ideas ...`.")
 KEY_HELP = ("name of the environment variable holding the API key for this model and base URL "
             "(without it, the provider's usual variable is used, and only at the provider's own "
             "endpoint or a base URL listed in RT_ALLOWED_BASE_URLS)")
@@ -141,4 +142,5 @@ def build_parser() -> argparse.ArgumentParser:
     ms.set_defaults(fn=cmd_migrate_store)
     credit_cli.add_parser(sub)
     steer_cli.add_parser(sub)
+    ideas_cli.add_parser(sub)
     return ap

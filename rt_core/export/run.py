@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from .. import redact
 from ..errors import RTError
 from ..run.novelty.report import report as novelty_report
+from ..run.pipeline.timing import took_text
 from ..run.revision.report import rounds_markdown
 from ..types import Run
 from .sources import sources_markdown, sources_named
@@ -51,11 +52,14 @@ class Names:
                    store.corpus.paper_titles(sorted(papers)))
 
 
-def run_json(run: Run, names: Names | None = None) -> str:
+def run_json(run: Run, names: Names | None = None, cache_hits: bool = True) -> str:
     """The stored record, plus the names and titles of the people and papers it cites by id
-    (extra keys: the record still loads with Run.from_dict)."""
+    (extra keys: the record still loads with Run.from_dict). `cache_hits=False` leaves the
+    cache-hit count out, for a viewer rt_core.access.shows_cache_hits refuses it."""
     names = names or Names()
     doc = run.to_dict()
+    if not cache_hits:
+        (doc.get("usage") or {}).pop("cache_hits", None)
     for review in doc.get("reviews") or []:
         review["reviewer_name"] = names.person(review["reviewer_id"])
     doc["researchers"] = [{"id": i, "name": names.person(i)} for i in run.config.researcher_ids]
@@ -77,7 +81,7 @@ def _header(run: Run, names: Names) -> list[str]:
     return [*lines, ""]
 
 
-def run_markdown(run: Run, names: Names | None = None) -> str:
+def run_markdown(run: Run, names: Names | None = None, cache_hits: bool = True) -> str:
     names = names or Names()
     lines = _header(run, names)
     if run.proposal:
@@ -109,7 +113,8 @@ def run_markdown(run: Run, names: Names | None = None) -> str:
     for e in run.errors:
         lines.append(f"- error in {e.stage} ({names.person(e.agent)}): {e.message}. {e.hint}")
     u = run.usage
-    lines += ["", f"_calls {u.calls}, cache hits {u.cache_hits}, tokens {u.prompt_tokens}+"
+    hits = f", cache hits {u.cache_hits}" if cache_hits else ""
+    lines += ["", f"_calls {u.calls}{hits}, tokens {u.prompt_tokens}+"
                   f"{u.completion_tokens}, cost ${u.cost:.4f}_", ""]
     return redact.hide("\n".join(lines))  # an error's detail may name a base URL with credentials
 
@@ -117,7 +122,8 @@ def run_markdown(run: Run, names: Names | None = None) -> str:
 # -- CSV --------------------------------------------------------------------------------------
 
 RUN_COLUMNS = ["id", "created", "status", "mode", "model", "authors", "papers", "mean_score",
-               "similarity", "evaluator", "tokens", "cost_usd", "author_ids", "paper_ids"]
+               "similarity", "evaluator", "tokens", "cost_usd", "wall_time", "estimate_seconds",
+               "wall_seconds", "author_ids", "paper_ids"]
 REVIEW_COLUMNS = ["run_id", "reviewer", "score", "strengths", "weaknesses", "reviewer_id"]
 
 
@@ -129,8 +135,10 @@ def _csv(rows: list[dict], columns: list[str]) -> bytes:
     return to_csv(pd.DataFrame(rows, columns=columns))
 
 
-def run_row(run: Run, names: Names) -> dict:
-    """One run as a History row: names and titles joined with '; ', the ids beside them."""
+def run_row(run: Run, names: Names, times: tuple[float | None, float | None] = (None, None)) -> dict:
+    """One run as a History row: names and titles joined with '; ', the ids beside them;
+    `times` (estimate, wall seconds, as the store keeps them) in History's words and as numbers."""
+    estimate, wall = times
     sim = run.similarity
     score = run.meta_review.score if run.meta_review else None
     return {"id": run.id, "created": run.created_at, "status": run.status, "mode": run.config.mode,
@@ -142,13 +150,17 @@ def run_row(run: Run, names: Names) -> dict:
             "evaluator": (sim.evaluator or sim.embedder) if sim else "",
             "tokens": run.usage.prompt_tokens + run.usage.completion_tokens,
             "cost_usd": round(run.usage.cost, 6),
+            "wall_time": took_text(estimate, wall),
+            "estimate_seconds": None if estimate is None else round(estimate, 1),
+            "wall_seconds": None if wall is None else round(wall, 1),
             "author_ids": "; ".join(run.config.researcher_ids),
             "paper_ids": "; ".join(run.config.paper_ids)}
 
 
-def runs_csv(runs: list[Run], names: Names | None = None) -> bytes:
-    names = names or Names()
-    return _csv([run_row(r, names) for r in runs], RUN_COLUMNS)
+def runs_csv(runs: list[Run], names: Names | None = None,
+             times: dict[str, tuple[float | None, float | None]] | None = None) -> bytes:
+    names, times = names or Names(), times or {}
+    return _csv([run_row(r, names, times.get(r.id, (None, None))) for r in runs], RUN_COLUMNS)
 
 
 def reviews_csv(run: Run, names: Names | None = None) -> bytes:
@@ -167,4 +179,4 @@ def stored_runs_csv(store, run_ids: Iterable[str]) -> bytes:
             runs.append(store.runs.load(rid))
         except RTError:
             continue
-    return runs_csv(runs, Names.for_runs(store, runs))
+    return runs_csv(runs, Names.for_runs(store, runs), store.runs.wall_times([r.id for r in runs]))

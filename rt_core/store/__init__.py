@@ -3,7 +3,8 @@ zero-setup default) or a PostgreSQL database (`RT_DB=postgresql://...`), the sam
 
 A `Store` is the database plus one object per concern, so callers say what they
 touch: `store.corpus` (papers, researchers, fields, search, imports),
-`store.runs`, `store.comparisons` (a run compared afterwards with papers),
+`store.runs`, `store.ideas` (the bank of every run's ideas),
+`store.comparisons` (a run compared afterwards with papers),
 `store.studies` (human-evaluation studies), and the caches `store.llm_cache`, `store.embeddings`,
 `store.http_cache` and `store.profiles`; `store.call_claims` makes an identical model call
 from several processes once; `store.bench_tasks` is the queue benchmark workers share;
@@ -28,6 +29,7 @@ from .claims import CallClaims
 from .comparisons import Comparisons
 from .corpus import BundleSummary, Corpus, ImportSummary
 from .db import Database, is_url
+from .ideas import Ideas
 from .neighbourhoods import KeptNeighbourhoods
 from .operator_sessions import OperatorSessions
 from .references import References
@@ -44,6 +46,7 @@ class Store:
         self.db = Database(location)
         self.corpus = Corpus(self.db)
         self.runs = Runs(self.db)
+        self.ideas = Ideas(self.db)
         self.comparisons = Comparisons(self.db)
         self.studies = Studies(self.db)
         self.llm_cache = LLMCache(self.db)

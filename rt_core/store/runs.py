@@ -23,6 +23,7 @@ import time
 
 from ..errors import NotFoundError, RTError
 from ..types import Run
+from . import ideas
 from .db import Database
 
 HOST = socket.gethostname()
@@ -124,25 +125,34 @@ class Runs:
         `owner_hash`: the hash of the browser token that started it (rt_core.access)."""
         values = self._values(run, title)
         owner = (os.getpid(), HOST, lease, time.time()) if lease else (None, "", "", None)
-        cur = self.db.conn.execute(
+        with self.db.transaction() as conn:
+            self._insert(conn, run, values, owner, owner_hash)
+            ideas.write_run(conn, run)
+        run.version = 1
+        if lease:
+            HEARTBEAT.add(lease, self.db)
+
+    @staticmethod
+    def _insert(conn, run: Run, values: tuple, owner: tuple, owner_hash: str) -> None:
+        cur = conn.execute(
             "INSERT INTO runs(id, created_at, model, mode, status, title, mean_score, similarity, "
             "config_json, result_json, owner_pid, owner_host, owner_lease, heartbeat_at, version, "
             "owner_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING",
             (run.id, run.created_at, run.config.model, run.config.mode, *values, *owner, owner_hash or None))
         if cur.rowcount == 0:
             raise RunConflict(f"a run with id {run.id} already exists")
-        run.version = 1
-        if lease:
-            HEARTBEAT.add(lease, self.db)
 
     def update(self, run: Run, title: str = "", lease: str = "") -> None:
         """Write the run over the version it was read at. Refused (RunConflict) when the
         row was deleted or changed since, or is running under another owner's lease."""
         values = self._values(run, title)
-        cur = self.db.conn.execute(
-            "UPDATE runs SET status=?, title=?, mean_score=?, similarity=?, config_json=?, result_json=?, "
-            "version=version+1 WHERE id=? AND version=? AND (status != 'running' OR owner_lease=?)",
-            (*values, run.id, run.version, lease or "(no lease)"))  # leases are hex
+        with self.db.transaction() as conn:  # the run and its ideas in the bank, or neither
+            cur = conn.execute(
+                "UPDATE runs SET status=?, title=?, mean_score=?, similarity=?, config_json=?, result_json=?, "
+                "version=version+1 WHERE id=? AND version=? AND (status != 'running' OR owner_lease=?)",
+                (*values, run.id, run.version, lease or "(no lease)"))  # leases are hex
+            if cur.rowcount:
+                ideas.write_run(conn, run)
         if cur.rowcount == 0:
             row = self.db.conn.execute("SELECT status, version FROM runs WHERE id=?", (run.id,)).fetchone()
             if row is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..errors import InputError
 from .candidates import ARM_BY as CANDIDATE_ARMS
 from .design import REAL_ARM, StudySettings, build_items, build_units
+from .ideas import ARM_BY as IDEA_ARMS
 
 # Studies are made in the app only, so the hint names its page.
 CANDIDATES_HINT = "To compare runs, create a study of runs on the Create a study page and add runs to that one."
@@ -29,6 +30,9 @@ def add_runs(store, study_id: str, run_ids: list[str], targets=None) -> int:
     Returns how many units are new. Refused for a restyled study, whose new items would stand
     out in their original voice."""
     settings = store.studies.get(study_id)["settings"]
+    if settings.arm_by == IDEA_ARMS:
+        raise InputError("a study of starred ideas takes its items from the bank, not from runs",
+                         "Star the ideas on the Ideas page and make a new study of them there.")
     if settings.arm_by == CANDIDATE_ARMS:
         raise InputError("a study of one run's candidates takes its items from that run's candidates, "
                          "not from other runs", CANDIDATES_HINT)

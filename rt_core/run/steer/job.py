@@ -23,7 +23,9 @@ from ...errors import InputError
 from ...store import Store
 from ...types import RunConfig, RunRequest
 from ..pipeline.jobs import KEEP_FINISHED, BackgroundJob
+from ..pipeline.timing import Expected
 from . import table
+from .cost import steer_expected
 from .steer import Steer, Steered, check, rounds_of, steer
 from .tree import YOU
 
@@ -37,6 +39,7 @@ class SteerJob(BackgroundJob):
     request: RunRequest
     steps: int = 1  # the reviews, meta-reviews and rewrites a steer of this size makes
     steered: Steered | None = None
+    expected: Expected | None = None  # its wall time, said while it runs (None: not estimated)
 
     def _work(self) -> None:
         self.steered = steer(self.store, self.run_id, self.wish, config=self.config,
@@ -74,7 +77,8 @@ def start(store: Store, run_id: str, wish: Steer, config: RunConfig | None = Non
     config = config or run.config
     reviewers = len({r.reviewer_id for r in tree.path(parent.id)[0].reviews if r.reviewer_id != YOU})
     job = SteerJob(store=store, run_id=run_id, wish=wish, config=config, request=request_for(config),
-                   steps=steps_of(reviewers, rounds_of(wish)))
+                   steps=steps_of(reviewers, rounds_of(wish)),
+                   expected=steer_expected(config, reviewers, rounds_of(wish), store))
     with _LOCK:
         running = _LIVE.get(run_id)
         if running is not None and not running.done:

@@ -10,18 +10,23 @@ from __future__ import annotations
 import json
 
 from ...errors import NotFoundError
-from ...store import Store
+from ...store import Store, ideas
 from ...types import Run
 from .tree import Tree, Version, roots
 
 
 def save(store: Store, node: Version) -> bool:
-    """Write one node; False when a node with its id was already there (kept as it was)."""
-    cur = store.db.conn.execute(
-        "INSERT INTO run_versions(run_id, id, parent_id, author, kind, mean_score, version_json, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        (node.run_id, node.id, node.parent, node.author, node.kind, node.score,
-         json.dumps(node.to_dict()), node.created_at))
+    """Write one node, and the node as an idea in the bank (store/ideas.py) in the same
+    transaction; False when a node with its id was already there (kept as it was)."""
+    with store.transaction() as conn:
+        cur = conn.execute(
+            "INSERT INTO run_versions(run_id, id, parent_id, author, kind, mean_score, version_json, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (node.run_id, node.id, node.parent, node.author, node.kind, node.score,
+             json.dumps(node.to_dict()), node.created_at))
+        if cur.rowcount:
+            ideas.write_version(conn, node.run_id, node.id, node.parent, node.answers(), node.score,
+                                node.created_at)
     return cur.rowcount != 0
 
 

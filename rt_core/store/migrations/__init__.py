@@ -8,7 +8,7 @@ are translated for PostgreSQL, see `pg.py`), and branch on `db.dialect` ("sqlite
 "postgresql") only where the engines truly differ (full-text indexes). They are grouped
 by what they change: `corpus` (papers, fields, researchers), `runs` (runs, the call
 cache, reference answers, comparisons), `studies` (rating studies), `tasks` (the batch
-replay's queue), `browsers` (what a browser keeps between its sessions). A new migration
+replay's queue), `browsers` (what a browser keeps between its sessions), `ideas` (the bank of ideas). A new migration
 is one more function, numbered after the last of all groups, in the module of what it
 changes; the store tests run it on both engines.
 """
@@ -33,4 +33,4 @@ def ordered() -> list[Callable[[sqlite3.Connection], None]]:
     return sorted(MIGRATIONS, key=lambda fn: fn.__name__)
 
 
-from . import browsers, corpus, runs, studies, tasks  # noqa: E402, F401  (each registers its own)
+from . import browsers, corpus, ideas, runs, studies, tasks  # noqa: E402, F401  (each registers its own)
