@@ -24,7 +24,7 @@ import numpy as np
 
 from rt_core import community
 from rt_core.models.embed import Embedder
-from rt_core.novelty import THRESHOLD, assess
+from rt_core.run.novelty import THRESHOLD, assess
 from rt_core.store import Store
 from rt_core.store.paper_vectors import paper_text
 from rt_core.types import Proposal

@@ -15,8 +15,8 @@ from rt_core.ideas import bank as ideas_bank
 from rt_core.ideas.bank import Idea, Page, Query
 from rt_core.ideas.export import export
 from rt_core.ideas.seed import seed_from
+from rt_core.store.study_types import StudySettings
 from rt_core.study.ideas import create_from_starred
-from rt_core.study.types import StudySettings
 from studio import bank_map_view, identity, render, resources, state, study
 from studio.frame import ensure_frame
 

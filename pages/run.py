@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core import keys
 from rt_core.access import Action
 from rt_core.config import LOCAL_MODEL
-from rt_core.models import registry
+from rt_core.models import keys, registry
 from rt_core.run.pipeline import jobs, warmup
 from rt_core.types import MODES
 from studio import (
@@ -96,7 +95,7 @@ with st.container(border=True):
     else:
         if demo is None:
             run_fields.text("model_key")
-        # The caption and Start apply the same rule (rt_core.keys): whatever Start would
+        # The caption and Start apply the same rule (rt_core.models.keys): whatever Start would
         # refuse for want of a key, the caption already says.
         key = request.key_source(model)
         problem = keys.problem(model, key, ss["base_url"])

@@ -2,7 +2,7 @@
 
 The commands live in rt_core/cli/ (parser.py, commands.py, settings.py). API keys are read
 from the environment only (never a command-line argument, which other users can see in
-the process list), by the one key rule in rt_core/keys.py.
+the process list), by the one key rule in rt_core/models/keys.py.
 """
 from __future__ import annotations
 

@@ -24,8 +24,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import keys
 from .errors import AllowanceSpent
+from .models import keys
 from .types import Usage
 
 DEFAULT_TOTAL = 2_000_000

@@ -2,7 +2,7 @@
 
 What each model is (prompt style, key variable, context window...) is declared in the
 model registry (`rt_core/models/registry.py`); which key a call carries is decided in
-`rt_core/keys.py`.
+`rt_core/models/keys.py`.
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ token made when the server first runs (in every mode, so the link works the mome
 server turns shared) and printed once in its log with the operator link, the way a notebook
 server prints its tokenised address. Only the token's SHA-256 stays in memory, and a shown
 token is compared in constant time (the same pattern as the organiser's token,
-rt_core.study.access). The operator's browser keeps a session made from it, never the token
+rt_core.store.study_access). The operator's browser keeps a session made from it, never the token
 itself (rt_core.operator_session).
 """
 from __future__ import annotations

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .novelty.nearest import facet_text
+from .run.novelty.nearest import facet_text
 from .run.steer import table as steer_table
 from .run.steer import tree as steer_tree
 from .sources.ids import normalise_title

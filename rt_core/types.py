@@ -168,7 +168,7 @@ class FacetNovelty(_Record):
     facet: str  # a question key: "q1" or "q5"
     nearest: list[NearPaper] = field(default_factory=list)  # best first
     # 'close prior work: "<title>" (<year>)', naming the nearest retrieved paper, or
-    # "no close match found in N papers searched" (rt_core.novelty.verdict, is_close)
+    # "no close match found in N papers searched" (rt_core.run.novelty.verdict, is_close)
     verdict: str = ""
     searched: int = 0  # how many papers were compared
     explanation: str = ""  # an instruction model's reading, citing retrieved papers only

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core import keys
+from rt_core.models import keys
 
 from . import run_fields
 

@@ -15,7 +15,7 @@ import os
 
 import streamlit as st
 
-from rt_core import keys
+from rt_core.models import keys
 from rt_core.settings import schema
 
 from . import run_fields

@@ -12,8 +12,8 @@ from urllib.parse import quote, urlsplit
 
 import streamlit as st
 
-from rt_core.novelty import is_close
-from rt_core.novelty.explain import FACET_NAMES
+from rt_core.run.novelty import is_close
+from rt_core.run.novelty.explain import FACET_NAMES
 from rt_core.types import FacetNovelty, Novelty
 
 from . import render

@@ -1,7 +1,7 @@
 """From the Run page's widgets to one RunRequest: provider presets, the session's keys,
 and the builder. The page reads nothing else; rt_core receives nothing else.
 
-Which key a call carries is decided by rt_core.keys.resolve, the rule every door shares;
+Which key a call carries is decided by rt_core.models.keys.resolve, the rule every door shares;
 this module only hands it what the app alone knows: the key typed in this browser session
 (for the model and base URL it was typed for) and a reader of Streamlit secrets. In
 shared-demo mode (RT_DEMO=1) `demo_settings` replaces the session's model, base URL and
@@ -15,9 +15,9 @@ import dataclasses
 
 import streamlit as st
 
-from rt_core import allowance, keys
+from rt_core import allowance
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
-from rt_core.models import registry, scripted
+from rt_core.models import keys, registry, scripted
 from rt_core.settings import schema
 from rt_core.types import Run, RunConfig, RunRequest
 
@@ -99,7 +99,7 @@ def _typed(field: str, model: str, base_url: str) -> keys.Typed | None:
 
 def key_source(model: str, base_url: str | None = None) -> keys.Key:
     """The key for a model at a base URL (None: the session's base URL) by the one rule
-    (rt_core.keys.resolve), with the key typed for the session's model and the app's secrets."""
+    (rt_core.models.keys.resolve), with the key typed for the session's model and the app's secrets."""
     ss = st.session_state
     target = (ss.get("base_url") or "") if base_url is None else base_url
     typed = _typed("api_key", ss.get("model") or "", ss.get("base_url") or "")
@@ -126,7 +126,7 @@ def build_request(**overrides) -> RunRequest:
 def request_for(config: RunConfig, **kw) -> RunRequest:
     """A request for a config (a new run, a resumed one, or a stored run being evaluated or
     judged): in a shared demo the operator's settings replace the config's, then every
-    endpoint's key comes from the one rule (rt_core.keys.request_keys), with the keys typed
+    endpoint's key comes from the one rule (rt_core.models.keys.request_keys), with the keys typed
     in this session for exactly their model and base URL. This browser pays: in a shared
     demo its calls count against its allowance."""
     config = dataclasses.replace(config, **demo_settings())

@@ -9,7 +9,7 @@ as text and never followed.
 from __future__ import annotations
 
 from rt_core.config import LOCAL_MODEL
-from rt_core.novelty import THRESHOLD, verdict
+from rt_core.run.novelty import THRESHOLD, verdict
 from rt_core.types import (
     Candidate,
     FacetNovelty,

@@ -35,8 +35,8 @@ def _run(run_id: str, token: str, status: str = "done") -> str:
 @pytest.fixture(scope="module")
 def runs():
     """A failed run of browser A, a run of browser B, and two runs of A rated in an open study."""
+    from rt_core.store.study_types import StudySettings
     from rt_core.study.create import create_from_runs
-    from rt_core.study.types import StudySettings
 
     ids = {"mine": _run("mine0failed1", MINE, "failed"), "theirs": _run("theirs0done1", THEIRS),
            "item": _run("item0blind01", MINE), "item2": _run("item0blind02", THEIRS)}

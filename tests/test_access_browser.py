@@ -63,8 +63,8 @@ def history_options(page) -> list[str]:
 def seed_items(data: Path, owner_token: str) -> str:
     """Two runs (one of them the owner's) put into an open study; returns the rater link's code."""
     from rt_core.store import Store
+    from rt_core.store.study_types import StudySettings
     from rt_core.study.create import create_from_runs
-    from rt_core.study.types import StudySettings
     from tests.test_study import make_run
 
     s = Store(data / "studio.sqlite3")

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from rt_core.novelty import THRESHOLD, verdict
+from rt_core.run.novelty import THRESHOLD, verdict
 from rt_core.types import FacetNovelty, NearPaper, Novelty, Proposal, Review, Run, RunConfig
 from tests.apphelp import goto, infos, module_data_dir, new_app
 from tests.candidates_run import XSS, brainstorm_run

@@ -35,8 +35,8 @@ def _run(run_id: str, token: str, created: str, q1: str, q5: str) -> str:
 
 @pytest.fixture(scope="module")
 def runs():
+    from rt_core.store.study_types import StudySettings
     from rt_core.study.create import create_from_runs
-    from rt_core.study.types import StudySettings
 
     AppTest.from_file(APP, default_timeout=120).run()  # the app's store, made as the app makes it
     a, b = SAME[0]

@@ -10,9 +10,9 @@ import pytest
 from rt_core.access import Viewer
 from rt_core.errors import InputError
 from rt_core.ideas.bank import Bank, Query
+from rt_core.store.study_types import StudySettings
 from rt_core.study.create import add_runs
 from rt_core.study.ideas import ARM_BY, create_from_starred
-from rt_core.study.types import StudySettings
 from tests.test_ideas_bank import _brainstorm
 from tests.test_study import rate_through
 

@@ -33,8 +33,8 @@ STALE = "operator sign-in no longer holds"
 def seed(url: str, owner_token: str) -> str:
     """The owner's run, and two runs (one of them the owner's) in an open study; the rater code."""
     from rt_core.store import Store
+    from rt_core.store.study_types import StudySettings
     from rt_core.study.create import create_from_runs
-    from rt_core.study.types import StudySettings
     from tests.test_study import make_run
 
     s = Store(url)

@@ -10,8 +10,8 @@ import pytest
 from rt_core import community as starter
 from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.embed import Embedder
-from rt_core.novelty import CLOSE, THRESHOLD, assess, is_close, verdict
-from rt_core.novelty.explain import explain
+from rt_core.run.novelty import CLOSE, THRESHOLD, assess, is_close, verdict
+from rt_core.run.novelty.explain import explain
 from rt_core.run.pipeline import budget
 from rt_core.run.pipeline.plan import plan_for
 from rt_core.run.pipeline.simulation import Simulation

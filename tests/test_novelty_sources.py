@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rt_core.models.embed import Embedder
-from rt_core.novelty import OnlineLiterature, assess
+from rt_core.run.novelty import OnlineLiterature, assess
 from rt_core.types import Paper, Proposal
 from tests.fakeservers import HANG
 

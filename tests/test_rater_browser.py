@@ -26,8 +26,8 @@ NO_ANSWER = "No answer from the server yet"
 def lab(tmp_path_factory):
     """An app server with a study of eight seeded runs, reached through a relay that can die."""
     from rt_core.store import Store
+    from rt_core.store.study_types import StudySettings
     from rt_core.study.create import create_from_runs
-    from rt_core.study.types import StudySettings
     from tests.test_study import seed_runs
 
     data = tmp_path_factory.mktemp("rater-browser-data")

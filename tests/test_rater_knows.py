@@ -30,8 +30,8 @@ def store():
 
 @pytest.fixture(scope="module")
 def study():
+    from rt_core.store.study_types import StudySettings
     from rt_core.study.create import create_from_runs
-    from rt_core.study.types import StudySettings
     from tests.test_study import seed_runs
 
     return create_from_runs(store(), seed_runs(store()), StudySettings(name="Knows study"))
@@ -92,8 +92,8 @@ def _run(run_id: str, token: str, hits: int = 0) -> str:
 
 
 def test_an_owner_is_told_their_run_is_held_by_an_open_study(shared):
+    from rt_core.store.study_types import StudySettings
     from rt_core.study.create import create_from_runs
-    from rt_core.study.types import StudySettings
 
     held = [_run("held0item001", OWNER), _run("held0item002", STRANGER)]
     made = create_from_runs(store(), held, StudySettings(name="Held", mode="absolute"), real_arm=False)

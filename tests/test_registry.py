@@ -98,7 +98,7 @@ def test_the_token_estimate_counts_ascii_by_three_and_the_rest_by_one():
 
 
 def test_declarations_do_not_import_litellm():
-    code = ("import sys; from rt_core.models import registry; from rt_core import keys; "
+    code = ("import sys; from rt_core.models import registry; from rt_core.models import keys; "
             "registry.capabilities('gpt-4o-mini'); keys.resolve('gpt-4o-mini', ''); "
             "print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from rt_core import keys
 from rt_core.__main__ import main
 from rt_core.errors import ConfigError
 from rt_core.export.run import run_json
-from rt_core.models import registry, router
+from rt_core.models import keys, registry, router
 from rt_core.run.pipeline.simulation import Simulation
 from rt_core.store import Store
 from rt_core.types import RunConfig, RunRequest

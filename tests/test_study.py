@@ -14,9 +14,10 @@ import pytest
 from rt_core.errors import InputError, NotFoundError
 from rt_core.models.client import ModelSettings
 from rt_core.store import Store
-from rt_core.study import access, results, stats
+from rt_core.store import study_access as access
+from rt_core.store import study_queue as assign
 from rt_core.study import models as study_models
-from rt_core.study import queue as assign
+from rt_core.study import results, stats
 from rt_core.study.create import add_runs, create_from_runs
 from rt_core.study.design import (
     GOLD_ARM,

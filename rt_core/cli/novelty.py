@@ -1,5 +1,5 @@
 """`python -m rt_core novelty PROPOSAL.md`: one proposal's problem and method against the
-nearest prior work (rt_core.novelty), printed, and written as JSON with --out.
+nearest prior work (rt_core.run.novelty), printed, and written as JSON with --out.
 
 The file is a five-question proposal in any heading style the parser reads (the Markdown
 `Proposal.to_markdown` writes, `[Question 1]`, `Q1`, `1.`); only Q1 and Q5 are checked.
@@ -15,7 +15,7 @@ from ..config import LOCAL_EMBEDDER
 from ..errors import InputError
 from ..models.client import LLMClient
 from ..models.embed import Embedder
-from ..novelty import OnlineLiterature, assess, report
+from ..run.novelty import OnlineLiterature, assess, report
 from ..run.styles.context import StageContext
 from ..run.styles.parse import parse_five_questions
 from ..types import Proposal

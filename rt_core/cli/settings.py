@@ -1,6 +1,6 @@
 """From command-line arguments to the objects a run or a model call takes: a RunRequest
 (run, ideate, resume, replay, bench) or ModelSettings (the judge), each key chosen by the one
-rule in rt_core.keys.
+rule in rt_core.models.keys.
 
 API keys come from the environment only, never from an argument (other users can read a
 process's arguments). `--api-key-env VAR` names the variable holding the key for the
@@ -16,8 +16,8 @@ import dataclasses
 import os
 from typing import Any
 
-from .. import keys
 from ..errors import InputError
+from ..models import keys
 from ..models.settings import ModelSettings
 from ..settings import schema
 from ..settings.schema import IDS

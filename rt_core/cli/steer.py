@@ -13,8 +13,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from ..export.steer import version_json
 from ..run.steer import table
-from ..run.steer.export import version_json
 from ..run.steer.steer import Steer, planned, steer
 from ..settings import schema
 from ..settings.endpoint import MODEL

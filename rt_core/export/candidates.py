@@ -1,9 +1,8 @@
-"""A brainstorm's ranking of candidates as Markdown, JSON and CSV, and the one order every
+"""A brainstorm's ranking of candidates as Markdown, JSON and CSV, in the one order every
 view of it shares.
 
-The order is the tournament's (best first); candidates the tournament did not rank (it
-never ran, or stopped early) follow in the order they were written, and near-duplicates
-merged into another candidate are kept apart, so no view counts them twice. What ranked
+The order is decided once, with the run (run/candidates/order.py), and the views and the
+study's sampling read it from there; these exports are one view of it. What ranked
 them is always said: a judge's pairwise verdicts, or signals measured on each candidate
 when the run's model is a base model that cannot judge. Like export.py, names and titles
 stand beside ids and CSV goes through the study export's writer (formulas neutralised).
@@ -11,8 +10,8 @@ stand beside ids and CSV goes through the study export's writer (formulas neutra
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
+from ..run.candidates.order import Ranked, merged, merged_count, ranked
 from ..text import first_sentence
 from ..types import Candidate, FacetNovelty, Run
 from .run import Names
@@ -21,36 +20,6 @@ FACET_NAMES = {"q1": "problem (Q1)", "q5": "method (Q5)"}
 RANKING_COLUMNS = ["rank", "candidate", "title", "method", "score", "low", "high", "merged_into", "authors",
                    "fields", "concepts", "papers", "novelty_q1", "novelty_q5", "nearest_q1",
                    "nearest_q5", "signals", "author_ids", "paper_ids"]
-
-
-@dataclass
-class Ranked:
-    """One candidate as the views show it: its place (None: unranked) and its score."""
-    candidate: Candidate
-    rank: int | None
-    score: float | None
-    interval: list[float] | None
-
-
-def ranked(run: Run) -> list[Ranked]:
-    """The candidates that stand on their own, best first; unranked ones after them."""
-    t = run.tournament
-    own = {c.id: c for c in run.candidates if not c.merged_into}
-    order = [i for i in (t.order if t else []) if i in own]
-    out = [Ranked(own[i], n, t.scores.get(i) if t else None, (t.intervals.get(i) if t else None) or None)
-           for n, i in enumerate(order, 1)]
-    return out + [Ranked(c, None, None, None) for i, c in own.items() if i not in order]
-
-
-def merged(run: Run) -> list[Candidate]:
-    """Near-duplicates folded into another candidate before ranking."""
-    return [c for c in run.candidates if c.merged_into]
-
-
-def merged_count(run: Run) -> int:
-    """How many were merged: the tournament's count when it has one (it did the merging)."""
-    t = run.tournament
-    return max(t.merged if t else 0, len(merged(run)))
 
 
 def method_words(run: Run) -> str:

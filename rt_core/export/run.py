@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from .. import redact
 from ..errors import RTError
-from ..novelty.report import report as novelty_report
+from ..run.novelty.report import report as novelty_report
 from ..run.pipeline.timing import took_text
 from ..run.revision.report import rounds_markdown
 from ..types import Run
@@ -86,7 +86,7 @@ def run_markdown(run: Run, names: Names | None = None, cache_hits: bool = True) 
     lines = _header(run, names)
     if run.proposal:
         lines.append(run.proposal.to_markdown("Proposal"))
-    if run.novelty:  # the novelty check (rt_core.novelty), when the run had one
+    if run.novelty:  # the novelty check (rt_core.run.novelty), when the run had one
         lines += ["## Nearest prior work", "", novelty_report(run.novelty), ""]
     for r in run.reviews:
         lines += [f"## Review by {names.person(r.reviewer_id)} (score {r.score})", "",

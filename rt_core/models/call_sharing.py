@@ -4,7 +4,9 @@ Within this process, callers with the same (store, cache key) meet in a table of
 futures, whatever thread, session or event loop they run in: the first makes the call,
 the others wait for its answer. Across processes that table cannot help, so the caller
 making the call first takes a claim in the store (store/claims.py); another process finds
-it taken and waits until the answer is cached or the claim is gone.
+it taken and waits until the answer is cached or the claim is gone. The caller hands the
+store's claims in (`Claims` below says what they must do): the model layer sits below the
+store and never imports it.
 
 The caller brings the three things this module needs and knows nothing else of models,
 caches or usage: `cached()` reads an answer already stored (None when there is none),
@@ -20,12 +22,23 @@ import contextlib
 import dataclasses
 import threading
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from ..errors import CancelledRun
-from ..store.claims import CallClaims, new_owner
 from .completion import Completion
 
 Flight = tuple[str, str]  # (the store's path, or "" without one; the call's cache key)
+
+
+class Claims(Protocol):
+    """What sharing a call across processes asks of the store's claims (store/claims.py)."""
+
+    def new_owner(self) -> str: ...
+
+    async def claim_or_wait(self, key: str, owner: str,
+                            cached: Callable[[], Completion | None]) -> Completion | None: ...
+
+    def release(self, key: str, owner: str) -> None: ...
 
 
 class Flights:
@@ -83,7 +96,7 @@ FLIGHTS = Flights()
 async def share(flight: Flight, make: Callable[[], Awaitable[Completion]], *,
                 cached: Callable[[], Completion | None] = lambda: None,
                 keep: Callable[[Completion], bool] = lambda answer: False,
-                claims: CallClaims | None = None,
+                claims: Claims | None = None,
                 cancelled: Callable[[], bool] = lambda: False) -> Completion:
     """The answer to the call behind `flight`: from `cached()`, from an identical call in
     flight in this process or another, or from `make()` when this caller is the first."""
@@ -106,7 +119,7 @@ async def share(flight: Flight, make: Callable[[], Awaitable[Completion]], *,
     return answer
 
 
-async def _across_processes(claims: CallClaims | None, key: str,
+async def _across_processes(claims: Claims | None, key: str,
                             make: Callable[[], Awaitable[Completion]],
                             cached: Callable[[], Completion | None],
                             keep: Callable[[Completion], bool]) -> Completion:
@@ -115,7 +128,7 @@ async def _across_processes(claims: CallClaims | None, key: str,
         answer = await make()
         keep(answer)
         return answer
-    owner = new_owner()
+    owner = claims.new_owner()
     try:
         hit = await claims.claim_or_wait(key, owner, cached)
         if hit is not None:

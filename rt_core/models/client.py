@@ -18,8 +18,8 @@ the token limit ("length", for instruction models; a base model completing a ste
 at its budget by design) is returned but never written to the cache.
 
 API keys are passed per call and never stored, cached, logged or hashed. Which key a
-call carries was decided by `rt_core.keys.resolve`; the client only re-checks that a key
-held by the server (`server_key`) goes where rt_core.keys allows (`keys.guard`).
+call carries was decided by `rt_core.models.keys.resolve`; the client only re-checks that a key
+held by the server (`server_key`) goes where rt_core.models.keys allows (`keys.guard`).
 """
 from __future__ import annotations
 
@@ -29,10 +29,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import keys
 from ..errors import ProviderError
 from ..types import Usage
-from . import accounting, call_retry, call_sharing, registry, router, speeds
+from . import accounting, call_retry, call_sharing, keys, registry, router, speeds
 from .accounting import agent_calls
 from .call_cache import LOGPROBS_SUFFIX, CallCache, cache_key
 from .completion import Completion, cut_short, from_response, refused

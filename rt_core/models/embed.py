@@ -15,11 +15,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import keys, redact
+from .. import redact
 from ..config import LOCAL_EMBEDDER
 from ..errors import AuthError, ConfigError, InputError, ProviderError, RateLimitError
 from ..settings.endpoint import EMBEDDER
-from . import kept_vectors, registry
+from . import kept_vectors, keys, registry
 from .retry import RetryPolicy, TooLongToWait, retry_after_seconds
 
 _local_models: dict[str, object] = {}

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import keys, redact
+from .. import redact
 from ..errors import ConfigError, Unreachable
-from . import registry
+from . import keys, registry
 
 ENV = "RT_ROUTER_CONFIG"
 ENV_PREFIX = "os.environ/"  # litellm's way of naming an environment variable in a config

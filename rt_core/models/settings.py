@@ -1,7 +1,7 @@
 """How to reach one model: `ModelSettings`, derived from a RunRequest (the run's model or
 its evaluator) or from a resolved key (the CLI's judge, the study judge). The key lives
 only here and in the RunRequest, hidden from repr; which key it is was decided once, by
-`rt_core.keys.resolve`, and nothing downstream decides it again."""
+`rt_core.models.keys.resolve`, and nothing downstream decides it again."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -2,7 +2,7 @@
 
 A run calls up to four: its own model, the tournament's judge, the evaluator that
 restates a reference, and a hosted embedder. Each is the same record, and its key is
-decided by the one rule in rt_core.keys (`keys.endpoint`), whichever door asked.
+decided by the one rule in rt_core.models.keys (`keys.endpoint`), whichever door asked.
 """
 from __future__ import annotations
 

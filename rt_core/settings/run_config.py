@@ -89,7 +89,7 @@ class Given:
 class RunRequest:
     """Everything one run needs, built once (by the Run page or the CLI) and passed down
     unchanged. The config is what gets stored; the keys live only in this object, one per
-    endpoint role, resolved by rt_core.keys, hidden from repr and never serialised
+    endpoint role, resolved by rt_core.models.keys, hidden from repr and never serialised
     (RunRequest has no to_dict on purpose). `given`: records to store first (Given).
     `payer`: the owner hash of the shared-demo visitor whose allowance the run's calls are
     counted against (rt_core.allowance); '' for a request no visitor made."""

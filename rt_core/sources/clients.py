@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..keys import Secrets, service_key
+from ..models.keys import Secrets, service_key
 from .arxiv_source import ArxivSource
 from .http import Cache
 from .openalex import OpenAlex

@@ -62,6 +62,11 @@ class CallClaims:
     def __init__(self, db: Database):
         self.db = db
 
+    def new_owner(self) -> str:
+        """A name for one caller's claim (models/call_sharing.py asks it of the claims it is
+        handed, so the model layer needs nothing of the store's own)."""
+        return new_owner()
+
     def claim(self, key: str, owner: str) -> bool:
         """Take the call behind `key`: True for this owner, False while another holds it."""
         now = time.time()

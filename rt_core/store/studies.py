@@ -2,8 +2,8 @@
 
 Every write that several raters can race on runs in one BEGIN IMMEDIATE transaction, and the
 schema (migration m007) makes a doubled or misattributed answer impossible rather than unlikely.
-Items are handed out one at a time (`next_task`, rules in study/queue.py); the organiser's
-token is kept only as a hash (m009, study/access.py).
+Items are handed out one at a time (`next_task`, rules in study_queue.py); the organiser's
+token is kept only as a hash (m009, study_access.py).
 """
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import InputError, NotFoundError
-from ..study import access
-from ..study import queue as assign
-from ..study.types import (
+from . import study_access as access
+from . import study_queue as assign
+from .db import Database
+from .study_types import (
     CODE_ALPHABET,
     StudyClosedError,
     StudyItem,
@@ -29,7 +30,6 @@ from ..study.types import (
     check_answers,
     check_rater_id,
 )
-from .db import Database
 
 # What the organiser may change while a study is open.
 ADJUSTABLE = ("raters_per_unit", "minutes_per_rater", "max_units_per_rater")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 
 from ..errors import InputError
-from ..export.candidates import ranked
 from ..fiveq import QUESTION_KEYS
+from ..run.candidates.order import ranked
 from ..types import Run
 from .design import StudyItem, StudySettings, build_units, target_of
 

@@ -1,6 +1,6 @@
 """What a study is made of: its rubric, settings, items (proposals) and units (what a rater judges).
 
-The records themselves live in study/types.py, which the store that keeps them may import;
+The records themselves live with the store that keeps them (store/study_types.py);
 they are importable from here too. Pure functions, no store: `build_items` turns stored runs into blinded items grouped
 into arms (plus the real paper's five answers as a hidden arm), `build_units` makes one unit per
 item (absolute mode) or one per pair of arms on the same target (pairwise mode), plus an optional
@@ -17,17 +17,17 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..fiveq import QUESTION_KEYS
+from ..store.study_types import CODE_ALPHABET as CODE_ALPHABET
+from ..store.study_types import DEFAULT_CRITERIA as DEFAULT_CRITERIA
+from ..store.study_types import MODES as MODES
+from ..store.study_types import SESSION_CRITERIA as SESSION_CRITERIA
+from ..store.study_types import Criterion, StudyItem, Unit
+from ..store.study_types import StudyClosedError as StudyClosedError
+from ..store.study_types import StudySettings as StudySettings
+from ..store.study_types import Task as Task
+from ..store.study_types import check_rater_id as check_rater_id
+from ..store.study_types import neutral as neutral
 from ..types import Run
-from .types import CODE_ALPHABET as CODE_ALPHABET
-from .types import DEFAULT_CRITERIA as DEFAULT_CRITERIA
-from .types import MODES as MODES
-from .types import SESSION_CRITERIA as SESSION_CRITERIA
-from .types import Criterion, StudyItem, Unit
-from .types import StudyClosedError as StudyClosedError
-from .types import StudySettings as StudySettings
-from .types import Task as Task
-from .types import check_rater_id as check_rater_id
-from .types import neutral as neutral
 
 REAL_ARM = "real paper"  # the hidden arm; stats.picked_real_rate's default
 GOLD_ARM = "gold decoy"  # the deliberately weak side of a gold pair

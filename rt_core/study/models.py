@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from .. import keys as key_rule
 from ..errors import InputError
 from ..fiveq import QUESTIONS
+from ..models import keys as key_rule
 from ..models.client import LLMClient, ModelSettings
 from ..models.registry import run_async
 from ..run import prompts
@@ -36,7 +36,7 @@ def can_use(settings: ModelSettings) -> bool:
 
 
 def _check(settings: ModelSettings) -> None:
-    """The one key rule (rt_core.keys), once, before the first of many calls."""
+    """The one key rule (rt_core.models.keys), once, before the first of many calls."""
     key_rule.check(settings.model, settings.base_url, settings.api_key, settings.server_key)
 
 

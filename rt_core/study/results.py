@@ -12,10 +12,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..store.study_types import StudyItem
 from ..text import clip
 from . import judging, stats
 from .design import REAL_ARM
-from .types import StudyItem
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 

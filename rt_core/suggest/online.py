@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import RTError
-from ..keys import Secrets
+from ..models.keys import Secrets
 from ..sources import clients
 from ..sources.http import Cache
 from ..sources.ids import normalise_openalex_id

@@ -13,8 +13,8 @@ from rt_core.errors import RTError
 from rt_core.fiveq import QUESTION_KEYS
 from rt_core.models.fitting import estimate_tokens
 from rt_core.models.scripted import demo_responder
+from rt_core.run.people.reading import MAX_PROMPT_ABSTRACT
 from rt_core.run.pipeline.simulation import Simulation
-from rt_core.run.pipeline.validation import MAX_PROMPT_ABSTRACT
 from rt_core.sources.uploads import parse_upload
 from rt_core.types import Paper, Researcher, RunConfig, RunRequest
 

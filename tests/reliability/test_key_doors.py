@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from rt_core import keys
 from rt_core.__main__ import main
 from rt_core.errors import ConfigError
+from rt_core.models import keys
 from rt_core.models.client import LLMClient, ModelSettings
 from rt_core.models.scripted import demo_responder
 from rt_core.run.evidence.evaluate import restater_for

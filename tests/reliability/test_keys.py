@@ -8,9 +8,10 @@ import datetime as dt
 
 import pytest
 
-from rt_core import allowance, keys
+from rt_core import allowance
 from rt_core.deployment import token_hash as identity_hash
 from rt_core.errors import ConfigError
+from rt_core.models import keys
 from rt_core.models.client import LLMClient, ModelSettings, run_async
 from rt_core.models.scripted import demo_responder
 from rt_core.store import open_store

@@ -25,9 +25,9 @@ import pytest
 
 from rt_core.models.scripted import demo_responder
 from rt_core.store import Store
+from rt_core.store.study_types import StudySettings
 from rt_core.study import results, stats
 from rt_core.study.create import create_from_runs
-from rt_core.study.types import StudySettings
 from tests.nginxproc import Nginx
 from tests.openai_server import OpenAIServer
 from tests.pgserver import PgServer, pg_bin

@@ -39,8 +39,8 @@ def warnings(at: AppTest) -> str:
 
 def test_a_refused_submit_says_so_until_the_item_is_stored():
     from rt_core.store import open_store
+    from rt_core.store.study_types import StudySettings
     from rt_core.study.create import create_from_runs
-    from rt_core.study.types import StudySettings
 
     store = open_store()
     study = create_from_runs(store, seed_runs(store), StudySettings(name="Submit study"))

@@ -16,7 +16,7 @@ a judge's taste for the first position cancels and is measured. With n candidate
 so n = 6 needs 24 calls (all pairs in both orders would be 30), n = 12 needs 60 (132):
 O(n log n). A reply without a decision is asked once again, then kept as no decision
 (never guessed). The judge's calls go through the same LLMClient (cache, retries,
-budget) with the judge's own key chosen by the one key rule (rt_core.keys).
+budget) with the judge's own key chosen by the one key rule (rt_core.models.keys).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import asyncio
 import copy
 import re
 
-from ... import keys
+from ...models import keys
 from ...models.client import LLMClient
 from ...models.retry import RetryPolicy
 from ...models.settings import ModelSettings

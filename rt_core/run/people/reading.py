@@ -15,9 +15,13 @@ import json
 from ...errors import InputError, RTError
 from ...store import Store
 from ...types import Mode, Paper, Profile, RunConfig
-from ..pipeline.validation import MAX_PROMPT_ABSTRACT
 from ..styles.context import StageContext, papers_key, select_publications
 from ..styles.style import PromptStyle
+
+# The stated rule for long inputs: an abstract longer than this is cut to its first
+# MAX_PROMPT_ABSTRACT characters before any prompt sees it, and the run says so. It lives
+# with the Reader, the one door every paper goes through on its way to a prompt.
+MAX_PROMPT_ABSTRACT = 20_000
 
 
 class Reader:

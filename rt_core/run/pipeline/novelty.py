@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from ...errors import CancelledRun
 from ...models import registry
-from ...novelty.check import assess_async
-from ...novelty.online import OnlineLiterature
 from ...types import Novelty, RunConfig
+from ..novelty.check import assess_async
+from ..novelty.online import OnlineLiterature
 from . import costs
 from .runner import Stage
 

@@ -24,9 +24,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ... import allowance, keys
+from ... import allowance
 from ...errors import CancelledRun
-from ...models import speeds
+from ...models import keys, speeds
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
 from ...models.facts import ModelFacts, facts_for

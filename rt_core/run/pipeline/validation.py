@@ -18,10 +18,6 @@ MAX_REVIEWERS = int(schema.option("num_reviewers").high or 0)
 MAX_CANDIDATES = int(schema.option("candidates").high or 0)
 MAX_ROUNDS = int(schema.option("revision_rounds").high or 0)
 
-# The stated rule for long inputs: an abstract longer than this is cut to its first
-# MAX_PROMPT_ABSTRACT characters before any prompt sees it, and the run says so.
-MAX_PROMPT_ABSTRACT = 20_000
-
 
 def effective_cutoff(config: RunConfig, reference_year: int | None) -> int | None:
     """The profile cut-off: the user's, and never later than the year before the reference

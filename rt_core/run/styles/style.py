@@ -40,7 +40,7 @@ class PromptStyle(Protocol):
     async def review(self, ctx: StageContext, reviewer_id: str, persona: str | None,
                      proposal: Proposal, papers: list[Paper], prior: list[str] | None = None) -> Review:
         """One reviewer's strengths, weaknesses and score; `prior` holds the titles of the
-        nearest published work the novelty check found (rt_core.novelty), if it ran."""
+        nearest published work the novelty check found (rt_core.run.novelty), if it ran."""
         ...
 
     async def meta_review(self, ctx: StageContext, proposal: Proposal,

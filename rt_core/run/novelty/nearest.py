@@ -13,11 +13,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..run.evidence.evaluate import content_text
-from ..sources.ids import normalise_title
-from ..store.paper_vectors import paper_text
-from ..store.topics import Topics
-from ..types import NearPaper, Paper
+from ...sources.ids import normalise_title
+from ...store.paper_vectors import paper_text
+from ...store.topics import Topics
+from ...types import NearPaper, Paper
+from ..evidence.evaluate import content_text
 from .online import query_words
 
 SHOWN = 5  # nearest papers kept per facet

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from .types import Unit
+from .study_types import Unit
 
 # Before anything is measured: reading one proposal of five short answers takes most people
 # about 45 s, and each criterion a further 10 s to weigh and click. So a pairwise item with the

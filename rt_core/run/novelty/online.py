@@ -16,11 +16,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import RateLimitError, RTError
-from ..sources import clients
-from ..sources.http import Cache, SourceClient
-from ..text import STOP
-from ..types import Paper
+from ...errors import RateLimitError, RTError
+from ...sources import clients
+from ...sources.http import Cache, SourceClient
+from ...text import STOP
+from ...types import Paper
 from .breaker import Breaker
 
 PER_SOURCE = 10  # papers asked of a source per facet

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from ..run import prompts
-from ..run.styles.chat import ask
-from ..run.styles.context import StageContext
-from ..types import NearPaper
+from ...types import NearPaper
+from .. import prompts
+from ..styles.chat import ask
+from ..styles.context import StageContext
 
 FACET_NAMES = {"q1": "problem", "q5": "method"}
 _BRACKETS = re.compile(r"\[([^\[\]]{1,80})\]")

@@ -29,10 +29,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .errors import ConfigError
-from .models import registry
-from .settings import endpoint as ep
-from .settings.endpoint import Endpoint, Key
+from ..errors import ConfigError
+from ..settings import endpoint as ep
+from ..settings.endpoint import Endpoint, Key
+from . import registry
 
 # Sent instead of nothing when no key may be used: litellm falls back to the provider's
 # environment variable when api_key is empty, which would leak the operator's key.

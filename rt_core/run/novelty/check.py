@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import asyncio
 
-from ..config import LOCAL_EMBEDDER
-from ..models.client import run_async
-from ..run.styles.context import StageContext
-from ..types import FacetNovelty, NearPaper, Novelty, Proposal
+from ...config import LOCAL_EMBEDDER
+from ...models.client import run_async
+from ...types import FacetNovelty, NearPaper, Novelty, Proposal
+from ..styles.context import StageContext
 from . import nearest
 from .explain import FACET_NAMES, explain
 from .online import NAMES, OnlineLiterature

@@ -8,9 +8,9 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from ...export.run import Names, run_json
-from ...types import Run, Usage
-from .tree import Tree, Version
+from ..run.steer.tree import Tree, Version
+from ..types import Run, Usage
+from .run import Names, run_json
 
 
 def as_run(run: Run, node: Version, usage: Usage | None = None) -> Run:

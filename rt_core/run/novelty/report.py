@@ -1,7 +1,7 @@
 """A novelty check as plain text: what the CLI prints and the run's Markdown export carries."""
 from __future__ import annotations
 
-from ..types import Novelty
+from ...types import Novelty
 from .explain import FACET_NAMES
 
 

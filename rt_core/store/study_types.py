@@ -2,9 +2,8 @@
 proposals), units (what a rater judges) and tasks (what the rating page shows).
 
 Records, like types.py for runs: the store keeps and returns them, and rt_core.study
-designs, assigns and analyses studies with them. Living here rather than in
-study/design.py, they let the store stay below the study code (store/ imports no
-domain module).
+designs, assigns and analyses studies with them. Living with the store rather than in
+study/, they let the store stay below the study code (store/ imports no domain module).
 """
 from __future__ import annotations
 
@@ -63,7 +62,7 @@ class StudySettings:
     criteria: tuple[Criterion, ...] = SESSION_CRITERIA
     raters_per_unit: int = 2  # the overlap every unit is brought up to first (a floor, not a ceiling)
     max_units_per_rater: int = 20  # a cap per rater, so no one rater dominates
-    minutes_per_rater: float = 10.0  # session length: sizes each rater's queue (study/queue.py)
+    minutes_per_rater: float = 10.0  # session length: sizes each rater's queue (store/study_queue.py)
     repeat_check: bool = False  # show one unit again (sides swapped) at the end
     gold_check: bool = False  # pairwise: a pair with a known answer
     allowed_raters: tuple[str, ...] = ()  # empty: any well-formed rater id
