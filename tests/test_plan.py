@@ -222,10 +222,11 @@ def test_a_model_that_declares_a_preload_is_loaded_by_the_warm_up_once():
     loaded = []
     registry.declare("scripted/weighty", registry.Capabilities(in_process=True, preload=loaded.append))
     try:
-        parts = parts_for(facts_for(RunConfig(model="scripted/weighty")))
+        facts = facts_for(RunConfig(model="scripted/weighty"))
+        parts = parts_for(facts)
         assert weights("scripted/weighty") in parts
-        warm_up(parts).join()
-        warm_up(parts).join()
+        warm_up(parts, facts.preload).join()
+        warm_up(parts, facts.preload).join()
         assert loaded == ["scripted/weighty"]
     finally:
         registry.forget("scripted/weighty")
@@ -245,7 +246,7 @@ def test_the_first_stage_starts_after_the_warm_up(community, demo, monkeypatch):
         def join(self, timeout=None):
             order.append("warmed")
 
-    monkeypatch.setattr(sim_module, "warm_up", lambda parts: Recording([]))
+    monkeypatch.setattr(sim_module, "warm_up", lambda parts, preload=None: Recording([]))
     sim = sim_module.Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=0),
                                 community)
     sim.on_progress = lambda e: order.append("stage") if e.status == "started" else None

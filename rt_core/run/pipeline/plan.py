@@ -13,6 +13,7 @@ budget (run/pipeline/budget.py) checks a stage's estimate against what is left b
 from __future__ import annotations
 
 from ...models import registry
+from ...models.facts import ModelFacts
 from ...types import MODES, RunConfig, RunRequest
 from ..candidates import costs as candidate_costs
 from ..candidates import stages as candidates
@@ -33,14 +34,16 @@ GROUPS = {"read": "Reading: researcher profiles", "write": "Writing: drafts and 
 
 
 
-def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
+def plan_for(settings: RunConfig | RunRequest, facts: ModelFacts | None = None) -> list[Stage]:
     """The stages of a run with these settings (validated or not: unknown modes plan
-    like 'global', validation reports them)."""
+    like 'global', validation reports them). `facts`: what the registry said of the run's
+    models when it started (a serial model queues first); without, it is asked here."""
     config = settings.config if isinstance(settings, RunRequest) else settings
+    serial = facts.serial if facts is not None else registry.serial(config.model)
     mode = MODES.get(config.mode, MODES["global"])
     wants_reviews = bool(config.reviewer_ids) or config.num_reviewers > 0
     chooses = mode.reads_profiles and not config.reviewer_ids and config.num_reviewers > 0
-    start = ("queue",) if registry.serial(config.model) else ()
+    start = ("queue",) if serial else ()
     plan = [Stage("queue", steps.wait_for_model, saves=False)] if start else []
     if chooses:
         plan.append(Stage("candidates", steps.embed_candidates, saves=False))

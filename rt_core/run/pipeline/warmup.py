@@ -27,7 +27,6 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 
-from ...models import registry
 from ...models.facts import ModelFacts
 
 log = logging.getLogger(__name__)
@@ -56,12 +55,6 @@ def _load_minilm() -> None:
     local_minilm()  # the default embedder: reviewer candidates, similarity, concepts
 
 
-def _load_weights(model: str) -> None:
-    preload = registry.capabilities(model).preload
-    if preload is not None:
-        preload(model)
-
-
 _WORK: dict[str, Callable[[], None]] = {CLIENT: _import_litellm, SDK: _import_sdk,
                                         EMBEDDER: _load_minilm}
 
@@ -71,11 +64,12 @@ def weights(model: str) -> str:
     return f"{WEIGHTS}:{model}"
 
 
-def _quietly(part: str) -> None:
+def _quietly(part: str, preload: Callable[[str], None] | None) -> None:
     kind, _, model = part.partition(":")
     try:
         if kind == WEIGHTS:
-            _load_weights(model)
+            if preload is not None:
+                preload(model)
         else:
             _WORK[part]()
     except Exception:  # the first real call will report whatever is wrong, in its words
@@ -96,10 +90,11 @@ class Warming:
         return any(t.is_alive() for t in self.threads)
 
 
-def warm_up(parts: Iterable[str] = ALL) -> Warming:
+def warm_up(parts: Iterable[str] = ALL, preload: Callable[[str], None] | None = None) -> Warming:
     """Start warming these parts in the background, each once per process (the model
     client and its SDK in one thread, the embedder in another, each model's weights in
-    one more, so they overlap)."""
+    one more, so they overlap). `preload`: what loads the run's model's weights (its
+    `ModelFacts.preload`, as the run's start read it), for a weights part."""
     wanted = set(parts)
     client_part = SDK if SDK in wanted else CLIENT if CLIENT in wanted else None
     with _lock:
@@ -109,7 +104,7 @@ def warm_up(parts: Iterable[str] = ALL) -> Warming:
         loads = sorted(p for p in wanted if p.startswith(WEIGHTS + ":"))
         for part in [p for p in (client_part, EMBEDDER if EMBEDDER in wanted else None, *loads) if p]:
             if part not in _threads:
-                _threads[part] = threading.Thread(target=_quietly, args=(part,),
+                _threads[part] = threading.Thread(target=_quietly, args=(part, preload),
                                                   name=f"rt-warm-up-{part}", daemon=True)
                 _threads[part].start()
             chosen.append(_threads[part])
