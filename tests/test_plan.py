@@ -286,3 +286,12 @@ def test_the_read_write_review_path_hands_on_typed_outputs(community, demo, monk
     assert {"Profiles", "CandidateVectors", "Drafts", "Proposed", "Reviewers", "Reviews",
             "MetaReviewed"} <= set(folded), folded
     assert run.proposal.drafts and run.reviews and run.meta_review is not None
+
+
+def test_the_sources_are_found_after_the_reviewers_are_chosen_not_beside_them():
+    """Both wait for the proposal; the choice is on the path to the reviewers' calls, and the
+    sources' embedding beside it took its CPU (issue 50), so they come after it."""
+    plan = {s.name: s for s in plan_for(RunConfig(model="openai/x", researcher_ids=["r-a", "r-b"],
+                                                  num_reviewers=2))}
+    assert "aggregate" in plan["choose"].needs
+    assert plan["provenance"].needs == ("aggregate", "choose")

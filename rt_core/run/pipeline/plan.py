@@ -86,10 +86,14 @@ def plan_for(settings: RunConfig | RunRequest, facts: ModelFacts | None = None) 
     if config.reference_paper_id:
         plan.append(Stage("evaluate", steps.evaluate, (plan[-1].name,), "evaluate"))
     # Where the answers and reviews came from: embedding only, once the proposal is settled
-    # (after the last revision round, which may replace it).
+    # (after the last revision round, which may replace it). When the reviewers' choice
+    # waits for the same stage, after the choice too: started beside it, its embedding took
+    # the CPU from the stage the run waits for (the choice embeds the proposal), so the
+    # reviewers' calls left later; after it, it runs while their calls are out (issue 50).
     revised = [s.name for s in plan if s.group == revise.GROUP]
     settled = revised[-1] if revised else "rank" if many else "aggregate"
-    plan.append(Stage("provenance", provenance.attribute_answers, (settled,)))
+    beside = [s.name for s in plan if s.name == "choose" and settled in s.needs]
+    plan.append(Stage("provenance", provenance.attribute_answers, (settled, *beside)))
     if wants_reviews:
         plan.append(Stage("review_provenance", provenance.attribute_reviews,
                           ("review_candidates" if many else "review", "provenance")))
