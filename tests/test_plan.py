@@ -254,6 +254,35 @@ def test_the_first_stage_starts_after_the_warm_up(community, demo, monkeypatch):
     assert order[0] == "warmed" and "stage" in order
 
 
+def test_the_ranking_loads_after_the_first_stage_is_under_way_and_only_for_candidates(community, demo,
+                                                                                       monkeypatch):
+    """The tournament's fit imports scipy.stats (1.5 s): imported at the first standing it held
+    the event loop (issue 50), warmed with the first stage's imports it would delay the first
+    stage. So it is asked for after the warm-up's wait, for a run with several candidates."""
+    from rt_core.run.pipeline import simulation as sim_module
+    from rt_core.run.pipeline.warmup import RANKING, Warming
+
+    asked = []
+
+    class Recording(Warming):
+        def join(self, timeout=None):
+            asked.append("joined")
+
+    def recording(parts, preload=None):
+        asked.append(tuple(parts))
+        return Recording([])
+
+    monkeypatch.setattr(sim_module, "warm_up", recording)
+    for candidates in (1, 2):
+        asked.clear()
+        sim = sim_module.Simulation(request(researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"],
+                                            num_reviewers=0, candidates=candidates), community)
+        assert sim.run_sync().status == "done"
+        first, joined = asked.index(next(p for p in asked if isinstance(p, tuple))), asked.index("joined")
+        assert all(RANKING not in p for p in asked[:joined] if isinstance(p, tuple)) and first < joined
+        assert [p for p in asked[joined:] if isinstance(p, tuple)] == ([(RANKING,)] if candidates > 1 else [()])
+
+
 # -- typed outputs ------------------------------------------------------------------------
 def test_the_runner_folds_each_stage_output_into_the_state_before_the_save():
     events = []

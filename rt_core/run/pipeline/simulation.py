@@ -44,7 +44,7 @@ from .runner import Runner, Stage
 from .state import RunState
 from .timing import Expected, plan_expected, record_end, record_start
 from .validation import effective_cutoff, validate
-from .warmup import parts_for, warm_up
+from .warmup import later_parts, parts_for, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +214,7 @@ class Simulation:
             # the first call would wait for most of it anyway, and the rest would take the
             # interpreter from the first rounds.
             await asyncio.to_thread(self._warming.join)
+            warm_up(later_parts(self.config))  # loads while the first rounds wait (warmup.py)
             await runner.run()
             run.status = "done"
         except BudgetExceeded as exc:

@@ -20,6 +20,14 @@ system makes the second wait.
 An in-process model's weights are one more part (`weights:<model>`, when its declaration
 has a `preload`): the embedded model used to load on the first call, after litellm's
 import, so a one-shot CLI run waited for one and then the other.
+
+A run with several candidates needs the ranking's fit (`choix`, which imports
+scipy.stats: 1.5 s on a quiet machine, 6.5 s on a busy one) only at its tournament's
+first standing, rounds after its start. Imported there, it held the event loop: a traced
+six-candidate run sent nothing for 2.2 s after the reviewers' profiles, neither the
+reviews nor the judge's next round (issue 50). It is warmed once the run's first stage
+has begun (`later_parts`), so it loads while the first rounds wait for the model and the
+first stage never waits for it.
 """
 from __future__ import annotations
 
@@ -32,6 +40,7 @@ from ...models.facts import ModelFacts
 log = logging.getLogger(__name__)
 
 CLIENT, SDK, EMBEDDER = "client", "sdk", "embedder"  # what can be warmed
+RANKING = "ranking"  # the tournament's fit (run/candidates/ranking.py): warmed after the start
 WEIGHTS = "weights"  # with ":<model>": that model's preload (models/registry.py)
 ALL = (CLIENT, SDK, EMBEDDER)
 _lock = threading.Lock()
@@ -55,8 +64,12 @@ def _load_minilm() -> None:
     local_minilm()  # the default embedder: reviewer candidates, similarity, concepts
 
 
+def _import_ranking() -> None:
+    import choix  # noqa: F401, PLC0415  (slow: scipy.stats; what this warms)
+
+
 _WORK: dict[str, Callable[[], None]] = {CLIENT: _import_litellm, SDK: _import_sdk,
-                                        EMBEDDER: _load_minilm}
+                                        EMBEDDER: _load_minilm, RANKING: _import_ranking}
 
 
 def weights(model: str) -> str:
@@ -102,13 +115,20 @@ def warm_up(parts: Iterable[str] = ALL, preload: Callable[[str], None] | None = 
             client_part = SDK  # already importing litellm, then the SDK (a page warmed everything)
         chosen = []
         loads = sorted(p for p in wanted if p.startswith(WEIGHTS + ":"))
-        for part in [p for p in (client_part, EMBEDDER if EMBEDDER in wanted else None, *loads) if p]:
+        rest = [p for p in (EMBEDDER, RANKING) if p in wanted]
+        for part in [p for p in (client_part, *rest, *loads) if p]:
             if part not in _threads:
                 _threads[part] = threading.Thread(target=_quietly, args=(part, preload),
                                                   name=f"rt-warm-up-{part}", daemon=True)
                 _threads[part].start()
             chosen.append(_threads[part])
         return Warming(chosen)
+
+
+def later_parts(config) -> tuple[str, ...]:
+    """What a run with these settings loads once its first stage has begun, not before it:
+    the tournament's fit when there are several candidates (module docstring)."""
+    return (RANKING,) if config.candidates > 1 else ()
 
 
 def parts_for(facts: ModelFacts) -> tuple[str, ...]:
