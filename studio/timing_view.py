@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core.models import speeds
+from rt_core.models import calibration
 from rt_core.run.pipeline import timing
 
 from . import render
@@ -27,23 +27,23 @@ WAITING = "Waiting for the speed measurement under way..."
 
 def calibration_offer(model: str, store, key: str) -> None:
     """For an embedded model with no speed: a button that measures it with a few short calls
-    (models/speeds.py: `calibrate`). Once measured, the button goes and the caller draws its
+    (models/calibration.py: `calibrate`). Once measured, the button goes and the caller draws its
     estimate below it in the same script run. Not `st.rerun()`: a rerun right after a
     calibration swallowed a click on Start made while it was under way (seen in the browser)."""
-    if not speeds.calibratable(model):
+    if not calibration.calibratable(model):
         return
-    if speeds.calibrating(model):  # begun by an earlier script run (a click made meanwhile)
+    if calibration.calibrating(model):  # begun by an earlier script run (a click made meanwhile)
         with st.spinner(WAITING):
-            speed = speeds.speed_for(model, store)  # waits for it
+            speed = calibration.speed_for(model, store)  # waits for it
     else:
-        speed = speeds.speed_for(model, store)
+        speed = calibration.speed_for(model, store)
     if speed is not None:
         return
     slot = st.empty()
     if not slot.button("Measure this machine's speed (a few short calls to the embedded model)", key=key):
         return
     with st.spinner("Timing a few short calls..."):
-        speeds.speed_for(model, store, calibrate=True)
+        calibration.speed_for(model, store, calibrate=True)
     slot.empty()
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rt_core.config import LOCAL_MODEL
-from rt_core.models import machine_speeds, speeds
+from rt_core.models import calibration, machine_speeds, speeds
 from rt_core.store import Store
 from rt_core.store.speeds import CallTime
 
@@ -31,7 +31,7 @@ def timings(monkeypatch):
         made.append(model)
         return list(MEASURED)
 
-    monkeypatch.setattr(speeds, "calibrate", calibrate)
+    monkeypatch.setattr(calibration, "calibrate", calibrate)
     return made
 
 
@@ -40,9 +40,9 @@ def fresh(tmp_path, name: str) -> Store:
 
 
 def test_a_fresh_store_starts_from_the_machines_calibration(tmp_path, timings):
-    first = speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    first = calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
     second_store = fresh(tmp_path, "b")
-    second = speeds.speed_for(LOCAL_MODEL, second_store, calibrate=True)
+    second = calibration.speed_for(LOCAL_MODEL, second_store, calibrate=True)
     assert timings == [LOCAL_MODEL]  # timed once, for the first store only
     assert (second.per_read, second.per_write) == pytest.approx((first.per_read, first.per_write))
     assert second.calibrated and second.calls == first.calls
@@ -53,24 +53,24 @@ def test_the_warm_up_is_waited_for_only_when_the_model_is_timed_now(tmp_path, ti
     """A run hands its wait for the warm-up to the calibration: it is called once, just before
     the model is timed, and never when the speed is known (the estimate is printed at once)."""
     waits = []
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), True, lambda: waits.append(len(timings)))
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), True, lambda: waits.append(len(timings)))
     assert waits == [0] and timings == [LOCAL_MODEL]  # before the timing, not after it
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), True, lambda: waits.append(len(timings)))
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), True, lambda: waits.append(len(timings)))
     assert waits == [0]  # the machine's kept calibration: nothing to wait for
 
 
 def test_a_page_that_only_asks_gets_the_machines_speed_without_timing(tmp_path, timings):
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
-    asked = speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), calibrate=False)
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    asked = calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), calibrate=False)
     assert asked is not None and asked.calibrated and timings == [LOCAL_MODEL]
 
 
 def test_a_store_with_calls_of_its_own_reads_them_not_the_machines(tmp_path, timings):
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
     own = fresh(tmp_path, "b")
     for i in range(4):
         own.call_speeds.add(LOCAL_MODEL, CallTime(300, 20 + 40 * i, 1.0 + 0.1 * i, at=2e6 + i))
-    assert not speeds.speed_for(LOCAL_MODEL, own).calibrated
+    assert not calibration.speed_for(LOCAL_MODEL, own).calibrated
 
 
 def _another_machine(monkeypatch, tmp_path, change: str) -> None:
@@ -97,11 +97,11 @@ def _another_machine(monkeypatch, tmp_path, change: str) -> None:
 def test_a_calibration_made_on_something_else_is_not_used(tmp_path, timings, monkeypatch, change):
     """A new CPU, core count, llama.cpp version or build, or model file may be faster or
     slower: time it again."""
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
     assert machine_speeds.read(LOCAL_MODEL)
     _another_machine(monkeypatch, tmp_path, change)
     assert machine_speeds.read(LOCAL_MODEL) == []
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), calibrate=True)
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "b"), calibrate=True)
     assert timings == [LOCAL_MODEL, LOCAL_MODEL]
 
 
@@ -113,13 +113,13 @@ ODD_CALLS = json.dumps({"version": 1, "models": {LOCAL_MODEL: {"key": "KEY", "ca
 def test_an_unreadable_file_means_timing_the_model_again(tmp_path, timings, content):
     content = content.replace('"KEY"', json.dumps(machine_speeds.machine_key(LOCAL_MODEL)))
     machine_speeds.path().write_text(content)
-    s = speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    s = calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
     assert s is not None and s.calibrated and timings == [LOCAL_MODEL]
     assert machine_speeds.read(LOCAL_MODEL) == [vars(c) for c in MEASURED]  # and kept anew
 
 
 def test_the_kept_file_holds_counts_and_seconds_only(tmp_path, timings):
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
     calls = machine_speeds.read(LOCAL_MODEL)
     assert calls and all(set(c) == {"prompt_tokens", "completion_tokens", "seconds", "calibration", "at"}
                          for c in calls)
@@ -143,8 +143,8 @@ def test_the_command_line_prints_its_estimate_without_waiting_for_the_warm_up_on
         def join(self, timeout=None):
             joined.append(True)
 
-    monkeypatch.setattr(simulation, "warm_up", lambda parts: Warming())
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)  # an earlier store's
+    monkeypatch.setattr(simulation, "warm_up", lambda parts, preload=None: Warming())
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)  # an earlier store's
     sim = simulation.Simulation(RunRequest(RunConfig(
         model=LOCAL_MODEL, researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia", "p-llm"], num_reviewers=2)),
         community)
@@ -194,5 +194,5 @@ def test_the_apps_start_script_times_the_model_through_the_light_entry(tmp_path)
 
 def test_the_kept_calibration_is_readable_by_an_app_run_as_another_user(tmp_path, timings):
     """`scripts/app` may time the model as one user and the app run as another."""
-    speeds.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
+    calibration.speed_for(LOCAL_MODEL, fresh(tmp_path, "a"), calibrate=True)
     assert stat.S_IMODE(machine_speeds.path().stat().st_mode) == 0o644

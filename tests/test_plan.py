@@ -222,10 +222,11 @@ def test_a_model_that_declares_a_preload_is_loaded_by_the_warm_up_once():
     loaded = []
     registry.declare("scripted/weighty", registry.Capabilities(in_process=True, preload=loaded.append))
     try:
-        parts = parts_for(facts_for(RunConfig(model="scripted/weighty")))
+        facts = facts_for(RunConfig(model="scripted/weighty"))
+        parts = parts_for(facts)
         assert weights("scripted/weighty") in parts
-        warm_up(parts).join()
-        warm_up(parts).join()
+        warm_up(parts, facts.preload).join()
+        warm_up(parts, facts.preload).join()
         assert loaded == ["scripted/weighty"]
     finally:
         registry.forget("scripted/weighty")
@@ -245,12 +246,41 @@ def test_the_first_stage_starts_after_the_warm_up(community, demo, monkeypatch):
         def join(self, timeout=None):
             order.append("warmed")
 
-    monkeypatch.setattr(sim_module, "warm_up", lambda parts: Recording([]))
+    monkeypatch.setattr(sim_module, "warm_up", lambda parts, preload=None: Recording([]))
     sim = sim_module.Simulation(request(researcher_ids=["r-ada"], paper_ids=["p-gaia"], num_reviewers=0),
                                 community)
     sim.on_progress = lambda e: order.append("stage") if e.status == "started" else None
     assert sim.run_sync().status == "done"
     assert order[0] == "warmed" and "stage" in order
+
+
+def test_the_ranking_loads_after_the_first_stage_is_under_way_and_only_for_candidates(community, demo,
+                                                                                       monkeypatch):
+    """The tournament's fit imports scipy.stats (1.5 s): imported at the first standing it held
+    the event loop (issue 50), warmed with the first stage's imports it would delay the first
+    stage. So it is asked for after the warm-up's wait, for a run with several candidates."""
+    from rt_core.run.pipeline import simulation as sim_module
+    from rt_core.run.pipeline.warmup import RANKING, Warming
+
+    asked = []
+
+    class Recording(Warming):
+        def join(self, timeout=None):
+            asked.append("joined")
+
+    def recording(parts, preload=None):
+        asked.append(tuple(parts))
+        return Recording([])
+
+    monkeypatch.setattr(sim_module, "warm_up", recording)
+    for candidates in (1, 2):
+        asked.clear()
+        sim = sim_module.Simulation(request(researcher_ids=["r-ada", "r-nia"], paper_ids=["p-gaia"],
+                                            num_reviewers=0, candidates=candidates), community)
+        assert sim.run_sync().status == "done"
+        first, joined = asked.index(next(p for p in asked if isinstance(p, tuple))), asked.index("joined")
+        assert all(RANKING not in p for p in asked[:joined] if isinstance(p, tuple)) and first < joined
+        assert [p for p in asked[joined:] if isinstance(p, tuple)] == ([(RANKING,)] if candidates > 1 else [()])
 
 
 # -- typed outputs ------------------------------------------------------------------------
@@ -285,3 +315,12 @@ def test_the_read_write_review_path_hands_on_typed_outputs(community, demo, monk
     assert {"Profiles", "CandidateVectors", "Drafts", "Proposed", "Reviewers", "Reviews",
             "MetaReviewed"} <= set(folded), folded
     assert run.proposal.drafts and run.reviews and run.meta_review is not None
+
+
+def test_the_sources_are_found_after_the_reviewers_are_chosen_not_beside_them():
+    """Both wait for the proposal; the choice is on the path to the reviewers' calls, and the
+    sources' embedding beside it took its CPU (issue 50), so they come after it."""
+    plan = {s.name: s for s in plan_for(RunConfig(model="openai/x", researcher_ids=["r-a", "r-b"],
+                                                  num_reviewers=2))}
+    assert "aggregate" in plan["choose"].needs
+    assert plan["provenance"].needs == ("aggregate", "choose")

@@ -15,7 +15,8 @@ import pytest
 from rt_core.__main__ import main
 from rt_core.config import LOCAL_MODEL
 from rt_core.errors import ProviderError
-from rt_core.models import registry, speeds
+from rt_core.models import calibration, registry, speeds
+from rt_core.models.facts import facts_for
 from rt_core.run.pipeline import budget, timing
 from rt_core.run.pipeline.costs import Calls
 from rt_core.run.pipeline.simulation import Simulation
@@ -50,7 +51,7 @@ def plant_linear(store, model: str, scale: float = 1.0) -> None:
 # -- the speed comes from what was measured ---------------------------------------------------------
 def test_reading_and_writing_speeds_are_fitted_from_the_calls(store):
     plant_linear(store, LOCAL_MODEL)
-    s = speeds.speed_for(LOCAL_MODEL, store)
+    s = calibration.speed_for(LOCAL_MODEL, store)
     assert s.per_read == pytest.approx(0.002) and s.per_write == pytest.approx(0.025)
     assert s.per_call == pytest.approx(0.1) and s.calls == 4 and not s.calibrated
 
@@ -59,7 +60,7 @@ def test_a_term_that_would_be_negative_is_left_out(store):
     """Every call the same prompt length: reading cannot be told from the round trip, so
     the fit keeps the round trip and the tokens written."""
     plant(store, "scripted/demo", per_call=0.4, per_write=0.01)
-    s = speeds.speed_for("scripted/demo", store)
+    s = calibration.speed_for("scripted/demo", store)
     assert s.per_write == pytest.approx(0.01) and s.per_read >= 0 and s.per_call >= 0
     assert s.seconds(1, 300, 50) == pytest.approx(0.4 + 0.5)
 
@@ -70,7 +71,8 @@ def test_the_estimate_follows_the_measured_speed(community):
     cfg = config(model=LOCAL_MODEL)
     plant_linear(community, LOCAL_MODEL)
     fast = timing.for_config(cfg, community)
-    assert fast.seconds == pytest.approx(timing.raw_seconds(cfg, community, speeds.speed_for(LOCAL_MODEL, community)))
+    speed = calibration.speed_for(LOCAL_MODEL, community)
+    assert fast.seconds == pytest.approx(timing.raw_seconds(cfg, facts_for(cfg), community, speed))
     community.db.conn.execute("DELETE FROM call_speeds")
     plant_linear(community, LOCAL_MODEL, scale=2.0)
     assert timing.for_config(cfg, community).seconds == pytest.approx(2 * fast.seconds)
@@ -183,13 +185,13 @@ def test_calls_of_other_work_after_a_run_do_not_change_the_speed_its_calls_show(
     began = datetime.datetime.fromisoformat(run.created_at).timestamp()
     community.db.conn.execute("UPDATE call_speeds SET at=?", (began + 1,))
     community.db.conn.execute("UPDATE runs SET wall_seconds=? WHERE id=?", (10.0, run.id))
-    before = speeds.speed_for("scripted/demo", community)
+    before = calibration.speed_for("scripted/demo", community)
     plant(community, "scripted/demo", per_call=3.0, n=40)  # other work after the run, more calls
     community.db.conn.execute("UPDATE call_speeds SET at=? WHERE seconds=3.0", (began + 1000,))
-    assert speeds.speed_for("scripted/demo", community) == before and before.calls == 4
+    assert calibration.speed_for("scripted/demo", community) == before and before.calls == 4
     plant(community, "scripted/demo", per_call=3.0, n=speeds.RECENT)  # the run is out of the window
     community.db.conn.execute("UPDATE call_speeds SET at=? WHERE seconds=3.0", (began + 1000,))
-    assert speeds.speed_for("scripted/demo", community).calls == speeds.RECENT
+    assert calibration.speed_for("scripted/demo", community).calls == speeds.RECENT
 
 
 # -- kept with the run --------------------------------------------------------------------------
@@ -234,9 +236,9 @@ def test_a_revision_adds_its_own_estimate(community, demo):
     community.db.conn.execute("DELETE FROM call_speeds")  # the run's own calls: planted again
     plant(community, "scripted/demo", per_call=1.0)
     p = more.plan(community.runs.load(run.id), 1, community)
-    speed = speeds.speed_for("scripted/demo", community)
+    speed = calibration.speed_for("scripted/demo", community)
     # the rewrite, one review, the meta-review, in a row (before the bias of the run above)
-    assert timing.raw_seconds(p.config, community, speed, set(p.stages)) == pytest.approx(3.0)
+    assert timing.raw_seconds(p.config, facts_for(p.config), community, speed, set(p.stages)) == pytest.approx(3.0)
     added = timing.for_config(p.config, community, counted=set(p.stages)).seconds
     more.revise_finished(community, run.id, 1)
     assert community.runs.wall_times([run.id])[run.id][0] == pytest.approx(before + added)
@@ -280,7 +282,7 @@ def test_the_embedded_model_is_calibrated_by_a_few_short_calls(store):
     e = timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True)
     kept = store.call_speeds.recent(LOCAL_MODEL)
     assert len(kept) == 2 and all(k.calibration for k in kept)
-    s = speeds.speed_for(LOCAL_MODEL, store)
+    s = calibration.speed_for(LOCAL_MODEL, store)
     assert s.calibrated and s.per_call == 0 and s.per_read + s.per_write > 0
     assert e.seconds > 0 and "short calibration" in e.text()
     assert timing.for_config(config(model=LOCAL_MODEL), store, calibrate=True).seconds == e.seconds
@@ -327,7 +329,7 @@ def test_a_caller_waits_for_a_calibration_under_way_instead_of_reading_no_speed(
     that calibration and read its speed, not find the store empty and start the run with no
     estimate. The calibration here is the real one, held at its start until the other caller
     has looked in the store once."""
-    real_calibrate, real_calls = speeds.calibrate, speeds.speed_calls
+    real_calibrate, real_calls = calibration.calibrate, speeds.speed_calls
     calibrating, looked = threading.Event(), threading.Event()
 
     def held_calibrate(model):
@@ -341,20 +343,20 @@ def test_a_caller_waits_for_a_calibration_under_way_instead_of_reading_no_speed(
             looked.set()
         return out
 
-    monkeypatch.setattr(speeds, "calibrate", held_calibrate)
+    monkeypatch.setattr(calibration, "calibrate", held_calibrate)
     monkeypatch.setattr(speeds, "speed_calls", watched_calls)
     measured: list = []
-    measuring = threading.Thread(target=lambda: measured.append(speeds.speed_for(LOCAL_MODEL, store, True)))
+    measuring = threading.Thread(target=lambda: measured.append(calibration.speed_for(LOCAL_MODEL, store, True)))
     measuring.start()
     assert calibrating.wait(60)
-    assert speeds.calibrating(LOCAL_MODEL)
+    assert calibration.calibrating(LOCAL_MODEL)
     read: list = []
-    reader = threading.Thread(target=lambda: read.append(speeds.speed_for(LOCAL_MODEL, store)), name="reader")
+    reader = threading.Thread(target=lambda: read.append(calibration.speed_for(LOCAL_MODEL, store)), name="reader")
     reader.start()
     reader.join(120)
     measuring.join(120)
     assert measured[0] is not None and measured[0].calibrated
-    assert read == measured and not speeds.calibrating(LOCAL_MODEL)
+    assert read == measured and not calibration.calibrating(LOCAL_MODEL)
     assert len(store.call_speeds.recent(LOCAL_MODEL)) == 2  # calibrated once
 
 
@@ -375,8 +377,8 @@ def test_a_calibration_times_the_model_only_once_the_warm_up_is_in(community, mo
         order.append("calibrated")
         return [CallTime(256, 1, 0.1, calibration=True, at=1e6), CallTime(16, 24, 0.3, calibration=True, at=1e6 + 1)]
 
-    monkeypatch.setattr(simulation, "warm_up", lambda parts: Warming())
-    monkeypatch.setattr(speeds, "calibrate", calibrate)
+    monkeypatch.setattr(simulation, "warm_up", lambda parts, preload=None: Warming())
+    monkeypatch.setattr(calibration, "calibrate", calibrate)
     sim = Simulation(RunRequest(config(model=LOCAL_MODEL)), community)
     if door == "cli":
         sim.start(calibrate=True)

@@ -124,7 +124,7 @@ def test_a_page_drawn_during_a_calibration_waits_for_it_and_shows_its_estimate(m
 
     import streamlit as st
 
-    from rt_core.models import speeds
+    from rt_core.models import calibration, speeds
     from studio import timing_view
 
     store().db.conn.execute("DELETE FROM call_speeds")
@@ -143,8 +143,8 @@ def test_a_page_drawn_during_a_calibration_waits_for_it_and_shows_its_estimate(m
             waiting.set()
         return original(text, *a, **kw)
 
-    def calibration():
-        with speeds.calibration_lock(LOCAL_MODEL):
+    def held_calibration():
+        with calibration.calibration_lock(LOCAL_MODEL):
             held.set()
             looked.wait(120)
             s = store()
@@ -154,7 +154,7 @@ def test_a_page_drawn_during_a_calibration_waits_for_it_and_shows_its_estimate(m
 
     monkeypatch.setattr(st, "spinner", spinner)
     monkeypatch.setattr(speeds, "speed_calls", watched_calls)
-    measuring = threading.Thread(target=calibration)
+    measuring = threading.Thread(target=held_calibration)
     measuring.start()
     assert held.wait(60)
     at.run()

@@ -13,7 +13,7 @@ import sys
 
 from ..config import LOCAL_MODEL
 from ..errors import ConfigError, RTError
-from ..models import machine_speeds, speeds
+from ..models import calibration, machine_speeds, speeds
 
 
 def add_parser(sub) -> None:
@@ -28,12 +28,12 @@ def _arguments(parser) -> None:
 
 
 def cmd_speed(args) -> int:
-    if not speeds.calibratable(args.model):
+    if not calibration.calibratable(args.model):
         raise ConfigError(f"{args.model} is not timed on its own",
                           "Only a model that runs in this process can be timed; a provider's "
                           "speed is measured from a run's calls.")
     timed_now: list[speeds.CallTime] = []  # what a calibration made now keeps (no store)
-    calls = speeds.calls_or_calibration(args.model, lambda: list(timed_now), timed_now.append, measure=True)
+    calls = calibration.calls_or_calibration(args.model, lambda: list(timed_now), timed_now.append, measure=True)
     speed = speeds.fit(calls)
     how = "timed now" if timed_now else "as timed earlier"
     print(f"{args.model} on this machine ({how}; kept in {machine_speeds.path()}): "

@@ -2,7 +2,8 @@
 
 `LLMClient.complete` composes small pieces, each in its own module and tested alone:
 - the prompt fitted to the model's context window (`fitting.py`), with a note saying what
-  was cut, and the sampling defaults the model declares in the registry;
+  was cut, and the sampling defaults the model declares in the registry (both read from
+  the model's facts, `facts.py`, which a run hands in: asked once at its start);
 - the persistent cache of usable replies (`call_cache.py`), so an identical re-run makes
   no calls at all;
 - call sharing (`call_sharing.py`): identical calls made at the same time, in this process
@@ -35,6 +36,7 @@ from . import accounting, call_retry, call_sharing, keys, registry, router, spee
 from .accounting import agent_calls
 from .call_cache import LOGPROBS_SUFFIX, CallCache, cache_key
 from .completion import Completion, cut_short, from_response, refused
+from .facts import ModelFacts, facts_alone
 from .fitting import fit_messages
 from .registry import ensure_zero_price, litellm, run_async
 from .retry import RetryPolicy
@@ -62,12 +64,16 @@ class LLMClient:
 
     def __init__(self, settings: ModelSettings, store=None, usage: Usage | None = None,
                  concurrency: int = 4, sleep: Callable[[float], Any] | None = None,
-                 cancel: threading.Event | None = None):
+                 cancel: threading.Event | None = None, facts: ModelFacts | None = None):
+        """`facts`: what the registry says of the model, as a run resolved it at its start
+        (models/facts.py); a caller without a run (a judge, a study) leaves it out and the
+        client asks once, here."""
         self.settings = settings
+        self.facts = facts or facts_alone(settings.model, concurrency, settings.prompt_style)
         self.store = store
         self.usage = usage if usage is not None else Usage()
         # A serial model (the embedded one) takes as many as its engine batches.
-        limit = registry.calls_at_once(settings.model, concurrency)
+        limit = self.facts.at_once
         self.semaphore_limit = limit
         self.semaphore = asyncio.Semaphore(limit)
         self.cancel = cancel
@@ -80,6 +86,16 @@ class LLMClient:
         # demo's allowance records it then: rt_core.allowance.Meter).
         self.after_call: Callable[[], None] = lambda: None
         keys.guard(settings.model, settings.base_url, settings.api_key, settings.server_key)
+
+    @property
+    def style(self) -> str:
+        """The prompt style the model is written for (`ModelFacts.style`)."""
+        return self.facts.style
+
+    @property
+    def traits(self) -> registry.StyleTraits:
+        """What that style can do (`ModelFacts.traits`): stages ask this, never the name."""
+        return self.facts.traits
 
     async def complete(self, messages: list[dict], *, max_tokens: int = 800,
                        stop: list[str] | None = None, temperature: float | None = None,
@@ -102,7 +118,7 @@ class LLMClient:
         reply = await call_sharing.share(
             (str(self.store.path) if self.store is not None else "", key), make,
             cached=lambda: cache.get(key, with_logprobs=bool(params.get("logprobs"))),
-            keep=lambda r: cache.keep(key, self.settings.model, r, cut_short(r, self.settings.traits)),
+            keep=lambda r: cache.keep(key, self.settings.model, r, cut_short(r, self.facts.traits)),
             claims=self.store.call_claims if self.store is not None else None,
             cancelled=lambda: self.cancel is not None and self.cancel.is_set())
         if reply.cached:
@@ -114,7 +130,7 @@ class LLMClient:
         """Everything sent besides the messages: the model's declared sampling defaults first,
         then what this call asks for."""
         s = self.settings
-        params: dict[str, Any] = {**registry.sampling(s.model), "max_tokens": max_tokens,
+        params: dict[str, Any] = {**self.facts.sampling, "max_tokens": max_tokens,
                                   "temperature": s.temperature if temperature is None else temperature}
         if stop:
             params["stop"] = stop
@@ -125,7 +141,7 @@ class LLMClient:
         return params
 
     def _fit(self, messages: list[dict], max_tokens: int) -> list[dict]:
-        messages, note = fit_messages(messages, registry.context_tokens(self.settings.model), max_tokens)
+        messages, note = fit_messages(messages, self.facts.context, max_tokens)
         if note:
             self._note(note)
         return messages
@@ -136,7 +152,7 @@ class LLMClient:
         if refused(reply):
             raise ProviderError(f"model '{model}' refused to answer (content filter)",
                                 "Rephrase the inputs, or try another model.")
-        if cut_short(reply, self.settings.traits):
+        if cut_short(reply, self.facts.traits):
             self._note(f"A reply of model '{model}' was cut off at its limit of {max_tokens:,} "
                        "tokens; it was used as it was and not cached.")
         return reply

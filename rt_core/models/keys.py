@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
@@ -132,19 +132,21 @@ def guard(model: str, base_url: str, api_key: str, server_key: bool) -> None:
 
 
 def check(model: str, base_url: str, api_key: str, server_key: bool = False, *,
-          deep: bool = True) -> None:
+          deep: bool = True, caps: registry.Capabilities | None = None) -> None:
     """Before any call: the key may go where it is sent (`guard`), and a provider that
     needs a key has one, so a missing key fails once, in plain words, instead of once per
     agent in the provider's. At a base URL someone typed only a key given for it counts:
-    a server that needs no key accepts any text as one."""
+    a server that needs no key accepts any text as one. `caps`: the model's declaration, as
+    a run's start read it (None: asked here)."""
     guard(model, base_url, api_key, server_key)
     model, base_url = model.strip(), base_url.strip()
-    if registry.routed(model):
+    caps = caps if caps is not None else registry.capabilities(model)
+    if caps.client == registry.ROUTER:
         _check_routed(model, base_url, api_key)
         return
-    if api_key or registry.in_process(model):
+    if api_key or caps.in_process:
         return
-    var = registry.key_env(model)
+    var = caps.key_env
     if base_url:
         if var:
             raise ConfigError(f"no API key for model '{model}' at {base_url}",
@@ -222,13 +224,14 @@ def request_keys(config, typed: dict[str, Typed | None] | None = None,
             for role in in_use(config)}
 
 
-def check_request(request) -> None:
+def check_request(request, declared: Mapping[str, registry.Capabilities]) -> None:
     """`check` for every endpoint a run calls but the embedder (its client says what it
-    lacks), before the run starts."""
+    lacks), before the run starts. `declared`: what the registry declares of each model the
+    run names, as its start asked (`ModelFacts.declared`, models/facts.py)."""
     for role in in_use(request.config):
         if role != ep.EMBEDDER:
             e = request.endpoint(role)
-            check(e.model, e.base_url, e.key.value, e.key.server)
+            check(e.model, e.base_url, e.key.value, e.key.server, caps=declared.get(e.model.strip()))
 
 
 # -- services that are not models ------------------------------------------------------------

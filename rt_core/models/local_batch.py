@@ -16,15 +16,16 @@ not the same text (tests/test_embedded.py compares calls from the same cold stat
 The key/value cache is shared by all sequences, and a new call starts from the longest
 prefix any sequence already holds (copied by sequence id, not recomputed): the material
 every author's document opens with is read once per run, not once per author.
+
+One call's own record and the rules that end its text are in models/local_request.py.
 """
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from ..text import ended_sentences
+from .local_request import Request, common_prefix, ended
 
 SLOTS = 6  # sequences decoded at once; asyncio's default thread pool on 2 cores holds 6 calls
 # Sequences the cache keeps, idle ones included. A call that shares nothing with a held
@@ -43,35 +44,6 @@ def row_equivalents(rows: int) -> float:
     """A generation step of `rows` sampled sequences, in one-row steps' time: what the
     thread chooser (models/local.py) compares, so that steps of different widths count alike."""
     return 1.0 + ROW_COST * max(0, rows - 1)
-
-
-@dataclass
-class Request:
-    """One completion: its prompt tokens, how to sample and when to stop."""
-    prompt: list[int]
-    max_tokens: int
-    make_sampler: Callable[[], object]  # a fresh llama-cpp-python LlamaSampler chain
-    stop: tuple[bytes, ...] = ()
-    logprobs: bool = False
-    sentence_words: int = 0  # >0: stop at the first sentence end after this many words
-    tokens: list[int] = field(default_factory=list)  # sampled so far
-    values: list[float] = field(default_factory=list)  # log-probability of each sampled token
-    text: bytes = b""
-    finish_reason: str = ""
-    error: BaseException | None = None
-    done: threading.Event = field(default_factory=threading.Event)
-    slot: int = -1  # this and the two below: set while decoding
-    feed: list[int] = field(default_factory=list)  # tokens to decode next, for this sequence
-    sampler: object = None
-
-
-def common_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 class BatchDecoder:
@@ -119,8 +91,10 @@ class BatchDecoder:
         self._cond = threading.Condition()
         self._closed = False
         self._steps: list = [0.0, 0]  # ms and count of generation steps not yet recorded
-        self.reused = self.decoded = 0  # prompt tokens a held sequence spared, tokens decoded
-        # for benches: (rows sampled, a pure generation step) -> [decodes, seconds, tokens]
+        self.reused = 0  # prompt tokens not decoded because a sequence held them (for benches)
+        self.decoded = 0
+        # for benches: per number of sequences sampled in one decode, [decodes, seconds,
+        # tokens], pure generation steps apart from those that also read prompt tokens
         self.steps: dict[tuple[int, bool], list[float]] = {}
         self._thread = threading.Thread(target=self._loop, name="llama-batch", daemon=True)
         self._thread.start()
@@ -184,9 +158,7 @@ class BatchDecoder:
             self.threads = n
 
     def _admit(self) -> bool:
-        """Move waiting requests into free sequences while the cache has room. One that cannot
-        be placed (its sampler fails to build) fails alone: raised, the error would end this
-        thread, and every caller waiting in `submit` would wait for ever."""
+        """Move waiting requests into free sequences while the cache has room."""
         admitted = False
         while self.waiting:
             free = [i for i, r in enumerate(self.active) if r is None]
@@ -202,7 +174,9 @@ class BatchDecoder:
             self.waiting.pop(0)
             try:
                 self._place(req, free)
-            except Exception as exc:
+            except Exception as exc:  # e.g. its sampler could not be built
+                # This call fails alone: raised here, the error would end the decoder's
+                # thread, and every caller waiting in `submit` would wait for ever.
                 self._finish(req, "error", exc)
                 continue
             admitted = True
@@ -350,18 +324,9 @@ class BatchDecoder:
             return self._end(r, "stop")
         r.tokens.append(tok)
         r.text = self._detokenize(r.tokens)
-        hits = [s for s in r.stop if s in r.text]
-        if hits:
-            r.text = r.text[: r.text.index(hits[0])]
-            return self._end(r, "stop")
-        if r.sentence_words:
-            text = r.text.decode("utf-8", errors="ignore")
-            at = ended_sentences(text, r.sentence_words)
-            if at is not None:  # the token just sampled began the next sentence: cut
-                r.text = text[:at].rstrip().encode("utf-8")
-                return self._end(r, "stop")
-        if len(r.tokens) >= r.max_tokens:
-            return self._end(r, "length")
+        reason = ended(r)
+        if reason:
+            return self._end(r, reason)
         r.feed = [tok]
 
     def _logprob(self, idx: int, tok: int) -> float:

@@ -207,22 +207,28 @@ def queue_for(model: str) -> ModelQueue | None:
 
 @functools.lru_cache(maxsize=256)
 def context_tokens(model: str) -> int:
-    """The model's input context in tokens: the declared window, else litellm's model info,
-    else RT_CONTEXT_TOKENS (default 8192)."""
-    declared = capabilities(model).context_tokens
-    if declared:
-        return declared
-    try:
-        info = litellm().get_model_info(model=model)
-        known = info.get("max_input_tokens") or info.get("max_tokens")
-        if known:
-            return int(known)
-    except Exception:  # litellm raises for models it does not know
-        pass
+    """The model's input context in tokens: the declared window, else litellm's model info
+    (for a hosted model: litellm knows none served in this process, and asking would import
+    it in the middle of a run's start), else RT_CONTEXT_TOKENS (default 8192)."""
+    caps = capabilities(model)
+    if caps.context_tokens:
+        return caps.context_tokens
+    known = 0 if caps.in_process else _litellm_context(model)
+    if known:
+        return known
     try:
         return max(512, int(os.environ.get("RT_CONTEXT_TOKENS", DEFAULT_CONTEXT_TOKENS)))
     except ValueError:
         return DEFAULT_CONTEXT_TOKENS
+
+
+def _litellm_context(model: str) -> int:
+    """litellm's input window for a model it knows (0 for one it does not)."""
+    try:
+        info = litellm().get_model_info(model=model)
+        return int(info.get("max_input_tokens") or info.get("max_tokens") or 0)
+    except Exception:  # litellm raises for models it does not know
+        return 0
 
 
 def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:

@@ -4,7 +4,8 @@ Why measured and not declared: the embedded model reads and writes at very diffe
 speeds on a quiet laptop and on a busy 2-core server (docs/PERFORMANCE.md: 39 against
 5 tokens a second written), and a provider's latency is the provider's. A time stated
 before Start is only worth reading if it comes from this machine, so every call that
-reaches a model leaves one row (tokens, wall seconds; store/speeds.py) for `speed_for`.
+reaches a model leaves one row (its tokens and wall seconds, timed by the client;
+store/speeds.py) and an estimate reads the newest ones (`speed_for`, models/calibration.py).
 
 One call is modelled as
 
@@ -31,19 +32,16 @@ each made twice and the faster kept). It measures a fresh engine, one call at a 
 a run's engine holds thousands of tokens of earlier calls that every decode attends
 over, so the first estimate errs short and the runs after it correct it (the bias,
 run/pipeline/timing.py). A provider is not called just to be timed (it costs money):
-its time is unknown until its first run.
+its time is unknown until its first run. The calibration, and `speed_for`, which reads
+the calls or makes one, live in models/calibration.py: this module is what the calls say.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
 import logging
-import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import machine_speeds, registry
 from .completion import Completion
 
 log = logging.getLogger(__name__)
@@ -235,24 +233,7 @@ def record(store, model: str, reply: Completion, seconds: float) -> None:
         log.debug("could not keep a call's time", exc_info=True)
 
 
-# -- the speed a model shows here, read from the calls the store keeps -------------------------
-def speed_for(model: str, store, calibrate: bool = False,
-              before_measuring: Callable[[], object] | None = None) -> Speed | None:
-    """The speed this model's calls on this machine show (None without a store or calls:
-    `speed_calls` says which calls); with calibrate=True, an embedded model with none is
-    timed now, after `before_measuring`, and its calibration calls kept like any other.
-
-    Whoever asks for the speed during a calibration waits for it rather than reading an
-    empty store: in the app, a click on Start while "Measure this machine's speed" ran
-    began a new script run at once (Streamlit's fast reruns) that read no speed and
-    started the run without an estimate (3 of 4 browser walks)."""
-    if store is None:
-        return None
-    return fit(calls_or_calibration(
-        model, lambda: speed_calls(model, store), lambda call: store.call_speeds.add(model, call), calibrate,
-        before_measuring))
-
-
+# -- the calls a speed is fit on, read from the store ------------------------------------------
 def speed_calls(model: str, store) -> list[CallTime]:
     """The calls a speed is fit on: those of one kind of work, the newest run's, while that run
     is among the model's `RECENT` newest calls; else (no run, or so many calls since that the
@@ -294,107 +275,3 @@ def runs_speeds(store, model: str, limit: int) -> list[tuple[dict, float, Speed 
             then = None
         out.append((config, wall, then))
     return out
-
-
-# The calibration documents, in plain words. A run's calls share their material: of the
-# prompt tokens the embedded model was sent in measured runs (the app's default, credit),
-# a fifth to a quarter were read afresh and the rest copied from a sequence that held
-# them (models/local_batch.py). So the call that mostly reads opens with the head the
-# warm-up left in the cache and reads afresh about a quarter of its tokens, as a run's
-# call does; the other is continued for a line, as a run's calls are.
-_CALIBRATION_TEXT = ("A research group studies how galaxies formed and how language models read "
-                     "scientific papers. They plan a joint project, list their data and methods, "
-                     "and write the questions the project should answer.\n")
-CALIBRATION_HEAD = _CALIBRATION_TEXT * 6
-# Two tails, one per round: a prompt read once is held whole the second time.
-CALIBRATION_PROMPTS = tuple(
-    CALIBRATION_HEAD + f"Their second meeting was about {topics}, and which of them the group knows "
-    "least about.\nThe first question of the project is"
-    for topics in ("ocean currents, crop yields and solar flares", "protein folding, river deltas and bird song"))
-CALIBRATION_SHORT = "Notes of a meeting about telescopes and text. The plan they agreed on was"
-CALIBRATION_TOKENS = 24
-CALIBRATION_ROUNDS = len(CALIBRATION_PROMPTS)  # the faster of two of each call: one may land on
-# the engine's probe of its other thread count (models/local.py, ThreadChooser)
-
-
-def calibratable(model: str) -> bool:
-    """Only a model that declares it may be called just to be timed (the embedded model:
-    in this process, free) is measured by a calibration; a provider is never called only
-    to be timed (it costs money), nor is the scripted model (it has no speed to measure)."""
-    return registry.capabilities(model).calibrates
-
-
-_calibration_locks: dict[str, threading.Lock] = {}
-_locks_guard = threading.Lock()
-
-
-def calibration_lock(model: str) -> threading.Lock:
-    """The lock held while this model is calibrated and its calls stored, one per model and
-    process (the app's pages and its runs share it): whoever needs the speed meanwhile
-    waits for it (`speed_for`)."""
-    with _locks_guard:
-        return _calibration_locks.setdefault(model, threading.Lock())
-
-
-def calibrating(model: str) -> bool:
-    """Whether this model is being calibrated now (a page says so while it waits)."""
-    return calibration_lock(model).locked()
-
-
-def calls_or_calibration(model: str, read: Callable[[], list[CallTime]], keep: Callable[[CallTime], None],
-                         measure: bool, before_measuring: Callable[[], object] | None = None) -> list[CallTime]:
-    """The calls `read` finds; while none, an embedded model's calibration under way is
-    waited for, then the one this machine kept (read only: a store is not written by a
-    page that only asks), and with measure=True one is made, each call given to `keep`
-    and the whole kept for the machine's next fresh store.
-
-    `before_measuring` is called just before a calibration, the one place that knows there
-    will be one: a run waits there for its warm-up, so the model is timed alone (beside
-    litellm's import it took 3.3 s, not 1.2 s) and a model timed already is not waited for."""
-    calls = read()
-    if calls or not calibratable(model):
-        return calls
-    with calibration_lock(model):
-        calls = read()  # those of the calibration just waited for, if there was one
-        if not calls:  # this machine's, made for another store (models/machine_speeds.py)
-            calls = _kept_calibration(model)
-        if not calls and measure:
-            if before_measuring is not None:
-                before_measuring()
-            made = calibrate(model)
-            for call in made:
-                keep(call)
-            machine_speeds.keep(model, [dataclasses.asdict(c) for c in made])
-            calls = read()
-    return calls
-
-
-def _kept_calibration(model: str) -> list[CallTime]:
-    try:
-        return [CallTime(**c) for c in machine_speeds.read(model)]
-    except TypeError:  # written by another layout: time the model again
-        return []
-
-
-def calibrate(model: str) -> list[CallTime]:
-    """When the embedded model has no speed yet: a warm-up call, then two timed calls (one
-    that mostly reads, one that mostly writes), each made twice and the faster kept, so
-    the first estimate has both speeds; the caller keeps them like any other call, with
-    when each ended (they ran one at a time). The time to load the model is not counted
-    (paid once per process)."""
-    from . import local  # noqa: PLC0415  (loads llama.cpp: only when asked)
-
-    eng = local.engine(registry.model_name(model))
-    eng.complete(CALIBRATION_HEAD + "Calibration.", {"max_tokens": 4, "temperature": 0.0})
-    timed = []
-    for prompts, tokens in ((CALIBRATION_PROMPTS, 1), ((CALIBRATION_SHORT,) * CALIBRATION_ROUNDS,
-                                                        CALIBRATION_TOKENS)):
-        tries = []
-        for prompt in prompts:
-            started = time.perf_counter()
-            out = eng.complete(prompt, {"max_tokens": tokens, "temperature": 0.0})
-            usage = out.get("usage") or {}
-            tries.append(CallTime(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)),
-                                  time.perf_counter() - started, calibration=True, at=time.time()))
-        timed.append(min(tries, key=lambda c: c.seconds))
-    return timed

@@ -20,6 +20,7 @@ from ..errors import InputError, NotFoundError
 from . import study_access as access
 from . import study_queue as assign
 from .db import Database
+from .study_answers import StudyAnswers
 from .study_types import (
     CODE_ALPHABET,
     StudyClosedError,
@@ -35,7 +36,11 @@ from .study_types import (
 ADJUSTABLE = ("raters_per_unit", "minutes_per_rater", "max_units_per_rater")
 
 
-class Studies:
+class Studies(StudyAnswers):
+    """The studies' records and the raters' side: creating and adjusting a study, handing
+    out its items one at a time and taking the answers (what they add up to is read by
+    `StudyAnswers`, store/study_answers.py)."""
+
     def __init__(self, db: Database, clock: Callable[[], datetime] | None = None):
         self.db = db
         self.clock = clock or (lambda: datetime.now(UTC))  # tests pass their own
@@ -56,10 +61,11 @@ class Studies:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
                 if not db.execute("SELECT 1 FROM studies WHERE code=?", (code,)).fetchone():
                     break
-            db.execute("INSERT INTO studies(id, code, name, mode, settings_json, created_at, organiser_hash) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (study_id, code, settings.name.strip(), settings.mode,
-                                                        json.dumps(settings.to_dict()), self.now(),
-                                                        access.token_hash(token)))
+            db.execute(
+                "INSERT INTO studies(id, code, name, mode, settings_json, created_at, organiser_hash) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (study_id, code, settings.name.strip(), settings.mode,
+                 json.dumps(settings.to_dict()), self.now(), access.token_hash(token)))
             self._insert(study_id, items, units)
         return {**self.get(study_id), "organiser_token": token}
 
@@ -71,11 +77,13 @@ class Studies:
             "styled_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             [(study_id, i.item_id, i.arm, i.target, i.source, i.run_id, json.dumps(i.answers),
               json.dumps(i.styled) if i.styled else None) for i in items])
-        before = db.execute("SELECT count(*) FROM study_units WHERE study_id=?", (study_id,)).fetchone()[0]
+        count = "SELECT count(*) FROM study_units WHERE study_id=?"
+        before = db.execute(count, (study_id,)).fetchone()[0]
         db.executemany("INSERT INTO study_units(study_id, unit_id, item_a, item_b, gold_item) "
                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                        [(study_id, u.unit_id, u.item_a, u.item_b, u.gold_item) for u in units])
-        return db.execute("SELECT count(*) FROM study_units WHERE study_id=?", (study_id,)).fetchone()[0] - before
+        after = db.execute(count, (study_id,)).fetchone()[0]
+        return after - before
 
     def add(self, study_id: str, items: list[StudyItem], units: list[Unit]) -> int:
         """More items while the study runs: raters who need an item get the new (least-covered)
@@ -91,7 +99,8 @@ class Studies:
             raise InputError(f"cannot change {', '.join(sorted(bad))} after creation")
         with self.db.transaction() as db:
             settings = replace(self.get(study_id)["settings"], **changes)  # validated again
-            db.execute("UPDATE studies SET settings_json=? WHERE id=?", (json.dumps(settings.to_dict()), study_id))
+            db.execute("UPDATE studies SET settings_json=? WHERE id=?",
+                       (json.dumps(settings.to_dict()), study_id))
         return self.get(study_id)
 
     def get(self, study_id: str) -> dict:
@@ -105,7 +114,8 @@ class Studies:
         row = self.db.conn.execute("SELECT * FROM studies WHERE code=?", (c,)).fetchone()
         if not row:
             raise NotFoundError(f"No study has the code {c!r}" if c else "enter the study code",
-                                "Check the code or link the organiser gave you (six letters and digits).")
+                                "Check the code or link the organiser gave you "
+                                "(six letters and digits).")
         return self._study(row)
 
     def by_organiser_token(self, token: str) -> dict | None:
@@ -126,7 +136,8 @@ class Studies:
                              (access.token_hash(token), study["id"]))
         if cur.rowcount != 1:
             raise InputError(f"study {study['code']} already has an organiser token",
-                             "Its organiser link (shown when it was created) opens it; a token is never replaced.")
+                             "Its organiser link (shown when it was created) opens it; "
+                             "a token is never replaced.")
         return token
 
     @staticmethod
@@ -169,8 +180,9 @@ class Studies:
     def open_item_runs(self) -> dict[str, frozenset[str]]:
         """Run id to the open studies it is an item of: blind to all but their organisers."""
         out: dict[str, set[str]] = {}
-        for r in self.db.conn.execute("SELECT DISTINCT i.run_id, i.study_id FROM study_items i JOIN studies s "
-                                      "ON s.id=i.study_id WHERE s.status='open' AND i.run_id != ''"):
+        for r in self.db.conn.execute(
+                "SELECT DISTINCT i.run_id, i.study_id FROM study_items i "
+                "JOIN studies s ON s.id=i.study_id WHERE s.status='open' AND i.run_id != ''"):
             out.setdefault(r[0], set()).add(r[1])
         return {k: frozenset(v) for k, v in out.items()}
 
@@ -209,9 +221,10 @@ class Studies:
             known = db.execute("SELECT 1 FROM study_raters WHERE study_id=? AND rater_id=?",
                                (study_id, rid)).fetchone()
             if known:
-                db.execute("UPDATE study_assignments SET shown_at=NULL WHERE study_id=? AND rater_id=? AND "
-                           "position NOT IN (SELECT position FROM study_submissions WHERE study_id=? AND "
-                           "rater_id=?)", (study_id, rid, study_id, rid))
+                db.execute(
+                    "UPDATE study_assignments SET shown_at=NULL WHERE study_id=? AND rater_id=? "
+                    "AND position NOT IN (SELECT position FROM study_submissions "
+                    "WHERE study_id=? AND rater_id=?)", (study_id, rid, study_id, rid))
             elif study["status"] != "open":
                 raise StudyClosedError("this study is closed and takes no new raters")
             else:
@@ -221,8 +234,8 @@ class Studies:
 
     def _rows(self, study_id: str, rater_id: str) -> list[dict]:
         return [dict(r) for r in self.db.conn.execute(
-            "SELECT a.position, a.unit_id, a.shown_left, a.shown_right, a.repeat, a.shown_at, u.gold_item, "
-            "s.submitted_at, s.minutes FROM study_assignments a "
+            "SELECT a.position, a.unit_id, a.shown_left, a.shown_right, a.repeat, a.shown_at, "
+            "u.gold_item, s.submitted_at, s.minutes FROM study_assignments a "
             "JOIN study_units u ON u.study_id=a.study_id AND u.unit_id=a.unit_id "
             "LEFT JOIN study_submissions s ON s.study_id=a.study_id AND s.rater_id=a.rater_id "
             "AND s.position=a.position WHERE a.study_id=? AND a.rater_id=? ORDER BY a.position",
@@ -231,8 +244,9 @@ class Studies:
     def _budget(self, study: dict, rows: list[dict]) -> assign.Budget:
         s: StudySettings = study["settings"]
         per_item = self.time_per_item(study["id"])["seconds"]
-        n_units = self.db.conn.execute("SELECT count(*) FROM study_units WHERE study_id=? AND gold_item IS NULL",
-                                       (study["id"],)).fetchone()[0]
+        n_units = self.db.conn.execute(
+            "SELECT count(*) FROM study_units WHERE study_id=? AND gold_item IS NULL",
+            (study["id"],)).fetchone()[0]
         used = sum((r["minutes"] or 0) * 60 for r in rows if r["submitted_at"])
         return assign.Budget(s.minutes_per_rater, used, per_item, s.max_units_per_rater, n_units)
 
@@ -269,18 +283,23 @@ class Studies:
                     "SELECT unit_id, count(*) FROM study_assignments WHERE study_id=? AND repeat=0 AND "
                     "rater_id<>? GROUP BY unit_id", (study_id, rater_id)).fetchall())
                 picked = assign.choose(f"{study_id}:{rater_id}", rows, self.units(study_id),
-                                       self._budget(study, rows), coverage, study["settings"].repeat_check)
+                                       self._budget(study, rows), coverage,
+                                       study["settings"].repeat_check)
                 if picked is None:
                     return None
                 unit_id, left, right, repeat = picked
                 open_row = {"position": len(rows) + 1, "unit_id": unit_id, "shown_left": left,
                             "shown_right": right}
-                db.execute("INSERT INTO study_assignments(study_id, rater_id, position, unit_id, shown_left, "
-                           "shown_right, repeat, shown_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           (study_id, rater_id, open_row["position"], unit_id, left, right, repeat, self.now()))
+                db.execute(
+                    "INSERT INTO study_assignments(study_id, rater_id, position, unit_id, "
+                    "shown_left, shown_right, repeat, shown_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (study_id, rater_id, open_row["position"], unit_id, left, right, repeat,
+                     self.now()))
             elif not open_row["shown_at"]:
-                db.execute("UPDATE study_assignments SET shown_at=? WHERE study_id=? AND rater_id=? AND position=?",
-                           (self.now(), study_id, rater_id, open_row["position"]))
+                db.execute(
+                    "UPDATE study_assignments SET shown_at=? "
+                    "WHERE study_id=? AND rater_id=? AND position=?",
+                    (self.now(), study_id, rater_id, open_row["position"]))
         items = self.items(study_id)
         right = open_row["shown_right"]
         return Task(open_row["position"], open_row["unit_id"], items[open_row["shown_left"]].shown(),
@@ -314,79 +333,14 @@ class Studies:
             submitted = self.now()
             minutes = assign.minutes_between(row["shown_at"], submitted)
             cur = db.execute(
-                "INSERT INTO study_submissions(study_id, rater_id, position, rationale, confidence, minutes, "
-                "shown_at, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                "INSERT INTO study_submissions(study_id, rater_id, position, rationale, "
+                "confidence, minutes, shown_at, submitted_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (study_id, rater_id, position, str(rationale or "")[:5000],
                  None if confidence is None else int(confidence), minutes, row["shown_at"], submitted))
             if cur.rowcount == 0:
                 return False
-            db.executemany("INSERT INTO study_answers(study_id, rater_id, position, criterion, score, choice) "
-                           "VALUES (?, ?, ?, ?, ?, ?)",
+            db.executemany("INSERT INTO study_answers(study_id, rater_id, position, criterion, "
+                           "score, choice) VALUES (?, ?, ?, ?, ?, ?)",
                            [(study_id, rater_id, position, c, sc, ch) for c, sc, ch in values])
             return True
-
-    # -- reading answers -------------------------------------------------------------------
-    def answer_rows(self, study_id: str) -> list[dict]:
-        """One row per (rater, task, criterion), with the arms behind each shown side."""
-        return [dict(r) for r in self.db.conn.execute(
-            "SELECT a.rater_id, a.position AS shown_position, a.unit_id, a.repeat, a.shown_left, "
-            "a.shown_right, il.arm AS arm_left, ir.arm AS arm_right, u.gold_item, ans.criterion, ans.score, "
-            "ans.choice, s.rationale, s.confidence, s.minutes, s.shown_at, s.submitted_at "
-            "FROM study_answers ans "
-            "JOIN study_submissions s USING (study_id, rater_id, position) "
-            "JOIN study_assignments a USING (study_id, rater_id, position) "
-            "JOIN study_units u ON u.study_id=a.study_id AND u.unit_id=a.unit_id "
-            "JOIN study_items il ON il.study_id=a.study_id AND il.item_id=a.shown_left "
-            "LEFT JOIN study_items ir ON ir.study_id=a.study_id AND ir.item_id=a.shown_right "
-            "WHERE ans.study_id=? ORDER BY a.rater_id, a.position, ans.criterion", (study_id,))]
-
-    def progress(self, study_id: str) -> list[dict]:
-        """Per rater: items done, items planned for their session, minutes spent, last answer."""
-        rows = [dict(r) for r in self.db.conn.execute(
-            "SELECT r.rater_id, r.joined_at, count(s.position) AS done, "
-            "coalesce(sum(s.minutes), 0) AS minutes, max(s.submitted_at) AS last_answer FROM study_raters r "
-            "LEFT JOIN study_submissions s ON s.study_id=r.study_id AND s.rater_id=r.rater_id "
-            "WHERE r.study_id=? GROUP BY r.rater_id, r.joined_at ORDER BY r.rater_id", (study_id,))]
-        for r in rows:
-            r["planned"] = self.plan(study_id, r["rater_id"])["planned"]
-        return rows
-
-    def coverage(self, study_id: str) -> dict[str, int]:
-        """Ordinary unit -> how many raters have answered it (repeats and gold left out)."""
-        counts = dict.fromkeys((u.unit_id for u in self.units(study_id) if not u.gold_item), 0)
-        for unit_id, n in self.db.conn.execute(
-                "SELECT a.unit_id, count(*) FROM study_assignments a JOIN study_submissions s "
-                "USING (study_id, rater_id, position) WHERE a.study_id=? AND a.repeat=0 GROUP BY a.unit_id",
-                (study_id,)):
-            if unit_id in counts:
-                counts[unit_id] = n
-        return counts
-
-    def time_per_item(self, study_id: str) -> dict:
-        """The study's measured median seconds per item (or the prior, flagged) and how many
-        items it rests on."""
-        study = self.get(study_id)
-        measured = [m * 60 for (m,) in self.db.conn.execute(
-            "SELECT minutes FROM study_submissions WHERE study_id=? AND minutes IS NOT NULL", (study_id,))]
-        prior = assign.prior_seconds(study["mode"] == "pairwise", len(study["settings"].criteria))
-        seconds, is_measured = assign.seconds_per_item(measured, prior)
-        return {"seconds": seconds, "measured": is_measured, "n": len(measured), "prior": prior}
-
-    # -- the LLM judge ---------------------------------------------------------------------
-    def save_judge(self, study_id: str, model: str, rows: list[dict]) -> None:
-        with self.db.transaction() as db:
-            db.executemany(
-                "INSERT INTO study_judge(study_id, model, unit_id, shown_left, shown_right, criterion, score, "
-                "choice, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(study_id, model, unit_id, "
-                "shown_left, shown_right, criterion) DO UPDATE SET "
-                "score=excluded.score, choice=excluded.choice, created_at=excluded.created_at",
-                [(study_id, model, r["unit_id"], r["shown_left"], r.get("shown_right") or "", r["criterion"],
-                  r.get("score"), r.get("choice"), self.now()) for r in rows])
-
-    def judge_rows(self, study_id: str) -> list[dict]:
-        return [dict(r) for r in self.db.conn.execute(
-            "SELECT j.*, il.arm AS arm_left, ir.arm AS arm_right FROM study_judge j "
-            "JOIN study_items il ON il.study_id=j.study_id AND il.item_id=j.shown_left "
-            "LEFT JOIN study_items ir ON ir.study_id=j.study_id AND ir.item_id=j.shown_right "
-            "WHERE j.study_id=? ORDER BY j.model, j.unit_id, j.shown_left, j.criterion", (study_id,))]
-

@@ -76,7 +76,7 @@ async def write_candidates(state: RunState) -> None:
     drafts = state.ordered_drafts()
     if not drafts:
         raise RTError("no author produced a draft", "See the errors above for each author.")
-    st, write = state.candidates, writer_for(state.client.settings.style)
+    st, write = state.candidates, writer_for(state.client.style)
     g = state.ctx.grounding
 
     def job(c: Candidate):

@@ -35,7 +35,7 @@ from .. import prompts
 from ..pipeline.state import RunState
 from ..styles.chat import format_proposal
 from . import ranking
-from .judging import can_judge, judge_target, planned_calls, rounds
+from .judging import judge_target, planned_calls, rounds
 from .stages import live
 
 _WINNER = re.compile(r"winner\W{0,6}(?:is\W{0,3})?(?:proposal\s*)?\W{0,3}\b([AB])\b", re.I)
@@ -118,8 +118,13 @@ async def judge_one(client: LLMClient, first, second) -> Judgement:
 
 # -- the stages -----------------------------------------------------------------------------
 def judge_client(state: RunState) -> LLMClient:
-    client = LLMClient(judge_settings(state.request), store=state.store, usage=state.run.usage,
-                       concurrency=state.config.concurrency, cancel=state.client.cancel)
+    """The judge's client: on the run's own model (its style not forced), with the facts the
+    run's start resolved; a judge named apart is asked about once, here."""
+    settings = judge_settings(state.request)
+    same = settings.model == state.client.settings.model and state.config.prompt_style == "auto"
+    client = LLMClient(settings, store=state.store, usage=state.run.usage,
+                       concurrency=state.config.concurrency, cancel=state.client.cancel,
+                       facts=state.client.facts if same else None)
     client.before_call = state.client.before_call  # the run's budget counts the judge too
     client.after_call = state.client.after_call  # and so does a shared demo's allowance
     return client
@@ -139,7 +144,7 @@ async def tournament(state: RunState) -> None:
     """Swiss rounds of pairwise judgements among the live candidates (a judge only)."""
     t = state.run.tournament or Tournament()
     state.run.tournament = t
-    if not can_judge(state.config):
+    if not state.client.facts.judge_follows:  # `can_judge`, as the run's start answered it
         t.method = "signals"
         return
     t.method, t.judge_model = "judge", judge_target(state.config)[0]

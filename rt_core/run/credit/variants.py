@@ -31,6 +31,7 @@ from ...errors import BudgetExceeded, InputError, RTError
 from ...models import registry
 from ...models.client import run_async
 from ...models.embed import Embedder
+from ...models.facts import ModelFacts, facts_for
 from ...store import Store
 from ...types import MODES, QUESTION_KEYS, Credit, Run, RunConfig, RunRequest, Usage
 from ..pipeline import costs
@@ -58,12 +59,13 @@ class CreditEstimate:
     variants: int
     calls: costs.Calls
     cost: float | None
+    free: bool = False  # the model runs in this process (budget.Estimate.free)
 
     def summary(self) -> str:
         c = self.calls
         calls = c.count_text()
         return (f"Leave-one-out: {self.variants} re-writings, {calls} new model calls, about "
-                f"{c.tokens:,} tokens, {cost_text(self.cost, self.model)}")
+                f"{c.tokens:,} tokens, {cost_text(self.cost, self.model, self.free)}")
 
 
 @dataclass
@@ -124,11 +126,12 @@ def variants(run: Run, papers: bool = False) -> list[Variant]:
 
 
 # -- what it costs ------------------------------------------------------------------------------
-def changed_calls(v: Variant, store=None) -> costs.Calls:
-    """The calls a variant makes that the cache cannot answer (the full one: none)."""
+def changed_calls(v: Variant, facts: ModelFacts, store=None) -> costs.Calls:
+    """The calls a variant makes that the cache cannot answer (the full one: none). `facts`:
+    the run's models' (a variant changes its ids only)."""
     if v.kind == FULL:
         return costs.Calls()
-    s = costs.sizes_for(v.config, store)
+    s = costs.sizes_at(v.config, facts.under(v.config), store)
     out = costs.aggregate(s) + costs.review(s)
     return out + costs.write_drafts(s) if v.kind == "paper" else out
 
@@ -147,14 +150,15 @@ def formula(style: str, authors: int, reviewers: int, papers: int = 0, by_paper:
 
 def estimate(run: Run, store=None, papers: bool = False) -> CreditEstimate:
     vs = variants(run, papers)
+    facts = facts_for(run.config)  # asked once for every variant
     total = costs.Calls()
     for v in vs:
-        total = total + changed_calls(v, store)
+        total = total + changed_calls(v, facts, store)
     if run.config.candidates > 1 or len(run.rounds) > 1:  # the full proposal is written again
-        s = costs.sizes_for(vs[0].config, store)
+        s = costs.sizes_at(vs[0].config, facts.under(vs[0].config), store)
         total = total + costs.aggregate(s) + costs.review(s)
-    price = registry.estimate_cost(run.config.model, total.prompt_tokens, total.completion_tokens)
-    return CreditEstimate(run.config.model, len(vs) - 1, total, price)
+    price = facts.cost(total.prompt_tokens, total.completion_tokens)
+    return CreditEstimate(run.config.model, len(vs) - 1, total, price, facts.in_process)
 
 
 class SharedCap:
@@ -214,7 +218,7 @@ def _variant_sim(v: Variant, request: RunRequest, store: Store, embedder: Embedd
     sim = Simulation(dataclasses.replace(request, config=v.config), store, embedder=embedder,
                      recorder=_Quiet)
     sim.start()  # a variant that cannot run fails before any variant's call
-    sim.plan = _short_plan(plan_for(v.config))
+    sim.plan = _short_plan(plan_for(v.config, sim.facts))
     sim.use_budget(cap)
     cap.usages.append(sim.run.usage)
     return sim

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from ...models import registry
 from ...text import first_sentence
 from ...types import QUESTION_KEYS, Paper, Proposal, Provenance, Review, Source
 from ..styles.citations import take_citations
@@ -110,8 +109,7 @@ def checked(state: RunState, proposal: Proposal,
     out, and what it cited (None: a base model, or a single draft, cites nothing). The
     one rule for the plain aggregate and for every candidate's merge, applied as soon as
     the merge returns, before anything reads the answers."""
-    if not registry.follows_instructions(state.config.model, state.config.prompt_style) \
-            or not proposal.drafts or len(proposal.drafts) < 2:
+    if not state.client.traits.follows_instructions or not proposal.drafts or len(proposal.drafts) < 2:
         return proposal, None
     return take_citations(proposal, state.client.notes, who)
 

@@ -82,7 +82,7 @@ class Reader:
         template = self.ctx.prompts.templates.get("profile")  # base-model profiles use none
         return papers_key([p.id for p in pubs] + [
             papers_key([f"{p.title}\n{p.abstract}" for p in pubs]),
-            settings.base_url.rstrip("/"), settings.style,
+            settings.base_url.rstrip("/"), self.ctx.client.style,
             json.dumps(template.parts if template else {}, sort_keys=True), repr(float(settings.temperature)),
             str(self.ctx.max_reasks), getattr(self.style, "PROFILE_VERSION", "")])
 

@@ -2,7 +2,8 @@
 
 Each stage of a plan (`Stage.estimate`, run/pipeline/runner.py and costs.py) says how many
 model calls and tokens it makes for given settings (`Sizes`: authors, reviewers, prompt style, how much paper text
-the prompts carry); `estimate(config)` adds them up and prices them with the registry.
+the prompts carry); `estimate(config)` adds them up and prices them with the model's
+price, read once with the rest of its facts (models/facts.py).
 The estimate counts fresh calls (a resumed run pays nothing for cached ones) and the
 calls without re-asks; `max_calls` adds every re-ask the stages may make, so the real
 count of a run lies between the two.
@@ -19,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...errors import BudgetExceeded, InputError
-from ...models import registry
+from ...models.facts import facts_for
 from ...types import RunConfig, Usage
-from .costs import Calls, Sizes, sizes_for
+from .costs import Calls, Sizes, sizes_at, sizes_for
 from .plan import plan_for
 from .runner import Stage
 
@@ -34,6 +35,7 @@ class Estimate:
     model: str
     stages: dict[str, Calls] = field(default_factory=dict)
     cost: float | None = 0.0  # None: the model's price is unknown
+    free: bool = False  # the model runs in this process and costs nothing
 
     @property
     def total(self) -> Calls:
@@ -43,12 +45,12 @@ class Estimate:
         t = self.total
         calls = t.count_text()
         return (f"Estimate: {calls} model calls, about {t.tokens:,} tokens "
-                f"({t.prompt_tokens:,} in, {t.completion_tokens:,} out), {cost_text(self.cost, self.model)}")
+                f"({t.prompt_tokens:,} in, {t.completion_tokens:,} out), {cost_text(self.cost, self.model, self.free)}")
 
 
 def combined(estimates: list[Estimate]) -> Estimate:
     """Several runs' estimates as one (a replay's modes); the cost is unknown if any is."""
-    out = Estimate(estimates[0].model if estimates else "")
+    out = Estimate(estimates[0].model if estimates else "", free=all(e.free for e in estimates))
     for i, e in enumerate(estimates):
         out.stages.update({f"{i}:{k}": v for k, v in e.stages.items()})
         out.cost = None if out.cost is None or e.cost is None else out.cost + e.cost
@@ -65,23 +67,25 @@ def cap_text(config: RunConfig) -> str:
     return " and ".join(parts)
 
 
-def cost_text(cost: float | None, model: str) -> str:
+def cost_text(cost: float | None, model: str, free: bool) -> str:
+    """A cost in words; `free`: the model runs in this process (`ModelFacts.in_process`)."""
     if cost is None:
         return f"unknown price (model '{model}' has no price in litellm's cost map)"
-    if registry.in_process(model):
+    if free:
         return "no cost (the model runs on this machine)"
     return f"about ${cost:.4f}"
 
 
 def estimate(config: RunConfig, store=None) -> Estimate:
     """Calls, tokens and cost of a whole run with these settings (fresh, nothing cached)."""
-    return plan_estimate(config.model, plan_for(config), sizes_for(config, store))
+    facts = facts_for(config)
+    return plan_estimate(config.model, plan_for(config, facts), sizes_at(config, facts, store))
 
 
 def plan_estimate(model: str, plan: list[Stage], sizes: Sizes) -> Estimate:
     """Calls, tokens and cost of a run's own plan at its sizes: what a run works out once
     when it starts (run/pipeline/simulation.py)."""
-    est = Estimate(model, {st.name: st.estimate(sizes) for st in plan})
+    est = Estimate(model, {st.name: st.estimate(sizes) for st in plan}, free=sizes.facts.in_process)
     t = est.total
     est.cost = sizes.facts.cost(t.prompt_tokens, t.completion_tokens)
     return est

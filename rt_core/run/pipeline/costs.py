@@ -138,13 +138,13 @@ def _chat(kind: str, n: int, material_tokens: int, reasks_each: int) -> Calls:
 
 # -- per stage: how many calls and tokens, from the sizes ---------------------------------
 def read_authors(s: Sizes) -> Calls:
-    if registry.traits(s.style).completes_stems:
+    if s.facts.traits.completes_stems:
         return Calls()  # profiles are the record: no model call (run.stem.read_profile)
     return _chat("profile", s.authors, min(8000, s.profile_chars) // CHARS_PER_TOKEN, MAX_REASKS)
 
 
 def read_reviewers(s: Sizes) -> Calls:
-    if registry.traits(s.style).completes_stems:
+    if s.facts.traits.completes_stems:
         return Calls()
     return _chat("profile", s.new_reviewer_profiles, min(8000, s.profile_chars) // CHARS_PER_TOKEN,
                  MAX_REASKS)
@@ -156,7 +156,7 @@ def _draft_material(s: Sizes) -> int:
 
 
 def write_drafts(s: Sizes) -> Calls:
-    if registry.traits(s.style).completes_stems:
+    if s.facts.traits.completes_stems:
         per = QUESTIONS * stem.DRAFT_CANDIDATES["default"]
         prompt = STEM_HEADER + min(12000, s.paper_chars) // (3 * CHARS_PER_TOKEN) + 2 * STEM_LINE * 2
         n = s.authors * per
@@ -167,7 +167,7 @@ def write_drafts(s: Sizes) -> Calls:
 def aggregate(s: Sizes) -> Calls:
     if s.authors < 2:
         return Calls()  # a single draft is the proposal
-    if registry.traits(s.style).completes_stems:
+    if s.facts.traits.completes_stems:
         cand = stem.AGGREGATE_CANDIDATES
         n = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))
         prompt = STEM_HEADER + 4 * STEM_LINE * 3
@@ -178,7 +178,7 @@ def aggregate(s: Sizes) -> Calls:
 
 
 def review(s: Sizes) -> Calls:
-    if registry.traits(s.style).completes_stems:
+    if s.facts.traits.completes_stems:
         lines = len(stem.REVIEW_HEADINGS) * stem.REVIEW_CANDIDATES
         prompt = STEM_REVIEW_PROMPT
         n = s.reviewers
@@ -193,11 +193,11 @@ def review(s: Sizes) -> Calls:
 def review_lanes(s: Sizes) -> int:
     """The calls one review makes at once: a base model's review asks its strengths and
     weaknesses together (run/styles/stem.py); a chat model's review is one call."""
-    return len(stem.REVIEW_HEADINGS) if registry.traits(s.style).completes_stems else 1
+    return len(stem.REVIEW_HEADINGS) if s.facts.traits.completes_stems else 1
 
 
 def meta_review(s: Sizes) -> Calls:
-    if registry.traits(s.style).completes_stems or not s.reviewers:
+    if s.facts.traits.completes_stems or not s.reviewers:
         return Calls()  # the stem meta-review clusters the reviews: no model call
     return _chat("meta", 1, CHAT_REPLY["aggregate"] + s.reviewers * CHAT_REPLY["review"], 0)
 

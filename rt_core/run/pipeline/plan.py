@@ -13,6 +13,7 @@ budget (run/pipeline/budget.py) checks a stage's estimate against what is left b
 from __future__ import annotations
 
 from ...models import registry
+from ...models.facts import ModelFacts
 from ...types import MODES, RunConfig, RunRequest
 from ..candidates import costs as candidate_costs
 from ..candidates import stages as candidates
@@ -33,14 +34,16 @@ GROUPS = {"read": "Reading: researcher profiles", "write": "Writing: drafts and 
 
 
 
-def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
+def plan_for(settings: RunConfig | RunRequest, facts: ModelFacts | None = None) -> list[Stage]:
     """The stages of a run with these settings (validated or not: unknown modes plan
-    like 'global', validation reports them)."""
+    like 'global', validation reports them). `facts`: what the registry said of the run's
+    models when it started (a serial model queues first); without, it is asked here."""
     config = settings.config if isinstance(settings, RunRequest) else settings
+    serial = facts.serial if facts is not None else registry.serial(config.model)
     mode = MODES.get(config.mode, MODES["global"])
     wants_reviews = bool(config.reviewer_ids) or config.num_reviewers > 0
     chooses = mode.reads_profiles and not config.reviewer_ids and config.num_reviewers > 0
-    start = ("queue",) if registry.serial(config.model) else ()
+    start = ("queue",) if serial else ()
     plan = [Stage("queue", steps.wait_for_model, saves=False)] if start else []
     if chooses:
         plan.append(Stage("candidates", steps.embed_candidates, saves=False))
@@ -83,10 +86,14 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
     if config.reference_paper_id:
         plan.append(Stage("evaluate", steps.evaluate, (plan[-1].name,), "evaluate"))
     # Where the answers and reviews came from: embedding only, once the proposal is settled
-    # (after the last revision round, which may replace it).
+    # (after the last revision round, which may replace it). When the reviewers' choice
+    # waits for the same stage, after the choice too: started beside it, its embedding took
+    # the CPU from the stage the run waits for (the choice embeds the proposal), so the
+    # reviewers' calls left later; after it, it runs while their calls are out (issue 50).
     revised = [s.name for s in plan if s.group == revise.GROUP]
     settled = revised[-1] if revised else "rank" if many else "aggregate"
-    plan.append(Stage("provenance", provenance.attribute_answers, (settled,)))
+    beside = [s.name for s in plan if s.name == "choose" and settled in s.needs]
+    plan.append(Stage("provenance", provenance.attribute_answers, (settled, *beside)))
     if wants_reviews:
         plan.append(Stage("review_provenance", provenance.attribute_reviews,
                           ("review_candidates" if many else "review", "provenance")))

@@ -1,8 +1,10 @@
 """One simulation run: its outline (what it will be), its start and its end.
 
-`Simulation(request, store)` only records the request. `start()` works out what the run
-will be, once (`outline_for`: checked, sized and estimated in calls, tokens and cost, one
-frozen `Outline`), then its wall time (`expected`, which a door prints beside the estimate
+`Simulation(request, store)` records the request and asks the registry what its models
+are, once (models/facts.py: the plan depends on it, a serial model queueing first); nothing
+below asks it again by a model's name. `start()` works out what the run will be, once
+(`outline_for`: checked, sized and estimated in calls, tokens and cost, one frozen
+`Outline`), then its wall time (`expected`, which a door prints beside the estimate
 and the run keeps beside what it took; a first run whose door did not time the embedded
 model first times it before its first stage, `_measure_if_unknown`), then its live parts:
 the warm-up, the budget, the model client and the embedder derived from the request, and
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 
 from ... import allowance
 from ...errors import CancelledRun
-from ...models import keys, speeds
+from ...models import keys
 from ...models.client import LLMClient, ModelSettings, run_async
 from ...models.embed import Embedder
 from ...models.facts import ModelFacts, facts_for
@@ -43,7 +45,7 @@ from .runner import Runner, Stage
 from .state import RunState
 from .timing import Expected, plan_expected, record_end, record_start
 from .validation import effective_cutoff, validate
-from .warmup import parts_for, warm_up
+from .warmup import later_parts, parts_for, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -63,18 +65,18 @@ class Outline:
     estimate: Estimate
 
 
-def outline_for(request: RunRequest, store: Store, plan: list[Stage]) -> Outline:
-    """The run's outline, each question asked once and in the order that fails soonest: what
-    the registry says of its models; every option within the schema's bounds; the run's own
-    rules (neighbourhood, judge, rounds, ids: validation.py); its sizes; a cap that allows one
-    call of its plan; the keys of the endpoints it calls; then the cut-off and the estimate."""
+def outline_for(request: RunRequest, store: Store, plan: list[Stage], facts: ModelFacts) -> Outline:
+    """The run's outline, each question asked once and in the order that fails soonest, from
+    what the registry said of its models (`facts`, asked when the run was made): every option
+    within the schema's bounds; the run's own rules (neighbourhood, judge, rounds, ids:
+    validation.py); its sizes; a cap that allows one call of its plan; the keys of the
+    endpoints it calls; then the cut-off and the estimate."""
     config = request.config
-    facts = facts_for(config)
     check_config(config)
     validate(config, store, facts)
     sizes = sizes_at(config, facts, store)
     check_cap(config, plan, sizes)
-    keys.check_request(request)
+    keys.check_request(request, facts.declared)
     ref = store.corpus.get_paper(config.reference_paper_id) if config.reference_paper_id else None
     return Outline(facts, sizes, effective_cutoff(config, ref.year if ref else None),
                    plan_estimate(config.model, plan, sizes))
@@ -90,7 +92,8 @@ class Simulation:
                  cancel: threading.Event | None = None, run_id: str | None = None,
                  resume: bool = False, sleep: Callable[[float], object] | None = None,
                  recorder: type[Recorder] = Recorder):
-        """Nothing is read, checked or written here: `start` does that. resume=True re-runs
+        """Only the registry is asked here (`facts`, which the plan depends on); nothing is
+        read from the store, checked or written: `start` does that. resume=True re-runs
         the stored run `run_id` (interrupted, failed or cancelled) with the same request
         under the same id: every call that had succeeded comes from the cache. `sleep`
         replaces the retry back-off wait (tests); `recorder` how the run is saved."""
@@ -102,7 +105,10 @@ class Simulation:
         self.resume = bool(resume and run_id)
         created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         self.run = Run(id=run_id or uuid.uuid4().hex[:12], config=self.config, created_at=created)
-        self.plan: list[Stage] = plan_for(self.config)
+        # What the registry says of the run's models, asked once for the whole run: the
+        # plan, the outline, the wall time, the warm-up and the client read it.
+        self.facts: ModelFacts = facts_for(self.config)
+        self.plan: list[Stage] = plan_for(self.config, self.facts)
         self.started: list[str] = []  # stage names in the order the runner started them
         self.budget: Budget | None = None  # set by use_budget, else made at the start
         self.meter: allowance.Meter | None = None  # a shared demo's visitor pays: made at the start
@@ -149,12 +155,13 @@ class Simulation:
         request = self.request
         config = self.config
         store = self.store
-        self.outline = outline = outline_for(request, store, self.plan)
+        self.outline = outline = outline_for(request, store, self.plan, self.facts)
         sizes = outline.sizes
         self.meter = allowance.meter(store, request.payer, self.run.usage)
         if self.meter is not None:  # a visitor's demo allowance must pay for the first step
             self.meter.admit_start(allowance.first_step(outline.estimate))
-        self._warming = warm_up(parts_for(outline.facts))  # overlaps the wall time's calibration
+        # overlaps the wall time's calibration
+        self._warming = warm_up(parts_for(outline.facts), outline.facts.preload)
         prior = Usage()  # what earlier attempts of this run spent, counted by the budget
         if self.resume:
             old = store.runs.resumable(self.run.id)
@@ -165,12 +172,13 @@ class Simulation:
         self.expected = self.added_work or plan_expected(config, self.plan, sizes, store, calibrate,
                                                          before_measuring=self._warming.join)
         client = LLMClient(ModelSettings.for_request(request), store=store, usage=self.run.usage,
-                           concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep)
+                           concurrency=config.concurrency, cancel=self.cancel, sleep=self._sleep,
+                           facts=outline.facts)
         client.before_call = _gate(self.budget, self.meter)
         if self.meter is not None:
             client.after_call = self.meter.record
         ctx = StageContext(client, self._progress, self.cancel)
-        style = stages_for(client.settings.style)
+        style = stages_for(outline.facts.style)
         embedder = self._embedder or Embedder.for_request(request, store)
         self.state = state = RunState(
             request=request, store=store, run=self.run, client=client, ctx=ctx, style=style,
@@ -215,6 +223,7 @@ class Simulation:
             # the first call would wait for most of it anyway, and the rest would take the
             # interpreter from the first rounds.
             await asyncio.to_thread(self._warming.join)
+            warm_up(later_parts(self.config))  # loads while the first rounds wait (warmup.py)
             await runner.run()
             run.status = "done"
         except BudgetExceeded as exc:
@@ -249,7 +258,7 @@ class Simulation:
         calibrated in `start`; a resume keeps its first estimate, a revision its own. The
         measurement is not counted in the run's wall time, as the command line's is not."""
         if self.resume or self.added_work is not None or self.expected is None or \
-                self.expected.seconds is not None or not speeds.calibratable(self.config.model):
+                self.expected.seconds is not None or not self.facts.calibrates:
             return
         self.measuring = True
         try:

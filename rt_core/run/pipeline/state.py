@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...models import registry
+from ...models.queue import model_queue
 from ...types import MODES, MetaReview, Mode, Profile, Proposal, Review, Run, RunConfig, RunRequest
 from ..people.reading import Reader
 from ..people.reviewers import ReviewerChoice
@@ -104,7 +104,7 @@ class RunState:
 
     def model_queue(self):
         """The first-come queue in front of a serial model, or None."""
-        return registry.queue_for(self.client.settings.model)
+        return model_queue(self.client.settings.model.strip()) if self.client.facts.serial else None
 
     def ordered_drafts(self) -> list[Proposal]:
         return [self.drafts[a] for a in self.author_order if a in self.drafts]

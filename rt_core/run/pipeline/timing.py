@@ -4,7 +4,7 @@ Each stage of the plan already says how many calls and tokens it makes (costs.py
 model's speed on this machine (rt_core/models/speeds.py) turns those into seconds of
 model work. Summing them would be right only for a model that answers one call at a
 time. A provider answers `concurrency` calls at once, the embedded model decodes up to
-its batch of calls together (models/local_batch.py; `registry.calls_at_once`), and the
+its batch of calls together (models/local_batch.py; `ModelFacts.at_once`), and the
 plan runs stages that need nothing from each other side by side, so summing would be
 several times too long. So the wall time is the longer of two bounds (each call's time
 is its measured time among the calls it ran beside):
@@ -40,9 +40,10 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...models import registry, speeds
+from ...models import calibration, speeds
+from ...models.facts import ModelFacts, facts_for
 from ...types import RunConfig
-from .costs import Calls, Sizes, review_lanes, sizes_for
+from .costs import Calls, Sizes, review_lanes, sizes_at
 from .plan import plan_for
 from .runner import Stage
 
@@ -134,27 +135,25 @@ def _stage_seconds(seconds: float, calls: int, at_once: int) -> float:
     return seconds / calls * math.ceil(calls / at_once)
 
 
-def limit_for(config: RunConfig) -> int:
-    """Calls at once (the client's rule, models/client.py): a serial model's batch."""
-    return registry.calls_at_once(config.model, config.concurrency)
+def raw_seconds(config: RunConfig, facts: ModelFacts, store, speed: speeds.Speed,
+                counted: set[str] | None = None) -> float:
+    """The plan's wall time at this speed, before the bias (`facts`: the run's models')."""
+    sizes = sizes_at(config, facts, store)
+    return plan_seconds(plan_for(config, facts), sizes, speed, facts.at_once, counted)
 
 
-def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str] | None = None) -> float:
-    """The plan's wall time at this speed, before the bias."""
-    sizes = sizes_for(config, store)
-    return plan_seconds(plan_for(config), sizes, speed, sizes.facts.at_once, counted)
-
-
-def bias(store, runs: list[tuple[dict, float, speeds.Speed | None]]) -> tuple[float, int]:
+def bias(store, runs: list[tuple[dict, float, speeds.Speed | None]], facts: ModelFacts) -> tuple[float, int]:
     """How long the newest finished runs of a model that made their own calls took (`runs`:
     their settings, wall time and the speed their own calls showed, `speeds.runs_speeds`),
     over what the plan estimates for them at that speed (so a machine that has become slower
     since still shows in the speed, not here): the median ratio (within 1/3 to 3) and how
-    many runs it comes from; (1.0, 0) when there are none."""
+    many runs it comes from; (1.0, 0) when there are none. `facts`: the model's, as the run
+    being estimated resolved them (`ModelFacts.under` answers for an earlier run's settings)."""
     ratios = []
     for data, wall, then in runs:
         try:
-            raw = raw_seconds(RunConfig.from_dict(data), store, then) if then else 0.0
+            earlier = RunConfig.from_dict(data)
+            raw = raw_seconds(earlier, facts.under(earlier), store, then) if then else 0.0
         except Exception:  # a run stored by an older version: it says nothing here
             log.debug("no estimate for a stored run's settings", exc_info=True)
             continue
@@ -170,12 +169,15 @@ def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store,
     """The expected wall time of a run's own plan at its sizes, fresh (nothing cached): what
     a run works out once when it starts (run/pipeline/simulation.py). The speeds are read
     first (today's, and the one each earlier run showed), then the plans are timed at them.
-    `before_measuring`: what to wait for if the model is to be timed now (`speeds.speed_for`)."""
-    speed = speeds.speed_for(config.model, store, calibrate, before_measuring)
+    `before_measuring`: what to wait for if the model is to be timed now
+    (`calibration.speed_for`). What the model is comes from `sizes.facts`, which the run
+    resolved at its start."""
+    facts = sizes.facts
+    speed = calibration.speed_for(config.model, store, calibrate, before_measuring, facts.calibrates)
     if speed is None:
         return Expected(config.model, None)
     earlier = speeds.runs_speeds(store, config.model, BIAS_RUNS)
-    factor, runs = bias(store, earlier)
+    factor, runs = bias(store, earlier, facts)
     seconds = plan_seconds(plan, sizes, speed, sizes.facts.at_once, counted)
     return Expected(config.model, seconds * factor, speed, factor, runs)
 
@@ -183,10 +185,13 @@ def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store,
 def for_config(config: RunConfig, store, calibrate: bool = False,
                counted: set[str] | None = None) -> Expected:
     """The expected wall time of a run with these settings, fresh (nothing cached)."""
-    return plan_expected(config, plan_for(config), sizes_for(config, store), store, calibrate, counted)
+    facts = facts_for(config)
+    return plan_expected(config, plan_for(config, facts), sizes_at(config, facts, store), store, calibrate,
+                         counted)
 
 
-def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False) -> Expected:
+def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: bool = False,
+              facts: ModelFacts | None = None) -> Expected:
     """Calls that need nothing from each other, `at_once` going at the same time: their
     work divided among them; on one engine (a serial model), their work on it at the
     crowding of `at_once` calls (`speeds.Speed.wall`).
@@ -195,12 +200,15 @@ def for_calls(config: RunConfig, calls: Calls, at_once: int, store, calibrate: b
     repeat (the candidates, the novelty check, the revision, the work between calls), so it
     says how far a run's plan is off, not how far these calls are. Measured on leave-one-out
     credit (docs/PERFORMANCE.md, 2026-11-29): with it, 0.95-1.29 of the time taken (three
-    of five sittings beyond 25%); without it, 1.01-1.22."""
-    speed = speeds.speed_for(config.model, store, calibrate)
+    of five sittings beyond 25%); without it, 1.01-1.22.
+
+    `facts`: the model's (`for_credit` hands its own in); without, they are asked here."""
+    facts = facts or facts_for(config)
+    speed = calibration.speed_for(config.model, store, calibrate, calibrates=facts.calibrates)
     if speed is None:
         return Expected(config.model, None)
     seconds = work(speed, calls)
-    if registry.serial(config.model) and speed.at_once is not None:
+    if facts.serial and speed.at_once is not None:
         return Expected(config.model, speed.wall(seconds, at_once), speed)
     return Expected(config.model, seconds / max(1, at_once), speed)
 
@@ -209,9 +217,10 @@ def for_credit(config: RunConfig, calls: Calls, variants: int, reviewers: int, s
                calibrate: bool = False) -> Expected:
     """Leave-one-out credit (run/credit/variants.py): each variant's reviews at once, on a
     client of its own; the variants side by side, or one after another on a serial model."""
-    side_by_side = 1 if registry.serial(config.model) else max(1, variants)
-    return for_calls(config, calls, side_by_side * max(1, min(limit_for(config), reviewers)),
-                     store, calibrate)
+    facts = facts_for(config)
+    side_by_side = 1 if facts.serial else max(1, variants)
+    return for_calls(config, calls, side_by_side * max(1, min(facts.at_once, reviewers)),
+                     store, calibrate, facts)
 
 
 def combined(expected: list[Expected]) -> Expected:

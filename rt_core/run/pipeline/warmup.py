@@ -20,6 +20,14 @@ system makes the second wait.
 An in-process model's weights are one more part (`weights:<model>`, when its declaration
 has a `preload`): the embedded model used to load on the first call, after litellm's
 import, so a one-shot CLI run waited for one and then the other.
+
+A run with several candidates needs the ranking's fit (`choix`, which imports
+scipy.stats: 1.5 s on a quiet machine, 6.5 s on a busy one) only at its tournament's
+first standing, rounds after its start. Imported there, it held the event loop: a traced
+six-candidate run sent nothing for 2.2 s after the reviewers' profiles, neither the
+reviews nor the judge's next round (issue 50). It is warmed once the run's first stage
+has begun (`later_parts`), so it loads while the first rounds wait for the model and the
+first stage never waits for it.
 """
 from __future__ import annotations
 
@@ -27,12 +35,12 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 
-from ...models import registry
 from ...models.facts import ModelFacts
 
 log = logging.getLogger(__name__)
 
 CLIENT, SDK, EMBEDDER = "client", "sdk", "embedder"  # what can be warmed
+RANKING = "ranking"  # the tournament's fit (run/candidates/ranking.py): warmed after the start
 WEIGHTS = "weights"  # with ":<model>": that model's preload (models/registry.py)
 ALL = (CLIENT, SDK, EMBEDDER)
 _lock = threading.Lock()
@@ -56,14 +64,12 @@ def _load_minilm() -> None:
     local_minilm()  # the default embedder: reviewer candidates, similarity, concepts
 
 
-def _load_weights(model: str) -> None:
-    preload = registry.capabilities(model).preload
-    if preload is not None:
-        preload(model)
+def _import_ranking() -> None:
+    import choix  # noqa: F401, PLC0415  (slow: scipy.stats; what this warms)
 
 
 _WORK: dict[str, Callable[[], None]] = {CLIENT: _import_litellm, SDK: _import_sdk,
-                                        EMBEDDER: _load_minilm}
+                                        EMBEDDER: _load_minilm, RANKING: _import_ranking}
 
 
 def weights(model: str) -> str:
@@ -71,11 +77,12 @@ def weights(model: str) -> str:
     return f"{WEIGHTS}:{model}"
 
 
-def _quietly(part: str) -> None:
+def _quietly(part: str, preload: Callable[[str], None] | None) -> None:
     kind, _, model = part.partition(":")
     try:
         if kind == WEIGHTS:
-            _load_weights(model)
+            if preload is not None:
+                preload(model)
         else:
             _WORK[part]()
     except Exception:  # the first real call will report whatever is wrong, in its words
@@ -96,10 +103,11 @@ class Warming:
         return any(t.is_alive() for t in self.threads)
 
 
-def warm_up(parts: Iterable[str] = ALL) -> Warming:
+def warm_up(parts: Iterable[str] = ALL, preload: Callable[[str], None] | None = None) -> Warming:
     """Start warming these parts in the background, each once per process (the model
     client and its SDK in one thread, the embedder in another, each model's weights in
-    one more, so they overlap)."""
+    one more, so they overlap). `preload`: what loads the run's model's weights (its
+    `ModelFacts.preload`, as the run's start read it), for a weights part."""
     wanted = set(parts)
     client_part = SDK if SDK in wanted else CLIENT if CLIENT in wanted else None
     with _lock:
@@ -107,13 +115,20 @@ def warm_up(parts: Iterable[str] = ALL) -> Warming:
             client_part = SDK  # already importing litellm, then the SDK (a page warmed everything)
         chosen = []
         loads = sorted(p for p in wanted if p.startswith(WEIGHTS + ":"))
-        for part in [p for p in (client_part, EMBEDDER if EMBEDDER in wanted else None, *loads) if p]:
+        rest = [p for p in (EMBEDDER, RANKING) if p in wanted]
+        for part in [p for p in (client_part, *rest, *loads) if p]:
             if part not in _threads:
-                _threads[part] = threading.Thread(target=_quietly, args=(part,),
+                _threads[part] = threading.Thread(target=_quietly, args=(part, preload),
                                                   name=f"rt-warm-up-{part}", daemon=True)
                 _threads[part].start()
             chosen.append(_threads[part])
         return Warming(chosen)
+
+
+def later_parts(config) -> tuple[str, ...]:
+    """What a run with these settings loads once its first stage has begun, not before it:
+    the tournament's fit when there are several candidates (module docstring)."""
+    return (RANKING,) if config.candidates > 1 else ()
 
 
 def parts_for(facts: ModelFacts) -> tuple[str, ...]:

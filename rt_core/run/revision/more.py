@@ -87,6 +87,7 @@ class RevisionPlan:
     config: RunConfig
     stages: dict[str, Calls] = field(default_factory=dict)  # the new rounds' stages only
     cost: float | None = 0.0
+    free: bool = False  # the model runs in this process (budget.Estimate.free)
 
     @property
     def calls(self) -> Calls:
@@ -101,7 +102,7 @@ class RevisionPlan:
         which = f"round {rounds[0]}" if len(rounds) == 1 else f"rounds {rounds[0]}-{rounds[-1]}"
         calls = c.count_text()
         return (f"Revising: {which}, {calls} new model calls, about {c.tokens:,} tokens, "
-                f"{cost_text(self.cost, self.config.model)}; every earlier call comes from the "
+                f"{cost_text(self.cost, self.config.model, self.free)}; every earlier call comes from the "
                 "cache (no cost).")
 
 
@@ -119,7 +120,7 @@ def plan(run: Run, extra: int, store: Store | None = None) -> RevisionPlan:
     new = set(revise.stage_names(done + extra)) - set(revise.stage_names(done))
     est = estimate(config, store)
     stages = {k: v for k, v in est.stages.items() if k in new}
-    out = RevisionPlan(run, extra, config, stages)
+    out = RevisionPlan(run, extra, config, stages, free=est.free)
     out.cost = registry.estimate_cost(config.model, out.calls.prompt_tokens, out.calls.completion_tokens)
     return out
 

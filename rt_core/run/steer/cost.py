@@ -18,12 +18,13 @@ class SteerCost:
     calls: Calls
     cost: float | None
     model: str
+    free: bool = False  # the model runs in this process (budget.Estimate.free)
 
     def summary(self) -> str:
         c = self.calls
         calls = c.count_text()
         return (f"This steer: about {calls} model calls, {c.tokens:,} tokens, "
-                f"{cost_text(self.cost, self.model)}; the same steer again comes from the cache.")
+                f"{cost_text(self.cost, self.model, self.free)}; the same steer again comes from the cache.")
 
 
 def _shape(config: RunConfig, reviewers: int, rounds: int) -> tuple[RunConfig, set[str]]:
@@ -47,4 +48,4 @@ def steer_cost(config: RunConfig, reviewers: int, rounds: int, store=None) -> St
     est = estimate(c, store)
     calls = sum((v for k, v in est.stages.items() if k in wanted), Calls())
     return SteerCost(calls, registry.estimate_cost(c.model, calls.prompt_tokens, calls.completion_tokens),
-                     c.model)
+                     c.model, est.free)

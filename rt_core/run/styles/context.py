@@ -37,12 +37,12 @@ class StageContext:
 
     @property
     def style(self) -> str:
-        return self.client.settings.style
+        return self.client.style
 
     @property
     def traits(self) -> registry.StyleTraits:
         """What the style can do: stages ask this, never compare the style's name."""
-        return self.client.settings.traits
+        return self.client.traits
 
     @property
     def temperature(self) -> float:
