@@ -124,7 +124,7 @@ def build_request(**overrides) -> RunRequest:
     (the Replay page: no reviewers)."""
     ss = st.session_state
     config = RunConfig(researcher_ids=list(ss["hood_r"]), paper_ids=list(ss["hood_p"]),
-                       **run_fields.values())
+                       from_idea=ss.get("hood_from_idea", ""), **run_fields.values())
     config = dataclasses.replace(config, **overrides)
     return request_for(config, timeout=float(ss.get("timeout") or schema.default("timeout")))
 
