@@ -90,7 +90,7 @@ def leave_study() -> None:
     ss["_left_study"] = ss["_forget_rater"] = ss["_left_study_now"] = True
 
 
-FROM_IDEA = "hood_from_idea"  # the idea the neighbourhood was seeded from (Ideas page), stored with the run
+FROM_IDEA = request.FROM_IDEA  # the idea the neighbourhood was seeded from, stored with the run
 
 
 def init_state() -> None:

@@ -128,3 +128,22 @@ def test_a_continue_from_a_deleted_runs_idea_is_one_message(runs):
     said = [shown(e.value) for e in at.error]
     assert len(said) == 1 and f"no idea {runs['orphan']}:proposal" in said[0] and "deleted" in said[0], said
     assert "hood_from_idea" not in at.session_state
+
+
+def test_a_run_started_from_a_seeded_neighbourhood_stores_its_idea(runs, module_demo):
+    """The Run page's request carries the idea the neighbourhood was seeded from into the stored
+    config; a neighbourhood loaded anew (a preset) drops it. Planted: from_idea left out of
+    studio/request.build_request (fails: the stored config has none)."""
+    from tests.apphelp import PRESET
+    from tests.test_app import start_run
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.button(key=f"preset_{PRESET}").click().run()
+    job = start_run(at, hood_from_idea=f"{runs['first']}:proposal", num_reviewers=1)
+    assert store().runs.load(job.run_id).config.from_idea == f"{runs['first']}:proposal"
+    at.button(key=f"open_results_{job.run_id}").click().run()
+    assert any(f"Continued from idea {runs['first']}:proposal" in shown(lb) for lb, _ in idea_links(at))
+    goto(at, "neighbourhood")
+    at.button(key=f"preset_{PRESET}").click().run()
+    assert "hood_from_idea" not in at.session_state
