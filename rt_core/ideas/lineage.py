@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from ..access import Action, Viewer
 from ..access_store import idea_decision, permitted
+from ..errors import NotFoundError
 from ..types import Run
-from .bank import Bank
+from .bank import Bank, Idea
 
 OPEN, DELETED = "open", "deleted"
 
@@ -29,6 +30,21 @@ class Origin:
             return (f"Continued from idea {self.idea_id}, whose run has since been deleted "
                     "(the idea went with it).")
         return f"Continued from idea {self.idea_id}."
+
+
+def source(bank: Bank, viewer: Viewer, idea_id: str) -> Idea:
+    """The idea a new run continues from, or one message: an idea whose run was deleted (its
+    ideas went with it) says so; an unknown id and an idea the viewer may not see are the
+    bank's one refusal. Asked by the seed (the page's button, `ideas continue`) and by
+    `run --from-idea`."""
+    idea_id = (idea_id or "").strip()
+    run_id = idea_id.split(":", 1)[0]
+    store = bank.store
+    if ":" in idea_id and not store.runs.exists(run_id) and not store.ideas.get([idea_id]):
+        raise NotFoundError(f"idea {idea_id} came from run {run_id}, which was deleted, and its ideas with it",
+                            "Continue from an idea of a run that is still stored (see `ideas list`).",
+                            app_hint="Pick an idea of a run that is still stored.")
+    return bank.one(viewer, idea_id)
 
 
 def origin(bank: Bank, viewer: Viewer, run: Run) -> Origin | None:
