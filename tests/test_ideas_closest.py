@@ -32,7 +32,8 @@ def two_runs(community, demo):
 
 
 def test_two_similar_scripted_runs_name_the_first_idea_beside_the_papers(community, two_runs, minilm):  # noqa: F811
-    first, second = two_runs
+    # "earlier" is the bank's order (seen.py): by creation, then by run id (two runs may share a second)
+    first, second = sorted(two_runs, key=lambda r: (r.created_at, r.id))
     bank = Bank(community, minilm)
     got = closest.for_run(bank, Viewer(), second)
     assert (got.idea_id, got.run_id) == (f"{first.id}:proposal", first.id)
