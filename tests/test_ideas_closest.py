@@ -77,3 +77,12 @@ def test_a_run_continued_from_an_idea_links_back_and_the_idea_forward(store, min
     store.runs.delete("src1")
     gone = lineage.origin(bank, me, cont)
     assert gone.state == lineage.DELETED and "deleted" in gone.sentence()
+
+
+def test_a_replay_started_from_a_seeded_session_continues_no_idea():
+    """A replay's neighbourhood is the hidden paper's, not the seeded one (planted: for_door
+    keeping from_idea, fails)."""
+    from rt_core.settings import schema
+    from rt_core.settings.run_config import for_door
+
+    assert for_door(RunConfig(from_idea="src1:proposal"), schema.REPLAY).from_idea == ""

@@ -75,7 +75,7 @@ def for_door(config: RunConfig, offered: Iterable[str]) -> RunConfig:
     while forcing 0 reviewers, and every mode failed on a rule the page gave no way to meet."""
     keep = set(offered)
     reset = {o.name: default(o.name) for o in stored() if o.name not in keep}
-    return dataclasses.replace(config, **reset)
+    return dataclasses.replace(config, **reset, from_idea="")  # its own neighbourhood: continues no idea
 
 
 @dataclass(frozen=True)
