@@ -14,10 +14,11 @@ from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
 from rt_core.ideas import bank as ideas_bank
 from rt_core.ideas.bank import Idea, Page, Query
 from rt_core.ideas.export import export
+from rt_core.ideas.lineage import continued_in
 from rt_core.ideas.seed import seed_from
 from rt_core.store.study_types import StudySettings
 from rt_core.study.ideas import create_from_starred
-from studio import bank_map_view, identity, render, resources, state, study
+from studio import bank_map_view, idea_links, identity, render, resources, state, study
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -74,6 +75,9 @@ def show_idea(idea: Idea, group: list[Idea]) -> None:
                   on_click=lambda: ss.__setitem__("ideas_pick", idea.seen_before))
     if len(group) > 1:
         st.caption(render.md_escape("Its group: " + ", ".join(g.id for g in group)))
+    for rid in continued_in(bank, viewer, idea.id):  # runs started from it that this browser may list
+        st.page_link(state.PAGES["results"], label=render.md_escape(f"Continued in run {rid}"), icon="➡️",
+                     query_params={state.RUN_PARAM: rid})
 
 
 def mark_idea(idea: Idea) -> None:
@@ -102,6 +106,7 @@ def mark_idea(idea: Idea) -> None:
             render.show_error(exc)
             return
         ss["hood_r"], ss["hood_p"], ss["sg_topic"] = list(seed.researcher_ids), list(seed.paper_ids), seed.topic
+        ss[state.FROM_IDEA] = seed.idea_id  # the run started from this neighbourhood links back to it
         render.flash("success", render.md_escape(f"Neighbourhood seeded from idea {seed.idea_id}."))
         st.switch_page(state.PAGES["neighbourhood"])
 
@@ -152,6 +157,8 @@ render.show_flashes("ideas")
 bank_map_view.section(bank, viewer, "ideas_pick")
 
 ids = [i.id for i in page.ideas]
+if linked := idea_links.linked_idea():  # /ideas?idea=ID: a link from Results
+    ss["ideas_pick"] = linked
 wanted = ss.get("ideas_pick")
 if wanted and wanted not in ids:
     ids = [wanted, *ids]  # the earlier idea a seen-before link opened

@@ -120,6 +120,7 @@ st.caption(render.md_escape(f"Run {run.id} · {run.created_at} · model {run.con
                         f"{run.config.mode} · {len(run.config.researcher_ids)} researchers, "
                         f"{len(run.config.paper_ids)} papers"))
 timing_view.results_line(store, run)
+novelty_view.continued_from(store, run)  # a run continued from an idea of the bank links back to it
 if run.status in state.RESUMABLE and (job is None or job.done) and state.may(Action.RESUME, run.id):
     st.warning(f"This run is {run.status}: what finished is shown. Resuming re-runs it with the "
                "same settings; finished model calls come from the cache.", icon="⏯️")
@@ -170,7 +171,7 @@ else:
     show_proposal(run.proposal, "main")
     if run.novelty is not None:
         st.subheader("Nearest prior work")
-        novelty_view.show(run.novelty, "main")
+        novelty_view.show(run.novelty, "main", novelty_view.earlier_idea(store, run))  # + the closest earlier idea
     if run.proposal.drafts:
         st.markdown("**Drafts by each author**")
         for j, d in enumerate(run.proposal.drafts):
@@ -380,14 +381,14 @@ credit_view.show(run, store, not allowed[Action.CREDIT])
 if not state.may(Action.EXPORT, run.id, linked=run_id in viewed):
     st.stop()
 st.header("Export")
-labels_for_export = export.Names.for_runs(store, [run])
+labels_for_export, idea = export.Names.for_runs(store, [run]), novelty_view.earlier_idea(store, run)  # closest earlier
 d1, d2, d3, _ = st.columns([1, 1, 1, 1])
 with d1:
-    st.download_button("Download Markdown", export.run_markdown(run, labels_for_export, shows_cache_hits(viewer)),
+    st.download_button("Download Markdown", export.run_markdown(run, labels_for_export, shows_cache_hits(viewer), idea),
                        file_name=f"researchtown-{run.id}.md", mime="text/markdown",
                        key=f"dl_md_{run.id}", on_click="ignore")
 with d2:
-    st.download_button("Download JSON", export.run_json(run, labels_for_export, shows_cache_hits(viewer)),
+    st.download_button("Download JSON", export.run_json(run, labels_for_export, shows_cache_hits(viewer), idea),
                        file_name=f"researchtown-{run.id}.json", mime="application/json",
                        key=f"dl_json_{run.id}", on_click="ignore")
 with d3:

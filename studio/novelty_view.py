@@ -12,11 +12,12 @@ from urllib.parse import quote, urlsplit
 
 import streamlit as st
 
+from rt_core.ideas import closest as closest_idea
 from rt_core.run.novelty import is_close
 from rt_core.run.novelty.explain import FACET_NAMES
-from rt_core.types import FacetNovelty, Novelty
+from rt_core.types import FacetNovelty, Novelty, Run
 
-from . import render
+from . import idea_links, identity, render
 
 SOURCE_NAMES = {"store": "this store", "semantic_scholar": "Semantic Scholar",
                 "openalex": "OpenAlex", "arxiv": "arXiv"}
@@ -55,10 +56,11 @@ def _facet(f: FacetNovelty) -> None:
         render.show_text(f.explanation)
 
 
-def show(novelty: Novelty | None, key: str) -> None:
-    """The check's verdicts and nearest papers; nothing when no check ran. `key` prefixes
-    the view's container key, so it can appear once per candidate on one page (and a
-    browser test can find each one: class st-key-<key>-novelty)."""
+def show(novelty: Novelty | None, key: str, earlier: closest_idea.Closest | None = None) -> None:
+    """The check's verdicts and nearest papers, then the closest earlier idea when given
+    (`earlier_idea`); nothing when no check ran. `key` prefixes the view's container key, so
+    it can appear once per candidate on one page (and a browser test can find each one:
+    class st-key-<key>-novelty)."""
     if novelty is None:
         return
     with st.container(key=f"{key}-novelty"):
@@ -77,3 +79,30 @@ def show(novelty: Novelty | None, key: str) -> None:
             with st.expander(f"Notes on the search ({len(novelty.notes)})", expanded=False):
                 for note in novelty.notes:
                     st.caption(render.md_escape(note))
+        show_earlier(earlier, key)
+
+
+def earlier_idea(store, run: Run, version: str = "proposal") -> closest_idea.Closest | None:
+    """The closest earlier idea of the same person this browser may see (rt_core decides:
+    rt_core/ideas/closest.py), for the section and the run's export."""
+    if run.novelty is None:
+        return None
+    return closest_idea.for_run(idea_links.bank_for(store), identity.viewer(), run, version)
+
+
+def show_earlier(found: closest_idea.Closest | None, key: str) -> None:
+    """Beside the closest paper: the closest earlier idea, its similarity and a link that opens
+    it on the Ideas page (`/ideas?idea=ID`), or that there is none. Its Q1 is model text: shown
+    escaped."""
+    if found is None:
+        return
+    with st.container(key=f"{key}-earlier-idea"):
+        (st.warning if found.repeats else st.info)(render.md_escape(found.sentence()), icon="💡")
+        if found.found:
+            idea_links.open_idea(found.idea_id, f"Open idea {found.idea_id} on the Ideas page", f"{key}-earlier-link")
+
+
+def continued_from(store, run: Run) -> None:
+    """Results' other meeting of the run with the bank: "Continued from idea X" under its
+    header (drawn by idea_links; asked here so Results has one door to the bank)."""
+    idea_links.continued_from(store, run)

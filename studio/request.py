@@ -112,13 +112,16 @@ def demo_settings() -> dict[str, str]:
     return demo.settings() if demo is not None else {}
 
 
+FROM_IDEA = "hood_from_idea"  # the idea the neighbourhood was seeded from (Ideas page); the run stores it
+
+
 def build_request(**overrides) -> RunRequest:
     """The Run page's settings as one RunRequest: read once, from the session, through the
     settings schema (studio.run_fields). `overrides` replace settings a page decides itself
     (the Replay page: no reviewers)."""
     ss = st.session_state
     config = RunConfig(researcher_ids=list(ss["hood_r"]), paper_ids=list(ss["hood_p"]),
-                       **run_fields.values())
+                       from_idea=ss.get(FROM_IDEA, ""), **run_fields.values())
     config = dataclasses.replace(config, **overrides)
     return request_for(config, timeout=float(ss.get("timeout") or schema.default("timeout")))
 

@@ -90,6 +90,9 @@ def leave_study() -> None:
     ss["_left_study"] = ss["_forget_rater"] = ss["_left_study_now"] = True
 
 
+FROM_IDEA = request.FROM_IDEA  # the idea the neighbourhood was seeded from, stored with the run
+
+
 def init_state() -> None:
     ss = st.session_state
     ss.setdefault("hood_r", [])  # researcher ids in the neighbourhood
@@ -117,6 +120,7 @@ def remove_from_hood(kind: str, ids: Iterable[str]) -> None:
 
 
 def set_hood(researcher_ids: list[str], paper_ids: list[str]) -> None:
+    st.session_state.pop(FROM_IDEA, None)  # a neighbourhood loaded anew continues no idea
     st.session_state["hood_r"] = list(dict.fromkeys(researcher_ids))
     st.session_state["hood_p"] = list(dict.fromkeys(paper_ids))
 

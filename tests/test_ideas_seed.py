@@ -26,7 +26,7 @@ def test_the_seed_is_the_ideas_neighbourhood_and_the_papers_nearest_its_problem(
     assert seed.topic.startswith("Can telescope time") and seed.run_id == "src"
     assert seed.researcher_ids == ("r-ada",)
     assert seed.paper_ids == ("p-gaia", "p-spectra", "p-unknown") and seed.nearest == ("p-spectra", "p-unknown")
-    assert seed.command().endswith("--researchers r-ada --papers p-gaia,p-spectra,p-unknown")
+    assert seed.command().endswith("--researchers r-ada --papers p-gaia,p-spectra,p-unknown --from-idea src:c1")
 
 
 def test_a_deleted_runs_idea_and_an_unknown_id_are_one_message_each(community, capsys):
@@ -49,3 +49,22 @@ def test_the_command_line_prints_the_seed(community, capsys):
     assert main(["--db", db, "ideas", "continue", "src:c2", "--json"]) == 0
     seed = json.loads(capsys.readouterr().out)
     assert seed["idea_id"] == "src:c2" and seed["researcher_ids"] == ["r-ada"] and "p-gaia" in seed["paper_ids"]
+
+
+def test_a_run_from_the_command_line_stores_the_idea_it_continues(community, demo, capsys):
+    """`run --from-idea ID`: the run stores the idea; a deleted run's idea is one message and no
+    run. Planted: the --from-idea handling removed from cmd_run (fails: the config has none)."""
+    community.runs.create(_brainstorm("src", "2026-01-01T00:00:00+00:00"))
+    db = str(community.db.url or community.db.path)
+    base = ["--db", db, "run", "--model", "scripted/demo", "--researchers", "r-ada,r-nia", "--papers", "p-gaia",
+            "--reviewers", "1"]
+    before = {r["id"] for r in community.runs.list()}
+    assert main([*base, "--from-idea", "src:c1"]) == 0
+    made = [r["id"] for r in community.runs.list() if r["id"] not in before]
+    assert len(made) == 1 and community.runs.load(made[0]).config.from_idea == "src:c1"
+    community.runs.delete("src")
+    capsys.readouterr()
+    assert main([*base, "--from-idea", "src:c1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "which was deleted" in err and "Traceback" not in err
+    assert len({r["id"] for r in community.runs.list()} - before) == 1  # no second run

@@ -21,7 +21,8 @@ data_dir = module_data_dir("schema-app-data")
 
 # RunConfig fields that are not options of a door: the neighbourhood (chosen on its own
 # page or by --researchers/--papers) and what the run itself records.
-NOT_OPTIONS = {"researcher_ids", "paper_ids", "max_profile_papers", "prompt_style", "revision_reopened"}
+NOT_OPTIONS = {"researcher_ids", "paper_ids", "max_profile_papers", "prompt_style", "revision_reopened",
+               "from_idea"}
 
 
 def subcommand(name: str) -> argparse.ArgumentParser:

@@ -73,6 +73,12 @@ def cmd_run(args) -> int:
     given = _input_file(args.input) if args.input else None
     request = settings.run_request(args, settings.ids(args.researchers), settings.ids(args.papers), given)
     store = _store(args)
+    if args.from_idea:  # the idea must be in the bank; a deleted run's idea is one message
+        from ..access import Viewer  # noqa: PLC0415  (the command line is the operator)
+        from ..ideas.bank import Bank  # noqa: PLC0415
+        from ..ideas.lineage import source  # noqa: PLC0415
+
+        request.config.from_idea = source(Bank(store), Viewer(), args.from_idea).id
     sim = Simulation(request, store, on_progress=_progress)
     sim.start(calibrate=True)
     _print_estimate([sim.estimate], [sim.expected], budget.cap_text(sim.config))

@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--researchers", help="comma-separated researcher ids (the authors)")
     r.add_argument("--papers", help="comma-separated paper ids")
     r.add_argument("--input", help="JSON file with 'papers' and 'researchers' to import and use")
+    r.add_argument("--from-idea", help="the idea of the bank this run continues (RUN_ID:VERSION, as `ideas "
+                   "continue` prints it): stored with the run, which then links back to it")
     options.add(r)
     r.add_argument("--out-json")
     r.add_argument("--out-md")

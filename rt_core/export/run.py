@@ -52,12 +52,15 @@ class Names:
                    store.corpus.paper_titles(sorted(papers)))
 
 
-def run_json(run: Run, names: Names | None = None, cache_hits: bool = True) -> str:
+def run_json(run: Run, names: Names | None = None, cache_hits: bool = True, earlier=None) -> str:
     """The stored record, plus the names and titles of the people and papers it cites by id
     (extra keys: the record still loads with Run.from_dict). `cache_hits=False` leaves the
-    cache-hit count out, for a viewer rt_core.access.shows_cache_hits refuses it."""
+    cache-hit count out, for a viewer rt_core.access.shows_cache_hits refuses it. `earlier`:
+    the closest earlier idea this viewer may see (rt_core.ideas.closest), beside the novelty."""
     names = names or Names()
     doc = run.to_dict()
+    if earlier is not None and doc.get("novelty") is not None:
+        doc["novelty"]["closest_earlier_idea"] = earlier.to_dict()
     if not cache_hits:
         (doc.get("usage") or {}).pop("cache_hits", None)
     for review in doc.get("reviews") or []:
@@ -81,13 +84,15 @@ def _header(run: Run, names: Names) -> list[str]:
     return [*lines, ""]
 
 
-def run_markdown(run: Run, names: Names | None = None, cache_hits: bool = True) -> str:
+def run_markdown(run: Run, names: Names | None = None, cache_hits: bool = True, earlier=None) -> str:
+    """`earlier`: as for run_json, a line of the nearest prior work."""
     names = names or Names()
     lines = _header(run, names)
     if run.proposal:
         lines.append(run.proposal.to_markdown("Proposal"))
     if run.novelty:  # the novelty check (rt_core.run.novelty), when the run had one
         lines += ["## Nearest prior work", "", novelty_report(run.novelty), ""]
+        lines += [earlier.sentence(), ""] if earlier is not None else []
     for r in run.reviews:
         lines += [f"## Review by {names.person(r.reviewer_id)} (score {r.score})", "",
                   "**Strengths**", "", r.strengths, "", "**Weaknesses**", "", r.weaknesses, ""]

@@ -5,7 +5,8 @@ The seed is the idea's own neighbourhood (the researchers and papers its run, or
 candidate's lead, started from) plus the store's papers nearest its problem (Q1, by words
 and meaning through the topic search), and its Q1 as the topic for suggestions of people
 from other fields. The new run starts from the Neighbourhood page (or `run --researchers
-... --papers ...`) like any other; the seed names the idea it came from.
+... --papers ... --from-idea ID`) like any other, and stores the idea it came from
+(RunConfig.from_idea, lineage.py).
 """
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..access import Viewer
-from ..errors import NotFoundError
 from ..store import Store
+from . import lineage
 from .bank import Bank
 
 NEAREST = 5  # papers nearest the idea's problem added to its neighbourhood
@@ -32,20 +33,14 @@ class Seed:
     def command(self) -> str:
         """The same neighbourhood as a `run` command line."""
         return (f"python -m rt_core run --researchers {','.join(self.researcher_ids)} "
-                f"--papers {','.join(self.paper_ids)}")
+                f"--papers {','.join(self.paper_ids)} --from-idea {self.idea_id}")
 
 
 def seed_from(store: Store, bank: Bank, viewer: Viewer, idea_id: str,
               nearest_papers: Callable[[str, int], list[str]] | None = None) -> Seed:
     """The neighbourhood to continue from `idea_id`. An idea whose run was deleted (its ideas
     went with it), an unknown id and an idea the viewer may not see are each one message."""
-    idea_id = (idea_id or "").strip()
-    run_id = idea_id.split(":", 1)[0]
-    if ":" in idea_id and not store.runs.exists(run_id) and not store.ideas.get([idea_id]):
-        raise NotFoundError(f"idea {idea_id} came from run {run_id}, which was deleted, and its ideas with it",
-                            "Continue from an idea of a run that is still stored (see `ideas list`).",
-                            app_hint="Pick an idea of a run that is still stored.")
-    idea = bank.one(viewer, idea_id)
+    idea = lineage.source(bank, viewer, idea_id)
     researchers = tuple(r for r in idea.researcher_ids if store.corpus.researcher_exists(r))
     papers = [p for p in idea.paper_ids if store.corpus.paper_exists(p)]
     near = [p for p in (nearest_papers or _topic_papers(store))(idea.q1, NEAREST) if p not in papers]

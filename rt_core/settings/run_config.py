@@ -53,6 +53,10 @@ class RunConfig(Record):
     # Rounds whose early stop a user overrode by asking a finished run for more rounds
     # (run/revise_more.py): the revision goes on after them.
     revision_reopened: list[int] = field(default_factory=list)
+    # The idea of the bank this run continues ("RUN_ID:VERSION", "" = none), set when its
+    # neighbourhood was seeded from it (rt_core/ideas/seed.py): where the run came from, like
+    # its neighbourhood, so not an option of the schema and no door asks for it.
+    from_idea: str = ""
 
     def target(self, role: str) -> tuple[str, str]:
         """The model and base URL of one endpoint (a hosted embedder has no base URL)."""
@@ -71,7 +75,7 @@ def for_door(config: RunConfig, offered: Iterable[str]) -> RunConfig:
     while forcing 0 reviewers, and every mode failed on a rule the page gave no way to meet."""
     keep = set(offered)
     reset = {o.name: default(o.name) for o in stored() if o.name not in keep}
-    return dataclasses.replace(config, **reset)
+    return dataclasses.replace(config, **reset, from_idea="")  # its own neighbourhood: continues no idea
 
 
 @dataclass(frozen=True)

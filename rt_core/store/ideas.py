@@ -255,6 +255,11 @@ class Ideas:
         what the access rule needs to know of each, in one query."""
         return {r[0]: r[1] or "" for r in self.db.conn.execute("SELECT id, owner_hash FROM runs")}
 
+    def continued_in(self, iid: str) -> list[str]:
+        """The runs started from this idea (their config's `from_idea`), oldest first."""
+        return [r[0] for r in self.db.conn.execute(
+            "SELECT id FROM runs WHERE json_extract(config_json, '$.from_idea') = ? ORDER BY created_at, id", (iid,))]
+
     def models(self) -> list[str]:
         """The models that wrote ideas (a filter's choices)."""
         return [r[0] for r in self.db.conn.execute("SELECT DISTINCT model FROM ideas ORDER BY model")]
