@@ -7,27 +7,24 @@ from rt_core import access_store, agents
 from rt_core.access import Action, shows_cache_hits
 from rt_core.errors import RTError
 from rt_core.export import run as export
-from rt_core.fiveq import QUESTION_KEYS, QUESTIONS
-from rt_core.graph import add_proposal, build_graph
-from rt_core.models.client import ModelSettings
-from rt_core.models.registry import follows_instructions
-from rt_core.run.evidence.evaluate import compare_reviews, evaluate_against, judge_run
 from rt_core.run.people.reviewers import reason_for, uncovered_fields
-from rt_core.types import Proposal, Run, Similarity
+from rt_core.types import Run
 from studio import (
     candidates_view,
-    chance,
     charts,
     credit_view,
+    idea_links,
     idea_map_view,
     identity,
     novelty_view,
+    proposal_view,
     provenance_view,
     render,
-    request,
     resources,
     rounds_view,
+    run_graph_view,
     score_headline,
+    similarity_view,
     state,
     steer_view,
     study,
@@ -120,7 +117,7 @@ st.caption(render.md_escape(f"Run {run.id} · {run.created_at} · model {run.con
                         f"{run.config.mode} · {len(run.config.researcher_ids)} researchers, "
                         f"{len(run.config.paper_ids)} papers"))
 timing_view.results_line(store, run)
-novelty_view.continued_from(store, run)  # a run continued from an idea of the bank links back to it
+idea_links.continued_from(store, run)  # a run continued from an idea of the bank links back to it
 if run.status in state.RESUMABLE and (job is None or job.done) and state.may(Action.RESUME, run.id):
     st.warning(f"This run is {run.status}: what finished is shown. Resuming re-runs it with the "
                "same settings; finished model calls come from the cache.", icon="⏯️")
@@ -143,21 +140,6 @@ if run.errors:
                 st.caption("💡 " + render.md_escape(render.app_hint(e)))
 
 
-def show_proposal(p: Proposal, prefix: str) -> None:
-    """The five questions as plain text; a missing answer is flagged, never blank."""
-    for q in QUESTIONS:
-        st.markdown(f"**Q{q.number}. {q.title}**")
-        text = getattr(p, q.key)
-        if not text or q.key in p.missing:
-            st.warning(f"Missing: the model gave no answer to question {q.number}.", icon="❓")
-            if text:
-                render.show_text(text)
-        else:
-            render.show_text(text)
-        if prefix == "main":
-            provenance_view.chips(run, q.key, store)
-
-
 # -- candidates (a brainstorm's ranking; studio/candidates_view.py) ----------------------------
 if run.candidates or run.config.candidates > 1:
     candidates_view.show(run, store, not allowed[Action.CREATE_STUDY] or read_only)
@@ -168,16 +150,16 @@ if run.proposal is None:
     st.warning("This run has no proposal (it failed or was cancelled before the writing stage "
                "finished). See the problems above.", icon="❓")
 else:
-    show_proposal(run.proposal, "main")
+    proposal_view.show(run.proposal, run, store, chips=True)
     if run.novelty is not None:
         st.subheader("Nearest prior work")
         novelty_view.show(run.novelty, "main", novelty_view.earlier_idea(store, run))  # + the closest earlier idea
     if run.proposal.drafts:
         st.markdown("**Drafts by each author**")
-        for j, d in enumerate(run.proposal.drafts):
+        for d in run.proposal.drafts:
             who = names.get(d.author_id, d.author_id) if d.author_id else "a persona-less writer"
             with st.expander(f"Draft by {render.md_escape(who)}"):
-                show_proposal(d, f"draft{j}")
+                proposal_view.show(d, run, store)
 
 # -- reviews -------------------------------------------------------------------------------
 st.header("Reviews")
@@ -214,174 +196,23 @@ else:
             st.markdown("**Weaknesses**")
             render.show_text(m.weaknesses or "(missing)")
 
-if run.reviews and (job is None or job.done):
-    with st.expander("Compare with a real review", expanded=bool(run.review_similarity)):
-        st.caption("Paste a real review of the reference paper with 'Strengths:', 'Weaknesses:' "
-                   "and 'Score:' parts. For each of its points, the closest point of the "
-                   "generated reviews counts (a recall); Delta S is the score difference.")
-        real = st.text_area("Real review", key=f"real_review_{run.id}", height=160)
-        if st.button("Compare reviews", key=f"review_sim_go_{run.id}",
-                     disabled=not real.strip() or not allowed[Action.COMPARE]):
-            render.act("Embedding both reviews' points...", lambda: compare_reviews(run, real, store))
-        rs = run.review_similarity
-        if rs:
-            c1, c2, c3 = st.columns(3)
-            fmt = lambda v: "-" if v is None else f"{v:.3f}"
-            c1.metric("Strengths recall", fmt(rs.get("strengths")))
-            c2.metric("Weaknesses recall", fmt(rs.get("weaknesses")))
-            c3.metric("Delta S (score difference)", fmt(rs.get("delta_s")))
+similarity_view.review_comparison(run, store, job, allowed)  # a real review against the generated ones
 
 rounds_view.show(run, names)  # revision rounds: score trajectory and per-question diffs
 rounds_view.revise_control(run, store, read_only)  # more rounds for a finished run
 steer_view.show(run, store, bool(state.may(Action.STEER, run_id, linked=run_id in viewed)), names)
 idea_map_view.section(run, store)  # every candidate and version by meaning (studio/idea_map_view.py)
 
-# -- similarity -------------------------------------------------------------------------------
-JUDGE_LABELS = {"topic": "Topic", "method": "Method", "factual": "Facts", "claim": "Claims",
-                "application_context": "Application", "overall": "Overall"}
-
-
-def _judge_section() -> None:
-    """Consistency, novelty and feasibility scores from an LLM judge (1-10)."""
-    import plotly.graph_objects as go
-
-    st.subheader("LLM judge")
-    if run.judge:
-        j = run.judge
-        keys = [k for k in JUDGE_LABELS if j.get(k) is not None]
-        fig = go.Figure(go.Bar(x=[JUDGE_LABELS[k] for k in keys], y=[j[k] for k in keys],
-                               marker_color="#B279A2", text=[j[k] for k in keys],
-                               textposition="outside"))
-        fig.update_layout(height=260, yaxis={"range": [0, 10.5], "title": "consistency (1-10)"},
-                          margin={"l": 10, "r": 10, "t": 20, "b": 10})
-        st.plotly_chart(fig, key=f"judge_{run.id}")
-        c1, c2 = st.columns(2)
-        c1.metric("Novelty: reference / generated",
-                  f"{j.get('novelty_reference') or '-'} / {j.get('novelty_generated') or '-'}")
-        c2.metric("Feasibility: reference / generated",
-                  f"{j.get('feasibility_reference') or '-'} / {j.get('feasibility_generated') or '-'}")
-        if j.get("rationale"):
-            render.show_text(j["rationale"])
-        if j.get("evaluator"):
-            st.caption(render.md_escape(f"Judge: {j['evaluator']}"))
-        return
-    local = not follows_instructions(ss["model"].strip())  # a base model cannot judge
-    st.caption("Ask the model chosen on the Run page to score how consistent the proposal is with "
-               "the reference (topic, method, facts, claims, application), and the novelty and "
-               "feasibility of each." + (" The embedded demo model cannot do this: pick a hosted "
-                                         "or Ollama model on the Run page." if local else ""))
-    if st.button("Ask the LLM judge", key=f"judge_go_{run.id}", disabled=local or not allowed[Action.COMPARE] or
-                 (job is not None and not job.done)):
-        settings = ModelSettings.for_request(request.build_request())
-        render.act("The judge is reading both proposals...", lambda: judge_run(run, settings, store))
-
-
-def show_similarity(sim: Similarity, paper_id: str, key: str, band_and_why, what: str) -> None:
-    """One similarity (the run's own or a comparison's): its reference, evaluator, mean,
-    the chance band beside it, the per-question bars and both texts side by side."""
-    ref_title = store.corpus.paper_titles([paper_id]).get(paper_id, paper_id)
-    st.caption("Reference: " + render.md_escape(ref_title) + " · five answers from " +
-               render.md_escape(sim.reference_source or "the reference") + " · evaluator " +
-               render.md_escape(sim.evaluator or sim.embedder))
-    if sim.kind == "whole-text":
-        st.metric("Similarity to the abstract (whole text)", f"{sim.mean:.3f}",
-                  help="No five-question reference exists for this paper, so the whole proposal "
-                       "was compared with its abstract; not comparable with per-question scores.")
-    else:
-        st.metric("Mean similarity over Q1-Q5", f"{sim.mean:.3f}",
-                  help="Over all five questions: a question the proposal left out counts 0.")
-    if sim.missing:
-        st.caption("Missing from the proposal (each counts 0 in the mean): " +
-                   ", ".join(k.upper() for k in sim.missing))
-    with st.spinner("Comparing the reference with unrelated papers..."):
-        band, why = band_and_why()
-    st.caption(chance.describe(band, sim.mean, what) if band else why)
-    qs = [k for k in QUESTION_KEYS if k in sim.per_question]
-    fig = charts.bars_with_band(
-        [k.upper() for k in qs] + ["mean"], [sim.per_question[k] for k in qs] + [sim.mean], band,
-        y_title="cosine similarity", colour=["#54A24B"] * len(qs) + ["#2E6B2A"], bar_name="similarity",
-        medians=[band.per_question.get(k) for k in qs] + [band.median] if band else None)
-    st.plotly_chart(fig, key=f"sim_{key}", config=charts.PLOT_CONFIG)
-    if sim.reference and run.proposal:
-        with st.expander("Reference and proposal side by side", expanded=False):
-            for q in QUESTIONS:
-                value = sim.per_question.get(q.key)
-                st.markdown(f"**Q{q.number}. {q.title}** · similarity " +
-                            ("missing" if value is None else f"{value:.3f}"))
-                c1, c2 = st.columns(2)
-                with c1:
-                    st.caption("Reference")
-                    render.show_text(getattr(sim.reference, q.key) or "(missing)")
-                with c2:
-                    st.caption("Generated")
-                    render.show_text(getattr(run.proposal, q.key) or "(missing)")
-
-
-st.header("Similarity to the run's reference paper")
-if run.similarity:
-    show_similarity(run.similarity, run.config.reference_paper_id, run.id,
-                    lambda: chance.for_run(store, run), "This run's")
-    _judge_section()
-else:
-    st.caption("This run was started without a reference paper. Comparisons with papers made "
-               "afterwards are listed below; they never become the run's reference.")
-
-st.header("Comparisons with other papers")
-comparisons = store.comparisons.for_run(run.id)
-if not comparisons:
-    st.caption("None yet. Each comparison is kept beside the run, with its paper, where that "
-               "paper's five answers came from and its evaluator.")
-for n, cmp in enumerate(comparisons, 1):
-    title = store.corpus.paper_titles([cmp.paper_id]).get(cmp.paper_id, cmp.paper_id)
-    with st.expander(f"{n}. {render.short(title, 80)} · {cmp.similarity.mean:.3f} · {cmp.created_at[:16]}",
-                     expanded=n == len(comparisons)):
-        show_similarity(cmp.similarity, cmp.paper_id, f"{run.id}_{cmp.id}",
-                        lambda cmp=cmp: chance.for_comparison(store, run, cmp), "This comparison's")
-if run.proposal is not None and (job is None or job.done) and allowed[Action.COMPARE]:
-    ptitles = resources.paper_choices(store)
-    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    with c1:
-        ref = st.selectbox("Compare with a paper", list(ptitles), key=f"sim_ref_{run.id}",
-                           format_func=lambda i, ptitles=ptitles: render.short(ptitles[i], 100), index=None,
-                           placeholder="Choose a paper from the store")
-    with c2:
-        go_sim = st.button("Compute similarity", key=f"sim_go_{run.id}", disabled=ref is None)
-    # Keyed by the paper too: answers pasted for one paper are never sent with another.
-    pasted_ref = st.text_area("This paper's own five answers (optional)", key=f"sim_pasted_{run.id}_{ref}",
-                              height=100, disabled=ref is None,
-                              help="Used before a stored restatement or a shipped summary; without "
-                              "any, the proposal is compared with the abstract. Kept with this "
-                              "comparison only.")
-    if go_sim and ref:
-        render.act("Embedding the proposal and the reference's five answers...",
-                   lambda: evaluate_against(run, ref, request.request_for_run(run), store,
-                                            pasted=pasted_ref))
-
-# -- graph --------------------------------------------------------------------------------
-st.header("Community graph with the new paper", anchor=provenance_view.GRAPH_ANCHOR)
-rids = [i for i in run.config.researcher_ids if store.corpus.researcher_exists(i)]
-pids = [i for i in run.config.paper_ids if store.corpus.paper_exists(i)]
-g = build_graph(store.corpus.get_researchers(rids), store.corpus.get_papers(pids))
-reviewers = [r.reviewer_id for r in run.reviews]
-title = run.proposal.q1 if run.proposal else "Generated proposal (unfinished)"
-g = add_proposal(g, title, rids, pids, reviewers)
-for rv in reviewers:
-    if store.corpus.researcher_exists(rv):
-        rec = store.corpus.get_researcher(rv)
-        g.nodes[rv]["label"] = rec.name
-        g.nodes[rv]["fields"] = list(rec.fields)
-st.caption("The star is the generated paper; dashed lines lead to its reviewers, solid lines "
-           "to its authors. Nodes are sized by their number of links.")
-st.plotly_chart(charts.graph_figure(g, resources.field_names(store), highlight=provenance_view.highlighted(run)),
-                key=f"graph_{run.id}", config=charts.PLOT_CONFIG)
-provenance_view.note_absent(run, g.nodes, store)
+similarity_view.section(run, store, job, allowed, ss["model"])  # studio/similarity_view.py
+run_graph_view.section(run, store)  # assembled by rt_core.graph.run_graph
 credit_view.show(run, store, not allowed[Action.CREDIT])
 
 # -- downloads ----------------------------------------------------------------------------
 if not state.may(Action.EXPORT, run.id, linked=run_id in viewed):
     st.stop()
 st.header("Export")
-labels_for_export, idea = export.Names.for_runs(store, [run]), novelty_view.earlier_idea(store, run)  # closest earlier
+labels_for_export = export.Names.for_runs(store, [run])
+idea = novelty_view.earlier_idea(store, run)  # the closest earlier idea, as on the page
 d1, d2, d3, _ = st.columns([1, 1, 1, 1])
 with d1:
     st.download_button("Download Markdown", export.run_markdown(run, labels_for_export, shows_cache_hits(viewer), idea),

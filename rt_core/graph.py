@@ -11,7 +11,7 @@ from itertools import combinations
 
 import networkx as nx
 
-from .types import Paper, Researcher
+from .types import Paper, Researcher, Run
 
 PROPOSAL_NODE = "proposal"
 
@@ -50,6 +50,35 @@ def add_proposal(g: nx.MultiDiGraph, title: str, author_ids: Iterable[str],
         if r not in g:
             g.add_node(r, kind="researcher", label=r, fields=[])
         g.add_edge(r, PROPOSAL_NODE, kind="review")
+    return g
+
+
+def run_graph(corpus, run: Run, *, title: str | None = None, authors: Iterable[str] | None = None,
+              papers: Iterable[str] | None = None,
+              reviewers: Iterable[str] | None = None) -> nx.MultiDiGraph:
+    """A run's neighbourhood (its researchers and papers still in the store) with a star for
+    what it wrote, read from `corpus` (the store's corpus) and assembled here once, so Results
+    and the Candidates view draw the same graph.
+
+    Each keyword left out is the run's own: its proposal's Q1 as the title, its researchers
+    as authors, its papers as citations, its reviewers. A candidate passes its own title and
+    lead, and no reviewers. A reviewer the store knows is labelled by name and fields; one it
+    no longer knows stays a node named by its id, so the review is never hidden."""
+    rids = [i for i in run.config.researcher_ids if corpus.researcher_exists(i)]
+    pids = [i for i in run.config.paper_ids if corpus.paper_exists(i)]
+    g = build_graph(corpus.get_researchers(rids), corpus.get_papers(pids))
+    if title is None:
+        title = run.proposal.q1 if run.proposal else "Generated proposal (unfinished)"
+    if reviewers is None:
+        reviewers = [r.reviewer_id for r in run.reviews]
+    reviewers = list(reviewers)
+    g = add_proposal(g, title, rids if authors is None else authors, pids if papers is None else papers,
+                     reviewers)
+    for rv in reviewers:
+        if corpus.researcher_exists(rv):
+            rec = corpus.get_researcher(rv)
+            g.nodes[rv]["label"] = rec.name
+            g.nodes[rv]["fields"] = list(rec.fields)
     return g
 
 

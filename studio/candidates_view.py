@@ -15,7 +15,7 @@ from rt_core.errors import RTError
 from rt_core.export import candidates as ec
 from rt_core.export.run import Names
 from rt_core.fiveq import QUESTIONS
-from rt_core.graph import PROPOSAL_NODE, add_proposal, build_graph
+from rt_core.graph import PROPOSAL_NODE, run_graph
 from rt_core.study.candidates import candidate_items, create_from_candidates
 from rt_core.types import Run
 
@@ -208,10 +208,8 @@ def _lead_graph(run: Run, store, rows: list[ec.Ranked], names: Names, fnames: di
     if pick is None:
         return
     c = by_id[pick].candidate
-    rids = [i for i in run.config.researcher_ids if store.corpus.researcher_exists(i)]
-    pids = [i for i in run.config.paper_ids if store.corpus.paper_exists(i)]
-    g = build_graph(store.corpus.get_researchers(rids), store.corpus.get_papers(pids))
-    g = add_proposal(g, f"{c.id}: {ec.title_of(c)}", c.lead.author_ids, c.lead.paper_ids, [])
+    g = run_graph(store.corpus, run, title=f"{c.id}: {ec.title_of(c)}", authors=c.lead.author_ids,
+                  papers=c.lead.paper_ids, reviewers=[])
     lead = [*c.lead.author_ids, *c.lead.paper_ids]
     highlight = frozenset(i for i in [*lead, PROPOSAL_NODE] if i in g)
     st.caption(render.md_escape(f"The star is {c.id}; ringed in red are the authors and papers it "

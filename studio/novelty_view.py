@@ -101,8 +101,3 @@ def show_earlier(found: closest_idea.Closest | None, key: str) -> None:
         if found.found:
             idea_links.open_idea(found.idea_id, f"Open idea {found.idea_id} on the Ideas page", f"{key}-earlier-link")
 
-
-def continued_from(store, run: Run) -> None:
-    """Results' other meeting of the run with the bank: "Continued from idea X" under its
-    header (drawn by idea_links; asked here so Results has one door to the bank)."""
-    idea_links.continued_from(store, run)

@@ -1,5 +1,5 @@
 from rt_core import graph
-from rt_core.types import Paper, Researcher
+from rt_core.types import Paper, Proposal, Researcher, Review, Run, RunConfig
 
 PAPERS = [Paper(id="p1", title="A", references=["p2", "outside"]), Paper(id="p2", title="B"),
           Paper(id="p3", title="C")]
@@ -43,3 +43,41 @@ def test_interdisciplinarity_warns_on_four_distant_fields():
     four = graph.interdisciplinarity(["nlp", "astronomy", "biology", "criminology"], domains)
     assert four["n_domains"] == 4 and "four or more" in four["warning"]
     assert graph.interdisciplinarity([], domains)["n_fields"] == 0
+
+
+STORED = [Researcher(id="r1", name="One", publication_ids=["p1"]), *PEOPLE[1:],
+          Researcher(id="r4", name="Four", fields=["nlp"])]
+
+
+def _run(proposal: Proposal | None, reviewers: list[str]) -> Run:
+    config = RunConfig(model="scripted/demo", researcher_ids=["r1", "r2", "gone"], paper_ids=["p1", "p3", "lost"])
+    return Run(id="graphrun0001", config=config, status="done", created_at="2026-12-06T04:00:00",
+               proposal=proposal, reviews=[Review(reviewer_id=r, score=6) for r in reviewers])
+
+
+def test_a_runs_graph_is_read_from_the_store_with_its_star_authors_citations_and_reviewers(store):
+    store.corpus.upsert_papers(PAPERS)
+    store.corpus.upsert_researchers(STORED)
+    run = _run(Proposal(q1="A new idea"), ["r4", "r-unknown"])
+    g = graph.run_graph(store.corpus, run)
+    assert g.nodes[graph.PROPOSAL_NODE]["label"] == "A new idea"
+    assert "gone" not in g and "lost" not in g and "p2" not in g and "r3" not in g  # only the run's, still stored
+    assert sorted(graph.neighbours(g, graph.PROPOSAL_NODE, edge_kind="author")) == ["r1", "r2"]
+    assert sorted(graph.neighbours(g, graph.PROPOSAL_NODE, edge_kind="cite")) == ["p1", "p3"]
+    assert sorted(graph.neighbours(g, graph.PROPOSAL_NODE, edge_kind="review")) == ["r-unknown", "r4"]
+    assert (g.nodes["r4"]["label"], g.nodes["r4"]["fields"]) == ("Four", ["nlp"])  # a stored reviewer by name
+    assert g.nodes["r-unknown"]["label"] == "r-unknown"  # one the store lost stays, by its id
+    unfinished = graph.run_graph(store.corpus, _run(None, []))
+    assert unfinished.nodes[graph.PROPOSAL_NODE]["label"] == "Generated proposal (unfinished)"
+
+
+def test_a_candidates_graph_stars_its_own_title_and_lead_without_reviewers(store):
+    store.corpus.upsert_papers(PAPERS)
+    store.corpus.upsert_researchers(STORED)
+    run = _run(Proposal(q1="The winner"), ["r1"])
+    g = graph.run_graph(store.corpus, run, title="c2: Second idea", authors=["r2"], papers=["p3"], reviewers=[])
+    assert g.nodes[graph.PROPOSAL_NODE]["label"] == "c2: Second idea"
+    assert graph.neighbours(g, graph.PROPOSAL_NODE, edge_kind="author") == ["r2"]
+    assert graph.neighbours(g, graph.PROPOSAL_NODE, edge_kind="cite") == ["p3"]
+    assert graph.neighbours(g, graph.PROPOSAL_NODE, edge_kind="review") == []
+    assert "r1" in g  # still the run's neighbourhood, only not the star's author
