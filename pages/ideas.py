@@ -19,6 +19,7 @@ from rt_core.ideas.seed import seed_from
 from rt_core.store.study_types import StudySettings
 from rt_core.study.ideas import create_from_starred
 from studio import bank_map_view, idea_links, identity, render, resources, state, study
+from studio.fields import bounded_number
 from studio.frame import ensure_frame
 
 ensure_frame()
@@ -39,7 +40,7 @@ def query_from_widgets(fields: dict[str, str], models: list[str]) -> Query:
     field = c2.selectbox("Field", ["", *fields], key="ideas_field", format_func=lambda f: fields.get(f, "any"))
     model = c3.selectbox("Model", ["", *models], key="ideas_model", format_func=lambda m: m or "any")
     d1, d2, d3, d4, d5 = st.columns([2, 2, 2, 1, 1])
-    min_score = d1.number_input("Mean score at least", 0.0, 10.0, 0.0, 0.5, key="ideas_min_score")
+    min_score = bounded_number("Mean score at least", "ideas_min_score", 0.0, 10.0, 0.0, step=0.5, where=d1)
     since = d2.date_input("Made on or after", value=None, key="ideas_since")
     until = d3.date_input("Made before", value=None, key="ideas_until")
     starred = d4.checkbox("Starred", key="ideas_starred")
@@ -142,7 +143,7 @@ def study_form() -> None:
 
 
 query = query_from_widgets(resources.field_names(store), store.ideas.models())
-page_no = st.number_input("Page", 1, 100_000, 1, key="ideas_page") - 1
+page_no = (bounded_number("Page", "ideas_page", 1, 100_000, 1) or 1) - 1  # an out-of-range page: the first
 try:
     with st.spinner("Reading the bank..."):
         page = bank.find(viewer, Query(**{**query.__dict__, "page": page_no}))

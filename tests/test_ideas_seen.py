@@ -107,6 +107,17 @@ def test_only_an_earlier_run_of_the_same_person_counts(store, minilm, shared):
                     "mine0:proposal": "mine1:proposal"}
 
 
+def test_of_two_runs_made_in_one_second_the_one_written_first_is_earlier(store, minilm):
+    """Run ids are random and creation times have whole seconds: two runs of one second were
+    once ordered by their ids, so the later run's idea could be the one marked as repeated."""
+    a, b = SAME[2]
+    _hand_run(store, "zz-first", "2026-01-01T00:00:00+00:00", a)
+    _hand_run(store, "aa-second", "2026-01-01T00:00:00+00:00", b)
+    Bank(store, minilm).refresh()
+    rows = {r["id"]: r["seen_before"] for r in store.ideas.select()}
+    assert rows == {"zz-first:proposal": None, "aa-second:proposal": "zz-first:proposal"}
+
+
 def test_a_changed_idea_is_read_again_and_an_unchanged_one_keeps_its_mark(store, minilm):
     a, b = SAME[4]
     _hand_run(store, "r1", "2026-01-01T00:00:00+00:00", a)

@@ -66,7 +66,9 @@ def _mark(store: Store, model: str, pending: list[dict], threshold: float, per_o
     owners = store.ideas.run_owners()
     run_of = np.array([facts.get(i, {}).get("run_id", "") for i in ids])
     owner_of = np.array([owners.get(r, "") if per_owner else "" for r in run_of])
-    order = sorted(range(len(ids)), key=lambda k: (facts.get(ids[k], {}).get("created_at", ""), run_of[k]))
+    # first written first: runs made in one second share created_at, so seq decides before it
+    order = sorted(range(len(ids)), key=lambda k: (facts.get(ids[k], {}).get("seq", 0),
+                                                    facts.get(ids[k], {}).get("created_at", ""), run_of[k]))
     rank = np.empty(len(ids), dtype=np.int64)
     rank[order] = np.arange(len(ids))
     row = {iid: n for n, iid in enumerate(ids)}

@@ -32,7 +32,7 @@ from .search import marks
 CONTENT = ("run_id", "version", "kind", "parent", "created_at", "model", "mode", "researcher_ids_json",
            "paper_ids_json", "fields_json", "answers_json", "q1", "body", "score", "closest_paper",
            "merged_into", "text_hash")
-LIGHT = "i.id, i.run_id, i.created_at, i.group_id, i.seen_before"
+LIGHT = "i.id, i.run_id, i.created_at, i.group_id, i.seen_before, i.seq"
 FULL = ("i.id, i.run_id, i.version, i.kind, i.parent, i.created_at, i.model, i.mode, i.researcher_ids_json, "
         "i.paper_ids_json, i.fields_json, i.answers_json, i.q1, i.score, i.closest_paper, i.merged_into, "
         "i.seen_before, i.seen_similarity, i.group_id, i.starred, i.note")
@@ -140,7 +140,10 @@ def _put(conn, run_id: str, row: _Row, created_at: str, model: str, mode: str, h
               row.score, row.closest, row.merged_into, text_hash)
     changed = "ideas.text_hash <> excluded.text_hash"
     conn.execute(
-        f"INSERT INTO ideas(id, {', '.join(CONTENT)}) VALUES (?, {marks(list(CONTENT))}) "
+        # seq: the order of first writes (a rewrite keeps it), for "which came first" when
+        # two runs share a second; concurrent writers may tie, and then created_at and id decide.
+        f"INSERT INTO ideas(id, {', '.join(CONTENT)}, seq) VALUES (?, {marks(list(CONTENT))}, "
+        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM ideas)) "
         f"ON CONFLICT(id) DO UPDATE SET {', '.join(f'{c}=excluded.{c}' for c in CONTENT)}, "
         f"vector=CASE WHEN {changed} THEN NULL ELSE ideas.vector END, "
         f"vector_model=CASE WHEN {changed} THEN '' ELSE ideas.vector_model END, "

@@ -13,7 +13,9 @@ def m024_ideas(db: sqlite3.Connection) -> None:
     are derived (store/ideas.py writes them whenever a run or a version is saved); a star and a
     note are the user's own and survive a rewrite, as do the vector and `seen_before` while
     the idea's text is unchanged. Runs made before this migration are read into the bank here,
-    so the bank holds them from the first open. Plain SQL both engines read."""
+    so the bank holds them from the first open. `seq` is the order ideas were first written
+    in: runs made in the same second share a `created_at`, and which came first must not
+    depend on their random ids (seen before asks it). Plain SQL both engines read."""
     db.executescript("""
     CREATE TABLE ideas (
         id TEXT PRIMARY KEY,
@@ -40,7 +42,8 @@ def m024_ideas(db: sqlite3.Connection) -> None:
         seen_similarity REAL,
         group_id TEXT,
         starred INTEGER NOT NULL DEFAULT 0,
-        note TEXT NOT NULL DEFAULT ''
+        note TEXT NOT NULL DEFAULT '',
+        seq BIGINT NOT NULL DEFAULT 0
     );
     CREATE INDEX ideas_run ON ideas(run_id);
     CREATE INDEX ideas_newest ON ideas(created_at DESC, id);
@@ -48,6 +51,7 @@ def m024_ideas(db: sqlite3.Connection) -> None:
     CREATE INDEX ideas_group ON ideas(group_id);
     CREATE INDEX ideas_model ON ideas(model);
     CREATE INDEX ideas_starred ON ideas(starred);
+    CREATE INDEX ideas_seq ON ideas(seq);
     """)
     from ..ideas import backfill  # noqa: PLC0415  (the same writer a save uses)
 
