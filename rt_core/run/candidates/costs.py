@@ -21,6 +21,8 @@ def _times(c: Calls, n: int) -> Calls:
 
 
 def write_candidates(s: Sizes) -> Calls:
+    if costs.from_facets(s):
+        return Calls()  # the i-th pairing, by template: the write stage found them
     if registry.traits(s.style).completes_stems:
         cand = stem.MERGE_CANDIDATES
         per = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))

@@ -58,6 +58,16 @@ REVIEW_LINE_REASKS = 0.2
 # The prompt of one such call: the review's header with the proposal's short answers
 # (measured: 213 tokens a call in the app's default run, 205 in its revision's reviews).
 STEM_REVIEW_PROMPT = 220
+# The facets path (run/facets/) makes no model call: its time is work on this machine,
+# measured per stage in the CLI default run on 2026-12-06 (2 cores, shared, load 5-7):
+# the neighbourhood's facets found, paired and written (0.84 s), a rubric review with its
+# nearest-paper embedding (1.01 s for 3 reviewers), the answers' provenance (1.22 s) and
+# the reviews' (0.23 s). What else a run spends (saving, the first embedding's load) the
+# runs' bias learns (run/pipeline/timing.py).
+FACETS_WRITE = 0.85
+FACETS_REVIEW = 0.35
+FACETS_PROVENANCE = 1.2
+FACETS_REVIEW_PROVENANCE = 0.25
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,7 @@ class Calls:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasked: int = 0  # re-asks made as a rule (module docstring): within max_calls - calls
+    local: float = 0.0  # seconds of work on this machine that is no model call (`facets_work`)
 
     @property
     def tokens(self) -> int:
@@ -103,7 +114,8 @@ class Calls:
     def __add__(self, other: Calls) -> Calls:
         return Calls(self.calls + other.calls, self.max_calls + other.max_calls,
                      self.prompt_tokens + other.prompt_tokens,
-                     self.completion_tokens + other.completion_tokens, self.reasked + other.reasked)
+                     self.completion_tokens + other.completion_tokens, self.reasked + other.reasked,
+                     self.local + other.local)
 
     def count_text(self) -> str:
         """The number of calls in words: '12', '12 (up to 30 with re-asks)', or with the
@@ -116,7 +128,7 @@ class Calls:
     def times(self, n: int) -> Calls:
         """The same calls made n times (per reviewer, per candidate)."""
         return Calls(self.calls * n, self.max_calls * n, self.prompt_tokens * n,
-                     self.completion_tokens * n, self.reasked * n)
+                     self.completion_tokens * n, self.reasked * n, self.local * n)
 
 
 def _calls(n: int, reasks: int, prompt: int, reply: int) -> Calls:
@@ -155,7 +167,14 @@ def _draft_material(s: Sizes) -> int:
     return min(12000, s.paper_chars) // CHARS_PER_TOKEN + CHAT_REPLY["profile"]
 
 
+def from_facets(s: Sizes) -> bool:
+    """Whether the run's model writes, reviews and revises from the papers' facets (no call)."""
+    return registry.traits(s.style).writes_from_facets
+
+
 def write_drafts(s: Sizes) -> Calls:
+    if from_facets(s):
+        return Calls(local=FACETS_WRITE)
     if registry.traits(s.style).completes_stems:
         per = QUESTIONS * stem.DRAFT_CANDIDATES["default"]
         prompt = STEM_HEADER + min(12000, s.paper_chars) // (3 * CHARS_PER_TOKEN) + 2 * STEM_LINE * 2
@@ -165,8 +184,8 @@ def write_drafts(s: Sizes) -> Calls:
 
 
 def aggregate(s: Sizes) -> Calls:
-    if s.authors < 2:
-        return Calls()  # a single draft is the proposal
+    if s.authors < 2 or from_facets(s):
+        return Calls()  # a single draft is the proposal; the facets' best pairing is at hand
     if registry.traits(s.style).completes_stems:
         cand = stem.AGGREGATE_CANDIDATES
         n = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))
@@ -178,6 +197,8 @@ def aggregate(s: Sizes) -> Calls:
 
 
 def review(s: Sizes) -> Calls:
+    if from_facets(s):
+        return Calls(local=s.reviewers * FACETS_REVIEW)
     if registry.traits(s.style).completes_stems:
         lines = len(stem.REVIEW_HEADINGS) * stem.REVIEW_CANDIDATES
         prompt = STEM_REVIEW_PROMPT
@@ -200,6 +221,18 @@ def meta_review(s: Sizes) -> Calls:
     if registry.traits(s.style).completes_stems or not s.reviewers:
         return Calls()  # the stem meta-review clusters the reviews: no model call
     return _chat("meta", 1, CHAT_REPLY["aggregate"] + s.reviewers * CHAT_REPLY["review"], 0)
+
+
+def attribution(s: Sizes) -> Calls:
+    """Provenance (run/evidence/provenance.py): embedding only. Counted for the facets path,
+    where it is a good part of the run; a model's calls dwarf it otherwise (and the runs'
+    bias, run/pipeline/timing.py, has it)."""
+    return Calls(local=FACETS_PROVENANCE) if from_facets(s) else Calls()
+
+
+def review_attribution(s: Sizes) -> Calls:
+    """The reviews' provenance: as `attribution`."""
+    return Calls(local=FACETS_REVIEW_PROVENANCE) if from_facets(s) else Calls()
 
 
 def nothing(s: Sizes) -> Calls:

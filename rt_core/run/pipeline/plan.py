@@ -86,10 +86,11 @@ def plan_for(settings: RunConfig | RunRequest) -> list[Stage]:
     # (after the last revision round, which may replace it).
     revised = [s.name for s in plan if s.group == revise.GROUP]
     settled = revised[-1] if revised else "rank" if many else "aggregate"
-    plan.append(Stage("provenance", provenance.attribute_answers, (settled,)))
+    plan.append(Stage("provenance", provenance.attribute_answers, (settled,), estimate=costs.attribution))
     if wants_reviews:
         plan.append(Stage("review_provenance", provenance.attribute_reviews,
-                          ("review_candidates" if many else "review", "provenance")))
+                          ("review_candidates" if many else "review", "provenance"),
+                              estimate=costs.review_attribution))
     return plan
 
 

@@ -59,15 +59,19 @@ class Expected:
     speed: speeds.Speed | None = None
     factor: float = 1.0  # the bias applied (`bias`)
     runs: int = 0  # the earlier runs it comes from
+    local_only: bool = False  # the plan makes no model call: its time is work on this machine
 
     def text(self) -> str:
         if self.seconds is None:
             return (f"wall time not known yet (model '{self.model}' has made no call on this "
                     "machine; its first run measures it)")
-        if self.speed is None:  # nothing to run (`combined` of no runs): no speed was needed
-            return "no model call expected, so no wait"
         bias = (f"; x{self.factor:.2f}, as {self.runs} earlier run{'s' * (self.runs != 1)} took"
                 if self.runs else "")
+        if self.local_only and self.seconds:  # the facets path (costs.from_facets)
+            return (f"expected wall time {duration(self.seconds)} (no model call: the papers' facets "
+                    f"and embeddings on this machine{bias})")
+        if self.speed is None:  # nothing to run (`combined` of no runs): no speed was needed
+            return "no model call expected, so no wait"
         return f"expected wall time {duration(self.seconds)} ({self.speed.source()}{bias})"
 
     def sentence(self) -> str:
@@ -99,32 +103,42 @@ def lanes(stage: str, s: Sizes) -> int:
                    "tournament": s.candidates // 2}.get(base, 1))
 
 
-def work(speed: speeds.Speed, c: Calls) -> float:
+def work(speed: speeds.Speed | None, c: Calls) -> float:
     """Seconds of model work for these calls, one after another, with the re-asks a run
-    makes as a rule (`Calls.typical`)."""
+    makes as a rule (`Calls.typical`); no speed is needed for no call."""
+    if speed is None or not c.typical:
+        return 0.0
     return speed.seconds(c.typical, c.prompt_tokens, c.completion_tokens)
 
 
-def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed, limit: int,
+def model_calls(plan: Sequence[Stage], sizes: Sizes, counted: set[str] | None = None) -> int:
+    """The model calls a plan typically makes (0 on the facets path: no speed is needed)."""
+    return sum(st.estimate(sizes).typical for st in plan if counted is None or st.name in counted)
+
+
+def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed | None, limit: int,
                  counted: set[str] | None = None) -> float:
     """The wall time of a plan: the longer of its critical path and its total work over the
     concurrency `limit` (module docstring). `counted`: only these stages make calls (a
     revision: every earlier stage comes from the cache). On one engine (a serial model,
     whose calls' times say how many ran in flight), however the stages overlap, the plan
     takes the sum of each stage's work on it at the crowding of the stage's lanes
-    (`speeds.Speed.wall`)."""
+    (`speeds.Speed.wall`). A stage's work that is no model call (`Calls.local`: the facets
+    path's) is Python on the interpreter the stages share, so it adds up."""
     finish: dict[str, float] = {}
     stages: list[tuple[float, int]] = []  # each stage's work and its calls at once
+    local = 0.0
     for st in plan:
         calls = st.estimate(sizes) if counted is None or st.name in counted else Calls()
         seconds, at_once = work(speed, calls), min(limit, lanes(st.name, sizes))
         stages.append((seconds, at_once))
+        local += calls.local
         start = max((finish.get(n, 0.0) for n in st.needs), default=0.0)
-        finish[st.name] = start + _stage_seconds(seconds, calls.calls, at_once)
-    if sizes.facts.serial and speed.at_once is not None:
-        return speed.engine_wall(stages)
+        finish[st.name] = start + _stage_seconds(seconds, calls.calls, at_once) + calls.local
+    if sizes.facts.serial and speed is not None and speed.at_once is not None:
+        return speed.engine_wall(stages) + local
     total = sum(seconds for seconds, _ in stages)
-    return max(max(finish.values(), default=0.0), total / max(1, limit))
+    return max(max(finish.values(), default=0.0), total / max(1, limit) + local)
 
 
 def _stage_seconds(seconds: float, calls: int, at_once: int) -> float:
@@ -139,10 +153,14 @@ def limit_for(config: RunConfig) -> int:
     return registry.calls_at_once(config.model, config.concurrency)
 
 
-def raw_seconds(config: RunConfig, store, speed: speeds.Speed, counted: set[str] | None = None) -> float:
-    """The plan's wall time at this speed, before the bias."""
-    sizes = sizes_for(config, store)
-    return plan_seconds(plan_for(config), sizes, speed, sizes.facts.at_once, counted)
+def raw_seconds(config: RunConfig, store, speed: speeds.Speed | None,
+                counted: set[str] | None = None) -> float:
+    """The plan's wall time at this speed, before the bias (0.0: it makes model calls and
+    no speed is known)."""
+    sizes, plan = sizes_for(config, store), plan_for(config)
+    if speed is None and model_calls(plan, sizes, counted):
+        return 0.0
+    return plan_seconds(plan, sizes, speed, sizes.facts.at_once, counted)
 
 
 def bias(store, runs: list[tuple[dict, float, speeds.Speed | None]]) -> tuple[float, int]:
@@ -154,7 +172,7 @@ def bias(store, runs: list[tuple[dict, float, speeds.Speed | None]]) -> tuple[fl
     ratios = []
     for data, wall, then in runs:
         try:
-            raw = raw_seconds(RunConfig.from_dict(data), store, then) if then else 0.0
+            raw = raw_seconds(RunConfig.from_dict(data), store, then)
         except Exception:  # a run stored by an older version: it says nothing here
             log.debug("no estimate for a stored run's settings", exc_info=True)
             continue
@@ -171,13 +189,15 @@ def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store,
     a run works out once when it starts (run/pipeline/simulation.py). The speeds are read
     first (today's, and the one each earlier run showed), then the plans are timed at them.
     `before_measuring`: what to wait for if the model is to be timed now (`speeds.speed_for`)."""
-    speed = speeds.speed_for(config.model, store, calibrate, before_measuring)
-    if speed is None:
+    calls = model_calls(plan, sizes, counted)
+    # The facets path makes no call: nothing to time the model for (nor to calibrate).
+    speed = speeds.speed_for(config.model, store, calibrate, before_measuring) if calls else None
+    if speed is None and calls:
         return Expected(config.model, None)
     earlier = speeds.runs_speeds(store, config.model, BIAS_RUNS)
     factor, runs = bias(store, earlier)
     seconds = plan_seconds(plan, sizes, speed, sizes.facts.at_once, counted)
-    return Expected(config.model, seconds * factor, speed, factor, runs)
+    return Expected(config.model, seconds * factor, speed, factor, runs, local_only=not calls)
 
 
 def for_config(config: RunConfig, store, calibrate: bool = False,
@@ -220,7 +240,9 @@ def combined(expected: list[Expected]) -> Expected:
         return Expected("", 0.0)
     if any(e.seconds is None for e in expected):
         return Expected(expected[0].model, None)
-    return Expected(expected[0].model, sum(e.seconds or 0.0 for e in expected), expected[0].speed)
+    return Expected(expected[0].model, sum(e.seconds or 0.0 for e in expected),
+                    next((e.speed for e in expected if e.speed is not None), None),
+                    local_only=all(e.local_only for e in expected))
 
 
 # -- the estimate kept beside the time taken ------------------------------------------------------

@@ -174,6 +174,8 @@ async def meta_review_step(sim: RunState, r: int) -> None:
 # -- the plan and its estimates ----------------------------------------------------------------
 
 def _revise_estimate(s: costs.Sizes) -> costs.Calls:
+    if costs.from_facets(s):
+        return costs.Calls()  # answered from the neighbourhood's facets by template (revision/facets.py)
     if registry.traits(s.style).completes_stems:
         # Typically two flagged answers; at most all five.
         per = revise_stem.STEMS_PER_ANSWER

@@ -1,0 +1,68 @@
+"""The wall time of a run on the facets path (the embedded model's, run/facets/): no model
+call, so no speed and no calibration, only the work on this machine the stages state
+(`costs.Calls.local`), scaled by how long earlier such runs took.
+
+Nothing here is timed: the earlier run's wall time is planted in the store.
+"""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from rt_core.config import LOCAL_MODEL
+from rt_core.models import speeds
+from rt_core.run.pipeline import budget, costs, timing
+from rt_core.types import Run, RunConfig
+
+
+def cli_default(**kw) -> RunConfig:
+    return RunConfig(**{"model": LOCAL_MODEL, "researcher_ids": ["r-ada", "r-nia"],
+                        "paper_ids": ["p-gaia", "p-llm"], "num_reviewers": 3, **kw})
+
+
+def no_speed(monkeypatch) -> None:
+    """Asking for the model's speed (which would time it on a fresh store) is a failure here."""
+    def refuse(*a, **kw):
+        raise AssertionError("the facets path asked for the model's speed")
+    monkeypatch.setattr(speeds, "speed_for", refuse)
+
+
+def test_the_facets_path_counts_no_call_and_needs_no_speed(community, monkeypatch):
+    """The CLI default on the embedded model: 0 calls for writing and reviewing, its time the
+    facets' work, the reviews' and the provenance's, with no calibration asked for."""
+    no_speed(monkeypatch)
+    cfg = cli_default()
+    assert budget.estimate(cfg, community).total.max_calls == 0
+    assert budget.estimate(cfg, community).summary().startswith("Estimate: no model call")
+    e = timing.for_config(cfg, community, calibrate=True)
+    local = (costs.FACETS_WRITE + 3 * costs.FACETS_REVIEW + costs.FACETS_PROVENANCE
+             + costs.FACETS_REVIEW_PROVENANCE)
+    assert e.seconds == pytest.approx(local)
+    assert "no model call: the papers' facets" in e.text()
+
+
+def test_the_apps_default_counts_each_candidates_reviews_and_the_round(community, monkeypatch):
+    """Four candidates, the novelty check and a revision round: every review (4 candidates'
+    and the round's) is rubric work, and the revision makes no call either."""
+    no_speed(monkeypatch)
+    cfg = cli_default(candidates=4, check_novelty=True, revision_rounds=1)
+    e = timing.for_config(cfg, community)
+    reviews = (4 + 1) * 3 * costs.FACETS_REVIEW
+    assert e.seconds == pytest.approx(costs.FACETS_WRITE + reviews + costs.FACETS_PROVENANCE
+                                      + costs.FACETS_REVIEW_PROVENANCE)
+    assert budget.estimate(cfg, community).total.max_calls == 0
+
+
+def test_earlier_facets_runs_scale_the_estimate(community, monkeypatch):
+    """A finished facets run (no call, no cache hit) that took twice its estimate doubles the
+    next one: the work between calls is all a facets run is."""
+    no_speed(monkeypatch)
+    cfg = cli_default()
+    raw = timing.for_config(cfg, community).seconds
+    run = Run(id="facets-1", config=cfg, status="done",
+              created_at=datetime.datetime.now(datetime.UTC).isoformat())
+    community.runs.save(run)
+    community.runs.add_wall(run.id, 2 * raw)
+    e = timing.for_config(cfg, community)
+    assert e.seconds == pytest.approx(2 * raw) and "x2.00, as 1 earlier run took" in e.text()
