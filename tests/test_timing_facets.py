@@ -21,24 +21,28 @@ def cli_default(**kw) -> RunConfig:
                         "paper_ids": ["p-gaia", "p-llm"], "num_reviewers": 3, **kw})
 
 
-def no_speed(monkeypatch) -> None:
-    """Asking for the model's speed (which would time it on a fresh store) is a failure here."""
+def no_speed(monkeypatch, load: float = 1.0) -> None:
+    """Asking for the model's speed (which would time it on a fresh store) is a failure here;
+    the machine's load is planted."""
     def refuse(*a, **kw):
         raise AssertionError("the facets path asked for the model's speed")
     monkeypatch.setattr(speeds, "speed_for", refuse)
+    monkeypatch.setattr(timing, "machine_load", lambda: load)
 
 
-def test_the_facets_path_counts_no_call_and_needs_no_speed(community, monkeypatch):
+@pytest.mark.parametrize("load", [1.0, 2.5])
+def test_the_facets_path_counts_no_call_and_needs_no_speed(community, monkeypatch, load):
     """The CLI default on the embedded model: 0 calls for writing and reviewing, its time the
-    facets' work, the reviews' and the provenance's, with no calibration asked for."""
-    no_speed(monkeypatch)
+    facets' work, then the reviews beside the answers' provenance, then the reviews', at the
+    machine's load, with no calibration asked for."""
+    no_speed(monkeypatch, load)
     cfg = cli_default()
     assert budget.estimate(cfg, community).total.max_calls == 0
     assert budget.estimate(cfg, community).summary().startswith("Estimate: no model call")
     e = timing.for_config(cfg, community, calibrate=True)
-    local = (costs.FACETS_WRITE + 3 * costs.FACETS_REVIEW + costs.FACETS_PROVENANCE
-             + costs.FACETS_REVIEW_PROVENANCE)
-    assert e.seconds == pytest.approx(local)
+    path = (costs.FACETS_WRITE + max(3 * costs.FACETS_REVIEW, costs.FACETS_PROVENANCE)
+            + costs.FACETS_REVIEW_PROVENANCE)
+    assert e.seconds == pytest.approx(load * path)
     assert "no model call: the papers' facets" in e.text()
 
 
@@ -48,9 +52,9 @@ def test_the_apps_default_counts_each_candidates_reviews_and_the_round(community
     no_speed(monkeypatch)
     cfg = cli_default(candidates=4, check_novelty=True, revision_rounds=1)
     e = timing.for_config(cfg, community)
-    reviews = (4 + 1) * 3 * costs.FACETS_REVIEW
-    assert e.seconds == pytest.approx(costs.FACETS_WRITE + reviews + costs.FACETS_PROVENANCE
-                                      + costs.FACETS_REVIEW_PROVENANCE)
+    reviews = 3 * costs.FACETS_REVIEW_MANY + 3 * costs.FACETS_REVIEW_AGAIN
+    assert e.seconds == pytest.approx(costs.FACETS_WRITE + costs.FACETS_MERGE + costs.FACETS_NOVELTY
+                                      + reviews + costs.FACETS_REVIEW_PROVENANCE)
     assert budget.estimate(cfg, community).total.max_calls == 0
 
 

@@ -59,15 +59,23 @@ REVIEW_LINE_REASKS = 0.2
 # (measured: 213 tokens a call in the app's default run, 205 in its revision's reviews).
 STEM_REVIEW_PROMPT = 220
 # The facets path (run/facets/) makes no model call: its time is work on this machine,
-# measured per stage in the CLI default run on 2026-12-06 (2 cores, shared, load 5-7):
-# the neighbourhood's facets found, paired and written (0.84 s), a rubric review with its
-# nearest-paper embedding (1.01 s for 3 reviewers), the answers' provenance (1.22 s) and
-# the reviews' (0.23 s). What else a run spends (saving, the first embedding's load) the
-# runs' bias learns (run/pipeline/timing.py).
-FACETS_WRITE = 0.85
-FACETS_REVIEW = 0.35
-FACETS_PROVENANCE = 1.2
-FACETS_REVIEW_PROVENANCE = 0.25
+# in seconds on an idle core (timing.py scales them by the machine's load). Measured per
+# stage on 2026-12-06 (2 cores, shared) in the CLI default run at load 2.3 (and 6, where
+# each took 2-3 times as long), divided by (load + 1) / cores: the neighbourhood's facets
+# found, paired and written (0.29 s there, and 0.1 s before the first stage); a rubric
+# review with its nearest-paper embedding (0.55 s for 3 reviewers); the answers'
+# provenance (0.62 s) and the reviews' (0.15 s). In the app's default run: the
+# candidates' merge (0.43 s), the novelty check (0.13 s), 12 reviews of 4 candidates
+# (0.42 s: the reviewers' papers are embedded once), a revision round's reviews (cached
+# embeddings). What else a run spends the runs' bias learns (run/pipeline/timing.py).
+FACETS_WRITE = 0.36
+FACETS_REVIEW = 0.11  # per reviewer
+FACETS_REVIEW_MANY = 0.07  # per reviewer, over all candidates (embeddings shared)
+FACETS_REVIEW_AGAIN = 0.03  # per reviewer, a revision round's
+FACETS_PROVENANCE = 0.38
+FACETS_REVIEW_PROVENANCE = 0.09
+FACETS_MERGE = 0.26
+FACETS_NOVELTY = 0.08
 
 
 @dataclass(frozen=True)
@@ -227,7 +235,13 @@ def attribution(s: Sizes) -> Calls:
     """Provenance (run/evidence/provenance.py): embedding only. Counted for the facets path,
     where it is a good part of the run; a model's calls dwarf it otherwise (and the runs'
     bias, run/pipeline/timing.py, has it)."""
-    return Calls(local=FACETS_PROVENANCE) if from_facets(s) else Calls()
+    # with candidates, the merge embedded the answers already (FACETS_MERGE)
+    return Calls(local=FACETS_PROVENANCE) if from_facets(s) and s.candidates < 2 else Calls()
+
+
+def review_again(s: Sizes) -> Calls:
+    """A revision round's reviews: as `review`, but the facets path's embeddings are cached."""
+    return Calls(local=s.reviewers * FACETS_REVIEW_AGAIN) if from_facets(s) else review(s)
 
 
 def review_attribution(s: Sizes) -> Calls:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -117,28 +118,41 @@ def model_calls(plan: Sequence[Stage], sizes: Sizes, counted: set[str] | None = 
 
 
 def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed | None, limit: int,
-                 counted: set[str] | None = None) -> float:
+                 counted: set[str] | None = None, load: float = 1.0) -> float:
     """The wall time of a plan: the longer of its critical path and its total work over the
     concurrency `limit` (module docstring). `counted`: only these stages make calls (a
     revision: every earlier stage comes from the cache). On one engine (a serial model,
     whose calls' times say how many ran in flight), however the stages overlap, the plan
     takes the sum of each stage's work on it at the crowding of the stage's lanes
     (`speeds.Speed.wall`). A stage's work that is no model call (`Calls.local`: the facets
-    path's) is Python on the interpreter the stages share, so it adds up."""
+    path's, in seconds on an idle core, times `load`) goes along the plan's critical path:
+    stages that need nothing from each other embed side by side (numpy leaves the
+    interpreter free)."""
     finish: dict[str, float] = {}
     stages: list[tuple[float, int]] = []  # each stage's work and its calls at once
-    local = 0.0
+    local: dict[str, float] = {}  # the critical path of the work that is no model call
     for st in plan:
         calls = st.estimate(sizes) if counted is None or st.name in counted else Calls()
         seconds, at_once = work(speed, calls), min(limit, lanes(st.name, sizes))
         stages.append((seconds, at_once))
-        local += calls.local
         start = max((finish.get(n, 0.0) for n in st.needs), default=0.0)
-        finish[st.name] = start + _stage_seconds(seconds, calls.calls, at_once) + calls.local
+        finish[st.name] = start + _stage_seconds(seconds, calls.calls, at_once) + calls.local * load
+        local[st.name] = max((local.get(n, 0.0) for n in st.needs), default=0.0) + calls.local * load
+    path = max(local.values(), default=0.0)
     if sizes.facts.serial and speed is not None and speed.at_once is not None:
-        return speed.engine_wall(stages) + local
+        return speed.engine_wall(stages) + path
     total = sum(seconds for seconds, _ in stages)
-    return max(max(finish.values(), default=0.0), total / max(1, limit) + local)
+    return max(max(finish.values(), default=0.0), total / max(1, limit) + path)
+
+
+def machine_load() -> float:
+    """How much slower than on an idle core work on this machine goes now: the processes
+    waiting for a core per core, over the last minute (1 on an idle machine). The facets
+    path's work took 2-3 times as long at a load of 6 on 2 cores as at 2.3 (costs.py)."""
+    try:
+        return max(1.0, (os.getloadavg()[0] + 1) / (os.cpu_count() or 1))
+    except (OSError, AttributeError):  # no load average here (Windows)
+        return 1.0
 
 
 def _stage_seconds(seconds: float, calls: int, at_once: int) -> float:
@@ -196,7 +210,10 @@ def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store,
         return Expected(config.model, None)
     earlier = speeds.runs_speeds(store, config.model, BIAS_RUNS)
     factor, runs = bias(store, earlier)
-    seconds = plan_seconds(plan, sizes, speed, sizes.facts.at_once, counted)
+    # Work on this machine goes at today's load, unless earlier runs say how long it took
+    # (their bias is of the idle-core figures: the load they ran at is not kept).
+    load = machine_load() if not runs else 1.0
+    seconds = plan_seconds(plan, sizes, speed, sizes.facts.at_once, counted, load)
     return Expected(config.model, seconds * factor, speed, factor, runs, local_only=not calls)
 
 
