@@ -22,6 +22,7 @@ from ... import fiveq
 from ...types import Change, Ground, MetaReview, Proposal, Review
 from ..facets import rubric
 from ..facets.extract import Facet
+from ..facets.kept import facets_of
 from ..facets.pair import Pairing, Pairings, usable
 from ..facets.write import measure_of, write
 from ..styles.context import StageContext
@@ -36,14 +37,17 @@ def _key(f: Facet | Ground) -> tuple[str, str, str]:
     return (f.paper_id, f.kind if isinstance(f, Facet) else f.facet, f.sentence)
 
 
-def pool(plans: Pairings) -> list[Facet]:
-    """Every facet the neighbourhood's pairings hold, once each, in ranking order."""
+def pool(plans: Pairings, found: Iterable[Facet] = ()) -> list[Facet]:
+    """Every facet the neighbourhood's pairings hold, in ranking order, then the rest the
+    neighbourhood's papers state (`found`: a gap of a paper no pairing quotes), once each."""
     out: dict[tuple[str, str, str], Facet] = {}
     for p in plans.ranked:
         for f in (p.mechanism, p.purpose, p.method_purpose, p.method_eval, p.target_eval,
                   p.target_method, *p.gaps):
             if f is not None:
                 out.setdefault(_key(f), f)
+    for f in found:
+        out.setdefault(_key(f), f)
     return list(out.values())
 
 
@@ -76,12 +80,12 @@ def _fresh(now: Pairing, plans: Pairings, fields: list[str], used: set[str]) -> 
         next(iter(others), None)
 
 
-def improve(proposal: Proposal, failed: dict[str, int], plans: Pairings,
-            fields: list[str]) -> tuple[Pairing | None, dict[str, str]]:
+def improve(proposal: Proposal, failed: dict[str, int], plans: Pairings, fields: list[str],
+            found: Iterable[Facet] = ()) -> tuple[Pairing | None, dict[str, str]]:
     """The pairing that answers the failed checks (`failed`: check -> reviewers who found
     it failed) and, per check answered, what was taken in words; (None, {}) when nothing
     in the neighbourhood answers any of them."""
-    facets = pool(plans)
+    facets = [f for f in pool(plans, found) if not fields or f.field in fields]
     now = pairing_of(proposal, facets)
     if now is None:
         return None, {}
@@ -132,12 +136,13 @@ ANSWERS = {"prior": fiveq.QUESTION_KEYS, "fields": fiveq.QUESTION_KEYS, "data": 
 
 
 def revised(proposal: Proposal, reviews: list[Review], plans: Pairings, fields: list[str],
-            name: Callable[[str], str], titles: dict[str, str]) -> tuple[Proposal, list[Change]]:
+            name: Callable[[str], str], titles: dict[str, str],
+            found: Iterable[Facet] = ()) -> tuple[Proposal, list[Change]]:
     """The proposal with the failed checks answered, and what changed and why; the same
     proposal and no change when nothing could be improved."""
     failed = failed_checks(reviews)
     n = len(reviews)
-    better, done = improve(proposal, failed, plans, fields)
+    better, done = improve(proposal, failed, plans, fields, found)
     if better is None:
         return proposal, []
     w = write(better, name, titles)
@@ -159,5 +164,7 @@ async def revise(ctx: StageContext, proposal: Proposal, reviews: list[Review],
     """revision/stem.py's signature: the facets path's round (no model call)."""
     g = grounding_of(ctx, [])
     plans = g.pairings
-    titles = {p.id: p.title for p in [*g.papers, *getattr(g, "facet_pool", [])]}
-    return revised(proposal, reviews, plans, list(g.fields), g.name, titles)
+    papers = list({p.id: p for p in [*g.papers, *g.facet_pool]}.values())
+    found = [f for pf in facets_of(papers, g.store, g.embedder).values() for f in pf.facets]
+    titles = {p.id: p.title for p in papers}
+    return revised(proposal, reviews, plans, list(g.fields), g.name, titles, found)
