@@ -40,6 +40,9 @@ from with for to into over under between across through and or but than""")
 INSTRUMENT = re.compile(r"\b(?:survey|surveys|observatory|telescope|telescopes|camera|instrument|"
                         r"mission|dataset|datasets|data set|benchmark|benchmarks|catalogue|catalog|"
                         r"corpus|environment|testbed|leaderboard)\b", re.IGNORECASE)
+# "we introduce HaluEval, a large-scale benchmark": presented, but as data to test on.
+DATA_CUE = re.compile(r"\b(?:a|an)\s+(?:[\w-]+\s+){0,3}(?:benchmark|dataset|data set|survey|catalogue|"
+                      r"catalog|corpus|testbed|leaderboard)s?\b", re.IGNORECASE)
 METHOD_CUE = re.compile(r"\b(?:we|the authors|this paper|this work)\s+(?:propose|introduce|present|"
                         r"develop|train|fit|design)\w*|\busing\b|\b(?:a|an|new)\s+(?:\w+\s+){0,3}"
                         r"(?:method|model|framework|algorithm|estimator|network|architecture)\s+"
@@ -167,7 +170,7 @@ def methodness(f: Facet) -> float:
         return -3.0
     if named and named[0].lower() in OPENERS:  # "against the much more precise ...": a clause's tail
         return -3.0
-    if INSTRUMENT.search(f.sentence) and not METHOD_CUE.search(f.sentence):
+    if INSTRUMENT.search(f.sentence) and not METHOD_CUE.search(f.sentence) or DATA_CUE.search(f.sentence):
         return -3.0
     return {"name": 1.5, "found": 0.2}.get(f.form, 1.0)
 
