@@ -27,7 +27,7 @@ from .phrases import METHOD_HEADS, candidate_phrases
 
 KINDS = ("purpose", "mechanism", "evaluation", "gap")
 # Bump when facets are found differently: stored facets of another version are recomputed.
-VERSION = "facets-10"
+VERSION = "facets-11"
 
 # What each facet is, in words a sentence embedder can compare a sentence with.
 DESCRIPTIONS = {
@@ -353,7 +353,8 @@ def _strip_article(text: str) -> str:
     """Without a leading verb of making or using, or an article ("build a metapopulation
     model" -> "metapopulation model")."""
     text = re.sub(r"^(?:build|builds|develop|develops|use|uses|propose|proposes|introduce|"
-                  r"introduces|train|trains|fit|fits|apply|applies)\s+", "", text.strip(),
+                  r"introduces|train|trains|fit|fits|apply|applies|choose|chooses|offer|offers|"
+                  r"design|designs|describe|describes|adopt|adopts)\s+", "", text.strip(),
                   flags=re.IGNORECASE)
     return re.sub(r"^(?:the|a|an|our|their|its)\s+", "", text, flags=re.IGNORECASE)
 

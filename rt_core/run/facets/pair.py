@@ -39,7 +39,7 @@ from with for to into over under between across through and or but than""")
 # sentence presents a method ("we propose X", "using X", "X, a model for ...").
 INSTRUMENT = re.compile(r"\b(?:survey|surveys|observatory|telescope|telescopes|camera|instrument|"
                         r"mission|dataset|datasets|data set|benchmark|benchmarks|catalogue|catalog|"
-                        r"corpus|environment|testbed|leaderboard)\b", re.IGNORECASE)
+                        r"corpus|environment|testbed|leaderboard|samples|evaluation)\b", re.IGNORECASE)
 # "we introduce HaluEval, a large-scale benchmark": presented, but as data to test on.
 DATA_CUE = re.compile(r"\b(?:a|an)\s+(?:[\w-]+\s+){0,3}(?:benchmark|dataset|data set|survey|catalogue|"
                       r"catalog|corpus|testbed|leaderboard)s?\b", re.IGNORECASE)
@@ -170,7 +170,8 @@ def methodness(f: Facet) -> float:
         return -3.0
     if named and named[0].lower() in OPENERS:  # "against the much more precise ...": a clause's tail
         return -3.0
-    if INSTRUMENT.search(f.sentence) and not METHOD_CUE.search(f.sentence) or DATA_CUE.search(f.sentence):
+    said = f"{f.phrase} {f.sentence}"
+    if INSTRUMENT.search(said) and not METHOD_CUE.search(f.sentence) or DATA_CUE.search(f.sentence):
         return -3.0
     return {"name": 1.5, "found": 0.2}.get(f.form, 1.0)
 
