@@ -214,6 +214,9 @@ def stem_writing(monkeypatch):
     facet that pairs (run/facets/): for the tests of that path, which a run with pairings
     no longer takes."""
     from rt_core.run.facets.pair import Pairings
+    from rt_core.run.pipeline import costs
     from rt_core.run.styles.grounding import Grounding
 
     monkeypatch.setattr(Grounding, "pairings", property(lambda self: Pairings(note="")))
+    # ...and their estimates count that path's calls (costs.from_facets: the facets path's none).
+    monkeypatch.setattr(costs, "from_facets", lambda sizes: False)

@@ -36,7 +36,8 @@ def test_full_run_on_the_embedded_model_and_a_free_rerun(store):
     # before its first stage, and keeps that estimate beside the time it took.
     estimate, wall = store.runs.wall_times([run.id])[run.id]
     assert estimate is not None and estimate > 0 and wall > 0
-    assert any(c.calibration for c in store.call_speeds.recent(LOCAL_MODEL, 500))
+    # On the facets path it makes no model call, so nothing was timed: no calibration, no call.
+    assert run.usage.calls == 0 and store.call_speeds.recent(LOCAL_MODEL, 500) == []
     answered = [k for k in QUESTION_KEYS if getattr(run.proposal, k)]
     assert sorted(answered + run.proposal.missing) == list(QUESTION_KEYS)
     assert len(answered) >= 4

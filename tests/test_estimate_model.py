@@ -19,6 +19,13 @@ from rt_core.types import RunConfig
 T0 = 1_000_000.0  # an instant in the past, in epoch seconds
 
 
+@pytest.fixture(autouse=True)
+def stem_path(monkeypatch):
+    """These tests time the embedded model's stem path: the one it takes when the papers
+    share no usable facet. On the facets path it makes no call (tests/test_timing_facets.py)."""
+    monkeypatch.setattr(costs, "from_facets", lambda sizes: False)
+
+
 def call(start: float, seconds: float, written: int = 20, calibration: bool = False) -> CallTime:
     """A call of 300 prompt tokens that started `start` seconds after T0."""
     return CallTime(300, written, seconds, calibration, at=T0 + start + seconds)

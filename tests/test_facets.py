@@ -225,3 +225,47 @@ def test_candidates_of_a_brainstorm_are_written_from_different_pairings(index):
     mine = stem_facets.planned(ctx, g, index=index)
     other = stem_facets.planned(ctx, g, index=index + 1)
     assert mine.q1 != other.q1
+
+
+# -- wording (issue 49, second pass) -------------------------------------------------------------
+
+def test_a_survey_or_instrument_is_no_method_and_a_stated_method_is():
+    from rt_core.run.facets.extract import Facet
+    from rt_core.run.facets.pair import methodness
+
+    lsst = Facet("mechanism", "LSST", "The overview describes the telescope, camera, data management "
+                 "system and survey strategy.", "p", "astronomy", "name")
+    net = Facet("mechanism", "CGNet", "We propose a crystal graph network that learns from atoms.",
+                "p", "materials", "name")
+    against = Facet("mechanism", "against the much more precise Gaia astrometry", "Using it against "
+                    "the much more precise Gaia astrometry.", "p", "astronomy", "found")
+    bench = Facet("mechanism", "HaluEval", "We introduce HaluEval, a large-scale benchmark of "
+                  "generated and annotated hallucinated samples.", "p", "nlp", "name")
+    assert methodness(lsst) < 0 and methodness(against) < 0 and methodness(bench) < 0
+    halu = Facet("mechanism", "HaluEval", "Hallucinated samples are created by a sample-then-filter "
+                 "procedure and then checked by people.", "p", "nlp", "name")
+    assert methodness(halu) < 0 and methodness(net) > 0
+    assert X._strip_article("choose a network architecture") == "network architecture"
+
+
+def test_a_clause_stops_before_a_second_clause_so_no_phrase_ends_broken():
+    s = ("The authors test how well its units predict recordings in areas V4 and IT and how closely "
+         "the model matches behaviour.")
+    phrase, form = X.cut_phrase("purpose", s)
+    assert form == "clause" and phrase.startswith("how well its units predict recordings in areas V4")
+    assert "closely" not in phrase and not phrase.endswith(" and")
+
+
+def test_q1_reads_as_a_question_and_q5_names_data_measure_and_baseline_or_says_none():
+    plans = _pairs()
+    titles = {p.id: p.title for p in HOOD}
+    for i in range(4):
+        p = plans.pick(i)
+        a = dict(write(p, lambda f: f.title(), titles).answers)
+        assert a["q1"].startswith("How can ") and " help " in a["q1"] and a["q1"].endswith("?")
+        assert "a method from" in a["q1"] and " and how" not in a["q1"]
+        assert ("The baseline is" in a["q5"]) == (p.target_method is not None)
+        assert "no baseline is named" in a["q5"] or "The baseline is" in a["q5"]
+        if p.target_eval is not None:
+            assert p.target_eval.phrase in a["q5"]
+            assert "measure its" in a["q5"] or "name no measure" in a["q5"]

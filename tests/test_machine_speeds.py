@@ -131,9 +131,10 @@ def test_each_test_has_its_own_machine():
 
 
 def test_the_command_line_prints_its_estimate_without_waiting_for_the_warm_up_once_timed(
-        tmp_path, timings, community, monkeypatch):
+        tmp_path, timings, community, monkeypatch, stem_writing):
     """The command line waits for the warm-up before its estimate only to calibrate alone; a
-    model this machine has timed is estimated at once (the first stage still waits)."""
+    model this machine has timed is estimated at once (the first stage still waits). On the
+    stem path (`stem_writing`): the facets path makes no call, so it times nothing at all."""
     from rt_core.run.pipeline import simulation
     from rt_core.types import RunConfig, RunRequest
 

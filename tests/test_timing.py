@@ -17,13 +17,20 @@ from rt_core.config import LOCAL_MODEL
 from rt_core.errors import ProviderError
 from rt_core.models import calibration, registry, speeds
 from rt_core.models.facts import facts_for
-from rt_core.run.pipeline import budget, timing
+from rt_core.run.pipeline import budget, costs, timing
 from rt_core.run.pipeline.costs import Calls
 from rt_core.run.pipeline.simulation import Simulation
 from rt_core.store.speeds import CallTime
 from rt_core.types import RunConfig, RunRequest
 
 AUTHORS = ["r-ada", "r-nia", "r-cole"]
+
+
+@pytest.fixture(autouse=True)
+def stem_path(monkeypatch):
+    """These tests time the embedded model's stem path: the one it takes when the papers
+    share no usable facet. On the facets path it makes no call (tests/test_timing_facets.py)."""
+    monkeypatch.setattr(costs, "from_facets", lambda sizes: False)
 
 
 def config(**kw) -> RunConfig:

@@ -18,6 +18,16 @@ def model(demo):
     return demo
 
 
+@pytest.fixture(autouse=True)
+def stem_path(monkeypatch):
+    """The calibration these tests walk through times the embedded model's stem path (taken
+    when the papers share no facet); on the facets path it makes no call, so it needs no
+    speed (tests/test_timing_facets.py)."""
+    from rt_core.run.pipeline import costs
+
+    monkeypatch.setattr(costs, "from_facets", lambda sizes: False)
+
+
 def store():
     from rt_core.store import open_store
 

@@ -138,12 +138,15 @@ class StyleTraits:
     scores_carry_signal: bool = True  # its 1-10 review scores say something about the proposal;
     # a base model's (a digit a grammar forces after a stem) are close to noise: an off-topic
     # run scored 8.0 against 6.3 for the full one (issue 26), so nothing leads with them
+    writes_from_facets: bool = False  # writes, reviews and revises from the papers' facets by
+    # template (run/facets/), with no model call when the papers share a usable facet
 
 
 STYLES = {CHAT: StyleTraits(CHAT, follows_instructions=True, ends_at_token_budget=False,
                             completes_stems=False),
           STEM: StyleTraits(STEM, follows_instructions=False, ends_at_token_budget=True,
-                            completes_stems=True, scores_carry_signal=False)}
+                            completes_stems=True, scores_carry_signal=False,
+                            writes_from_facets=True)}
 
 
 def traits(style: str) -> StyleTraits:

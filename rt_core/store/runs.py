@@ -289,7 +289,8 @@ class Runs:
 
     def fresh_finished(self, model: str, limit: int = 5) -> list[tuple[dict, float, str]]:
         """(config, wall seconds, created at) of the newest finished runs of a model that made
-        their own calls (at most one reply in ten from the cache): how long such runs take."""
+        their own calls (at most one reply in ten from the cache; a run of the facets path makes
+        none and takes none from it): how long such runs take."""
         rows = self.db.conn.execute(
             "SELECT config_json, wall_seconds, created_at, json_extract(result_json, '$.usage.calls'), "
             "json_extract(result_json, '$.usage.cache_hits') FROM runs WHERE model=? AND "
@@ -298,7 +299,7 @@ class Runs:
         out = []
         for config, wall, created, calls, hits in rows:
             calls, hits = int(float(calls or 0)), int(float(hits or 0))
-            if calls and hits <= calls // 10:
+            if hits <= calls // 10:
                 out.append((json.loads(config), float(wall), str(created)))
         return out[:limit]
 

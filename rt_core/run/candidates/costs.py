@@ -21,6 +21,8 @@ def _times(c: Calls, n: int) -> Calls:
 
 
 def write_candidates(s: Sizes) -> Calls:
+    if costs.from_facets(s):  # the i-th pairing, by template; then the merge's embedding
+        return Calls(local=costs.FACETS_MERGE)
     if registry.traits(s.style).completes_stems:
         cand = stem.MERGE_CANDIDATES
         per = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))
@@ -33,6 +35,8 @@ def write_candidates(s: Sizes) -> Calls:
 
 
 def review_candidates(s: Sizes) -> Calls:
+    if costs.from_facets(s):
+        return Calls(local=s.reviewers * costs.FACETS_REVIEW_MANY)
     return _times(costs.review(s), s.candidates)
 
 

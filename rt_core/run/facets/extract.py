@@ -27,7 +27,7 @@ from .phrases import METHOD_HEADS, candidate_phrases
 
 KINDS = ("purpose", "mechanism", "evaluation", "gap")
 # Bump when facets are found differently: stored facets of another version are recomputed.
-VERSION = "facets-9"
+VERSION = "facets-11"
 
 # What each facet is, in words a sentence embedder can compare a sentence with.
 DESCRIPTIONS = {
@@ -184,6 +184,7 @@ def describe(embedder) -> np.ndarray:
 
 # -- phrases ------------------------------------------------------------------------------------
 _STOPS_AT = re.compile(r"[,;:()]|\s(?:that|which|so that|so|where|whose|while|thus|and show|"
+                       r"and how|and whether|and why|and what|"
                        r"and apply|and argue|and find|to predict|in which)\s", re.IGNORECASE)
 _WHETHER = re.compile(r"\b(whether|how)\s+(.+)", re.IGNORECASE)
 _TO_VERB = re.compile(r"\bto\s+(assess|understand|study|test|predict|explain|estimate|map|"
@@ -352,7 +353,8 @@ def _strip_article(text: str) -> str:
     """Without a leading verb of making or using, or an article ("build a metapopulation
     model" -> "metapopulation model")."""
     text = re.sub(r"^(?:build|builds|develop|develops|use|uses|propose|proposes|introduce|"
-                  r"introduces|train|trains|fit|fits|apply|applies)\s+", "", text.strip(),
+                  r"introduces|train|trains|fit|fits|apply|applies|choose|chooses|offer|offers|"
+                  r"design|designs|describe|describes|adopt|adopts)\s+", "", text.strip(),
                   flags=re.IGNORECASE)
     return re.sub(r"^(?:the|a|an|our|their|its)\s+", "", text, flags=re.IGNORECASE)
 

@@ -18,6 +18,7 @@ papers, and the direction (which field lends the method) alternates where it can
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,21 @@ READY_WEIGHT = 0.15
 METHOD_WEIGHT = 0.3
 # What a mechanism is called when it names data rather than a method ("Danish register data").
 DATA_HEADS = wordset("""data dataset datasets survey surveys records observations catalogue
-sample samples release""")
+sample samples release photometry astrometry""")
+OPENERS = wordset("""against versus unlike beyond despite toward towards via per of in on at by
+from with for to into over under between across through and or but than""")
+# What names a survey, an instrument, a data set or a benchmark, and the cues that a
+# sentence presents a method ("we propose X", "using X", "X, a model for ...").
+INSTRUMENT = re.compile(r"\b(?:survey|surveys|observatory|telescope|telescopes|camera|instrument|"
+                        r"mission|dataset|datasets|data set|benchmark|benchmarks|catalogue|catalog|"
+                        r"corpus|environment|testbed|leaderboard|samples|evaluation)\b", re.IGNORECASE)
+# "we introduce HaluEval, a large-scale benchmark": presented, but as data to test on.
+DATA_CUE = re.compile(r"\b(?:a|an)\s+(?:[\w-]+\s+){0,3}(?:benchmark|dataset|data set|survey|catalogue|"
+                      r"catalog|corpus|testbed|leaderboard)s?\b", re.IGNORECASE)
+METHOD_CUE = re.compile(r"\b(?:we|the authors|this paper|this work)\s+(?:propose|introduce|present|"
+                        r"develop|train|fit|design)\w*|\busing\b|\b(?:a|an|new)\s+(?:\w+\s+){0,3}"
+                        r"(?:method|model|framework|algorithm|estimator|network|architecture)\s+"
+                        r"(?:for|that|which|to)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -146,10 +161,17 @@ def usable(f: Facet | None) -> bool:
 
 def methodness(f: Facet) -> float:
     """1.5 for a method's name from its title, 1 for the object of "we propose/use ...",
-    0.2 for a noun phrase merely ending in a method word, -3 for data or a sentence's
-    opening."""
+    0.2 for a noun phrase merely ending in a method word, -3 for data, a sentence's opening,
+    or what a sentence without a method's cue calls a survey, an instrument, a data set or a
+    benchmark ("LSST" of "... describes the telescope, camera, ... survey strategy"): those
+    belong to evaluation."""
     named = f.phrase.split("(")[0].split()
     if f.form == "sentence" or any(w.lower() in DATA_HEADS for w in named[:5]):
+        return -3.0
+    if named and named[0].lower() in OPENERS:  # "against the much more precise ...": a clause's tail
+        return -3.0
+    said = f"{f.phrase} {f.sentence}"
+    if INSTRUMENT.search(said) and not METHOD_CUE.search(f.sentence) or DATA_CUE.search(f.sentence):
         return -3.0
     return {"name": 1.5, "found": 0.2}.get(f.form, 1.0)
 

@@ -68,16 +68,29 @@ def aim(f: Facet) -> str:
     return f"for a problem of {f.field}"
 
 
+def made_for(p: Pairing) -> str:
+    """What the mechanism was made for on its own side ("to assess ...", "for work on ..."),
+    or "" when its paper states nothing apart from the method itself."""
+    own, mech = p.method_purpose, p.mechanism.phrase.lower()
+    if own is None or own.phrase.lower() in mech or mech in own.phrase.lower():
+        return ""
+    return aim(own)
+
+
 def question(p: Pairing, name: Callable[[str], str]) -> str:
+    """Q1 as a question a reader can answer yes or no to: the method (its field, and what it
+    was made for when its paper says), and the other field's problem."""
     mech, purp = p.mechanism.phrase, p.purpose.phrase
     a, b = name(p.mechanism.field), name(p.purpose.field)
+    does = made_for(p)
+    method = f"{mech}, a method from {a} developed {does}," if does else f"{mech}, a method from {a},"
     if p.purpose.form == "clause":
-        return f"{_lead('q1')} {mech}, a method from {a}, help find out {purp} in {b}?"
+        return f"{_lead('q1')} {method} help find out {purp} in {b}?"
     if p.purpose.form == "verb":
-        return f"{_lead('q1')} {mech}, a method from {a}, help {purp} in {b}?"
+        return f"{_lead('q1')} {method} help {purp} in {b}?"
     if p.purpose.form == "sentence":
-        return f"{_lead('q1')} {mech}, a method from {a}, be carried over to {b}, where {purp}?"
-    return f"{_lead('q1')} {mech}, a method from {a}, be used to study {purp} in {b}?"
+        return f"{_lead('q1')} {method} help with a problem {b} states: {purp}?"
+    return f"{_lead('q1')} {method} help the study of {purp} in {b}?"
 
 
 def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Written:
@@ -87,17 +100,15 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     q1 = question(p, name)
     q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
           f"The pairing asks whether a method from {a} can serve it.")
-    own = p.method_purpose
-    same = own is not None and (own.phrase.lower() in mech.lower() or mech.lower() in own.phrase.lower())
-    made_for = aim(own) if own is not None and not same else f"for problems of {a}"
+    made = made_for(p) or f"for problems of {a}"
     q3_grounds = [p.mechanism] + ([p.method_purpose] if p.method_purpose else [])
     if p.method_eval is not None and p.target_eval is not None:
-        q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made_for} and tested on "
-              f"{p.method_eval.phrase}, while {b} works with {p.target_eval.phrase}; "
-              f"what the method assumes about its inputs may not hold there.")
+        q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made}. There it was "
+              f"tested on {p.method_eval.phrase}, while {b} works with {p.target_eval.phrase}, "
+              f"so what the method assumes about its inputs may not hold.")
         q3_grounds += [p.method_eval, p.target_eval]
     else:
-        q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made_for}, not for {b}: "
+        q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made}, not for {b}: "
               f"what it assumes about its inputs has to be checked against the data of {b} "
               f"before it can be trusted.")
     if p.gaps:
@@ -108,16 +119,19 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
               f"the case for it rests on joining {a}'s method with {b}'s problem, which "
               f"neither paper does.")
     measure = measure_of(p.target_eval)
-    now = (f", comparing it with {p.target_method.phrase}"
-           if p.target_method and p.target_method.form == "name" else "")
+    base = p.target_method
+    baseline = (f"The baseline is {base.phrase}, the method the {b} paper uses."
+                if base is not None else f"The {b} papers state no method to compare with, so no "
+                f"baseline is named.")
     if p.target_eval is not None:
-        judged = f" and measure {measure}" if measure else " and compare the results"
-        q5 = f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}{judged}{now}."
-        q5_grounds = [p.mechanism, p.target_eval] + ([p.target_method] if p.target_method else [])
+        judged = (f", measure its {measure} there as the {b} paper does" if measure else
+                  f"; the {b} papers name no measure for it, so what to measure comes first")
+        q5 = f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}{judged}. {baseline}"
+        q5_grounds = [p.mechanism, p.target_eval] + ([base] if base else [])
     else:
-        q5 = (f"{_lead('q5')} apply {mech} to {p.purpose.phrase} in {b}{now}; no data or measure "
-              f"for it was found in the {b} papers' abstracts, so choosing them comes first.")
-        q5_grounds = [p.mechanism, p.purpose] + ([p.target_method] if p.target_method else [])
+        q5 = (f"{_lead('q5')} apply {mech} to {p.purpose.phrase} in {b}; the {b} papers' "
+              f"abstracts name no data or measure for it, so choosing them comes first. {baseline}")
+        q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
     answers = {"q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5}
     grounds = {"q1": (p.mechanism, p.purpose), "q2": (p.purpose,), "q3": tuple(q3_grounds),
                "q4": tuple(p.gaps), "q5": tuple(q5_grounds)}

@@ -43,6 +43,8 @@ class Estimate:
 
     def summary(self) -> str:
         t = self.total
+        if not t.max_calls:  # the facets path (run/facets/): the papers' own sentences, no model
+            return f"Estimate: no model call, {cost_text(self.cost, self.model, self.free)}"
         calls = t.count_text()
         return (f"Estimate: {calls} model calls, about {t.tokens:,} tokens "
                 f"({t.prompt_tokens:,} in, {t.completion_tokens:,} out), {cost_text(self.cost, self.model, self.free)}")

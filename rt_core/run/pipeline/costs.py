@@ -58,6 +58,24 @@ REVIEW_LINE_REASKS = 0.2
 # The prompt of one such call: the review's header with the proposal's short answers
 # (measured: 213 tokens a call in the app's default run, 205 in its revision's reviews).
 STEM_REVIEW_PROMPT = 220
+# The facets path (run/facets/) makes no model call: its time is work on this machine,
+# in seconds on an idle core (timing.py scales them by the machine's load). Measured per
+# stage on 2026-12-06 (2 cores, shared) in the CLI default run at load 2.3 (and 6, where
+# each took 2-3 times as long), divided by (load + 1) / cores: the neighbourhood's facets
+# found, paired and written (0.29 s there, and 0.1 s before the first stage); a rubric
+# review with its nearest-paper embedding (0.55 s for 3 reviewers); the answers'
+# provenance (0.62 s) and the reviews' (0.15 s). In the app's default run: the
+# candidates' merge (0.43 s), the novelty check (0.13 s), 12 reviews of 4 candidates
+# (0.42 s: the reviewers' papers are embedded once), a revision round's reviews (cached
+# embeddings). What else a run spends the runs' bias learns (run/pipeline/timing.py).
+FACETS_WRITE = 0.36
+FACETS_REVIEW = 0.11  # per reviewer
+FACETS_REVIEW_MANY = 0.07  # per reviewer, over all candidates (embeddings shared)
+FACETS_REVIEW_AGAIN = 0.03  # per reviewer, a revision round's
+FACETS_PROVENANCE = 0.38
+FACETS_REVIEW_PROVENANCE = 0.09
+FACETS_MERGE = 0.26
+FACETS_NOVELTY = 0.08
 
 
 @dataclass(frozen=True)
@@ -90,6 +108,7 @@ class Calls:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasked: int = 0  # re-asks made as a rule (module docstring): within max_calls - calls
+    local: float = 0.0  # seconds of work on this machine that is no model call (`facets_work`)
 
     @property
     def tokens(self) -> int:
@@ -103,7 +122,8 @@ class Calls:
     def __add__(self, other: Calls) -> Calls:
         return Calls(self.calls + other.calls, self.max_calls + other.max_calls,
                      self.prompt_tokens + other.prompt_tokens,
-                     self.completion_tokens + other.completion_tokens, self.reasked + other.reasked)
+                     self.completion_tokens + other.completion_tokens, self.reasked + other.reasked,
+                     self.local + other.local)
 
     def count_text(self) -> str:
         """The number of calls in words: '12', '12 (up to 30 with re-asks)', or with the
@@ -116,7 +136,7 @@ class Calls:
     def times(self, n: int) -> Calls:
         """The same calls made n times (per reviewer, per candidate)."""
         return Calls(self.calls * n, self.max_calls * n, self.prompt_tokens * n,
-                     self.completion_tokens * n, self.reasked * n)
+                     self.completion_tokens * n, self.reasked * n, self.local * n)
 
 
 def _calls(n: int, reasks: int, prompt: int, reply: int) -> Calls:
@@ -155,7 +175,14 @@ def _draft_material(s: Sizes) -> int:
     return min(12000, s.paper_chars) // CHARS_PER_TOKEN + CHAT_REPLY["profile"]
 
 
+def from_facets(s: Sizes) -> bool:
+    """Whether the run's model writes, reviews and revises from the papers' facets (no call)."""
+    return s.facts.traits.writes_from_facets
+
+
 def write_drafts(s: Sizes) -> Calls:
+    if from_facets(s):
+        return Calls(local=FACETS_WRITE)
     if s.facts.traits.completes_stems:
         per = QUESTIONS * stem.DRAFT_CANDIDATES["default"]
         prompt = STEM_HEADER + min(12000, s.paper_chars) // (3 * CHARS_PER_TOKEN) + 2 * STEM_LINE * 2
@@ -165,8 +192,8 @@ def write_drafts(s: Sizes) -> Calls:
 
 
 def aggregate(s: Sizes) -> Calls:
-    if s.authors < 2:
-        return Calls()  # a single draft is the proposal
+    if s.authors < 2 or from_facets(s):
+        return Calls()  # a single draft is the proposal; the facets' best pairing is at hand
     if s.facts.traits.completes_stems:
         cand = stem.AGGREGATE_CANDIDATES
         n = sum(cand.get(f"q{i}", cand["default"]) for i in range(1, QUESTIONS + 1))
@@ -178,6 +205,8 @@ def aggregate(s: Sizes) -> Calls:
 
 
 def review(s: Sizes) -> Calls:
+    if from_facets(s):
+        return Calls(local=s.reviewers * FACETS_REVIEW)
     if s.facts.traits.completes_stems:
         lines = len(stem.REVIEW_HEADINGS) * stem.REVIEW_CANDIDATES
         prompt = STEM_REVIEW_PROMPT
@@ -200,6 +229,24 @@ def meta_review(s: Sizes) -> Calls:
     if s.facts.traits.completes_stems or not s.reviewers:
         return Calls()  # the stem meta-review clusters the reviews: no model call
     return _chat("meta", 1, CHAT_REPLY["aggregate"] + s.reviewers * CHAT_REPLY["review"], 0)
+
+
+def attribution(s: Sizes) -> Calls:
+    """Provenance (run/evidence/provenance.py): embedding only. Counted for the facets path,
+    where it is a good part of the run; a model's calls dwarf it otherwise (and the runs'
+    bias, run/pipeline/timing.py, has it)."""
+    # with candidates, the merge embedded the answers already (FACETS_MERGE)
+    return Calls(local=FACETS_PROVENANCE) if from_facets(s) and s.candidates < 2 else Calls()
+
+
+def review_again(s: Sizes) -> Calls:
+    """A revision round's reviews: as `review`, but the facets path's embeddings are cached."""
+    return Calls(local=s.reviewers * FACETS_REVIEW_AGAIN) if from_facets(s) else review(s)
+
+
+def review_attribution(s: Sizes) -> Calls:
+    """The reviews' provenance: as `attribution`."""
+    return Calls(local=FACETS_REVIEW_PROVENANCE) if from_facets(s) else Calls()
 
 
 def nothing(s: Sizes) -> Calls:

@@ -61,8 +61,8 @@ def estimate_for(config: RunConfig):
 
 
 def estimate(sizes: costs.Sizes, proposals: int = 1) -> costs.Calls:
-    if not registry.traits(sizes.style).follows_instructions:
-        return costs.Calls()
+    if not registry.traits(sizes.style).follows_instructions:  # embedding only
+        return costs.Calls(local=costs.FACETS_NOVELTY) if costs.from_facets(sizes) else costs.Calls()
     n = FACETS * proposals
     return costs.Calls(n, 2 * n, n * EXPLAIN_PROMPT, n * EXPLAIN_REPLY)
 

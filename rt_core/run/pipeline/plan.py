@@ -93,10 +93,12 @@ def plan_for(settings: RunConfig | RunRequest, facts: ModelFacts | None = None) 
     revised = [s.name for s in plan if s.group == revise.GROUP]
     settled = revised[-1] if revised else "rank" if many else "aggregate"
     beside = [s.name for s in plan if s.name == "choose" and settled in s.needs]
-    plan.append(Stage("provenance", provenance.attribute_answers, (settled, *beside)))
+    plan.append(Stage("provenance", provenance.attribute_answers, (settled, *beside),
+                      estimate=costs.attribution))
     if wants_reviews:
         plan.append(Stage("review_provenance", provenance.attribute_reviews,
-                          ("review_candidates" if many else "review", "provenance")))
+                          ("review_candidates" if many else "review", "provenance"),
+                          estimate=costs.review_attribution))
     return plan
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -60,15 +61,19 @@ class Expected:
     speed: speeds.Speed | None = None
     factor: float = 1.0  # the bias applied (`bias`)
     runs: int = 0  # the earlier runs it comes from
+    local_only: bool = False  # the plan makes no model call: its time is work on this machine
 
     def text(self) -> str:
         if self.seconds is None:
             return (f"wall time not known yet (model '{self.model}' has made no call on this "
                     "machine; its first run measures it)")
-        if self.speed is None:  # nothing to run (`combined` of no runs): no speed was needed
-            return "no model call expected, so no wait"
         bias = (f"; x{self.factor:.2f}, as {self.runs} earlier run{'s' * (self.runs != 1)} took"
                 if self.runs else "")
+        if self.local_only and self.seconds:  # the facets path (costs.from_facets)
+            return (f"expected wall time {duration(self.seconds)} (no model call: the papers' facets "
+                    f"and embeddings on this machine{bias})")
+        if self.speed is None:  # nothing to run (`combined` of no runs): no speed was needed
+            return "no model call expected, so no wait"
         return f"expected wall time {duration(self.seconds)} ({self.speed.source()}{bias})"
 
     def sentence(self) -> str:
@@ -100,32 +105,55 @@ def lanes(stage: str, s: Sizes) -> int:
                    "tournament": s.candidates // 2}.get(base, 1))
 
 
-def work(speed: speeds.Speed, c: Calls) -> float:
+def work(speed: speeds.Speed | None, c: Calls) -> float:
     """Seconds of model work for these calls, one after another, with the re-asks a run
-    makes as a rule (`Calls.typical`)."""
+    makes as a rule (`Calls.typical`); no speed is needed for no call."""
+    if speed is None or not c.typical:
+        return 0.0
     return speed.seconds(c.typical, c.prompt_tokens, c.completion_tokens)
 
 
-def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed, limit: int,
-                 counted: set[str] | None = None) -> float:
+def model_calls(plan: Sequence[Stage], sizes: Sizes, counted: set[str] | None = None) -> int:
+    """The model calls a plan typically makes (0 on the facets path: no speed is needed)."""
+    return sum(st.estimate(sizes).typical for st in plan if counted is None or st.name in counted)
+
+
+def plan_seconds(plan: Sequence[Stage], sizes: Sizes, speed: speeds.Speed | None, limit: int,
+                 counted: set[str] | None = None, load: float = 1.0) -> float:
     """The wall time of a plan: the longer of its critical path and its total work over the
     concurrency `limit` (module docstring). `counted`: only these stages make calls (a
     revision: every earlier stage comes from the cache). On one engine (a serial model,
     whose calls' times say how many ran in flight), however the stages overlap, the plan
     takes the sum of each stage's work on it at the crowding of the stage's lanes
-    (`speeds.Speed.wall`)."""
+    (`speeds.Speed.wall`). A stage's work that is no model call (`Calls.local`: the facets
+    path's, in seconds on an idle core, times `load`) goes along the plan's critical path:
+    stages that need nothing from each other embed side by side (numpy leaves the
+    interpreter free)."""
     finish: dict[str, float] = {}
     stages: list[tuple[float, int]] = []  # each stage's work and its calls at once
+    local: dict[str, float] = {}  # the critical path of the work that is no model call
     for st in plan:
         calls = st.estimate(sizes) if counted is None or st.name in counted else Calls()
         seconds, at_once = work(speed, calls), min(limit, lanes(st.name, sizes))
         stages.append((seconds, at_once))
         start = max((finish.get(n, 0.0) for n in st.needs), default=0.0)
-        finish[st.name] = start + _stage_seconds(seconds, calls.calls, at_once)
-    if sizes.facts.serial and speed.at_once is not None:
-        return speed.engine_wall(stages)
+        finish[st.name] = start + _stage_seconds(seconds, calls.calls, at_once) + calls.local * load
+        local[st.name] = max((local.get(n, 0.0) for n in st.needs), default=0.0) + calls.local * load
+    path = max(local.values(), default=0.0)
+    if sizes.facts.serial and speed is not None and speed.at_once is not None:
+        return speed.engine_wall(stages) + path
     total = sum(seconds for seconds, _ in stages)
-    return max(max(finish.values(), default=0.0), total / max(1, limit))
+    return max(max(finish.values(), default=0.0), total / max(1, limit) + path)
+
+
+def machine_load() -> float:
+    """How much slower than on an idle core work on this machine goes now: the processes
+    waiting for a core per core, over the last minute (1 on an idle machine). The facets
+    path's work took 2-3 times as long at a load of 6 on 2 cores as at 2.3 (costs.py)."""
+    try:
+        return max(1.0, (os.getloadavg()[0] + 1) / (os.cpu_count() or 1))
+    except (OSError, AttributeError):  # no load average here (Windows)
+        return 1.0
 
 
 def _stage_seconds(seconds: float, calls: int, at_once: int) -> float:
@@ -135,11 +163,15 @@ def _stage_seconds(seconds: float, calls: int, at_once: int) -> float:
     return seconds / calls * math.ceil(calls / at_once)
 
 
-def raw_seconds(config: RunConfig, facts: ModelFacts, store, speed: speeds.Speed,
+def raw_seconds(config: RunConfig, facts: ModelFacts, store, speed: speeds.Speed | None,
                 counted: set[str] | None = None) -> float:
-    """The plan's wall time at this speed, before the bias (`facts`: the run's models')."""
+    """The plan's wall time at this speed, before the bias (`facts`: the run's models'; 0.0:
+    it makes model calls and no speed is known)."""
     sizes = sizes_at(config, facts, store)
-    return plan_seconds(plan_for(config, facts), sizes, speed, facts.at_once, counted)
+    plan = plan_for(config, facts)
+    if speed is None and model_calls(plan, sizes, counted):
+        return 0.0
+    return plan_seconds(plan, sizes, speed, facts.at_once, counted)
 
 
 def bias(store, runs: list[tuple[dict, float, speeds.Speed | None]], facts: ModelFacts) -> tuple[float, int]:
@@ -153,7 +185,7 @@ def bias(store, runs: list[tuple[dict, float, speeds.Speed | None]], facts: Mode
     for data, wall, then in runs:
         try:
             earlier = RunConfig.from_dict(data)
-            raw = raw_seconds(earlier, facts.under(earlier), store, then) if then else 0.0
+            raw = raw_seconds(earlier, facts.under(earlier), store, then)
         except Exception:  # a run stored by an older version: it says nothing here
             log.debug("no estimate for a stored run's settings", exc_info=True)
             continue
@@ -173,13 +205,19 @@ def plan_expected(config: RunConfig, plan: Sequence[Stage], sizes: Sizes, store,
     (`calibration.speed_for`). What the model is comes from `sizes.facts`, which the run
     resolved at its start."""
     facts = sizes.facts
-    speed = calibration.speed_for(config.model, store, calibrate, before_measuring, facts.calibrates)
-    if speed is None:
+    calls = model_calls(plan, sizes, counted)
+    # The facets path makes no call: nothing to time the model for (nor to calibrate).
+    speed = (calibration.speed_for(config.model, store, calibrate, before_measuring, facts.calibrates)
+             if calls else None)
+    if speed is None and calls:
         return Expected(config.model, None)
     earlier = speeds.runs_speeds(store, config.model, BIAS_RUNS)
     factor, runs = bias(store, earlier, facts)
-    seconds = plan_seconds(plan, sizes, speed, sizes.facts.at_once, counted)
-    return Expected(config.model, seconds * factor, speed, factor, runs)
+    # Work on this machine goes at today's load, unless earlier runs say how long it took
+    # (their bias is of the idle-core figures: the load they ran at is not kept).
+    load = machine_load() if not runs else 1.0
+    seconds = plan_seconds(plan, sizes, speed, facts.at_once, counted, load)
+    return Expected(config.model, seconds * factor, speed, factor, runs, local_only=not calls)
 
 
 def for_config(config: RunConfig, store, calibrate: bool = False,
@@ -229,7 +267,9 @@ def combined(expected: list[Expected]) -> Expected:
         return Expected("", 0.0)
     if any(e.seconds is None for e in expected):
         return Expected(expected[0].model, None)
-    return Expected(expected[0].model, sum(e.seconds or 0.0 for e in expected), expected[0].speed)
+    return Expected(expected[0].model, sum(e.seconds or 0.0 for e in expected),
+                    next((e.speed for e in expected if e.speed is not None), None),
+                    local_only=all(e.local_only for e in expected))
 
 
 # -- the estimate kept beside the time taken ------------------------------------------------------

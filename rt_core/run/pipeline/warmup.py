@@ -134,6 +134,11 @@ def later_parts(config) -> tuple[str, ...]:
 def parts_for(facts: ModelFacts) -> tuple[str, ...]:
     """What a run whose models have these facts will load: the model client always, the
     SDK's resources when one of its models is reached over the network, MiniLM when it
-    embeds in this process, the run's model's weights when it loads them here."""
-    return ((CLIENT,) + ((SDK,) if facts.remote else ()) + ((EMBEDDER,) if facts.local_embedder else ())
-            + ((weights(facts.model),) if facts.preloads else ()))
+    embeds in this process, the run's model's weights when it loads them here. A run that
+    writes from the papers' facets (registry: `writes_from_facets`) makes no call when the
+    papers share a facet, so neither the client nor the weights are waited for: a run whose
+    papers share none loads them at its first call."""
+    own = not facts.traits.writes_from_facets or facts.remote
+    return (((CLIENT,) if own else ()) + ((SDK,) if facts.remote else ())
+            + ((EMBEDDER,) if facts.local_embedder else ())
+            + ((weights(facts.model),) if facts.preloads and own else ()))

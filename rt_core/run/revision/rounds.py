@@ -28,6 +28,7 @@ from .. import prompts
 from ..pipeline import costs
 from ..pipeline.agents import gather
 from . import chat as revise_chat
+from . import facets as revise_facets
 from . import stem as revise_stem
 
 if TYPE_CHECKING:
@@ -55,8 +56,9 @@ def _mean(meta: MetaReview | None) -> float | None:
 
 
 def _plain(p: Proposal) -> Proposal:
-    """A round's proposal without the authors' drafts (they belong to round 0 only)."""
-    return Proposal(**p.answers(), missing=list(p.missing))
+    """A round's proposal without the authors' drafts (they belong to round 0 only), with
+    the papers' sentences it was written from (the facets path's reviews check them)."""
+    return Proposal(**p.answers(), missing=list(p.missing), grounds=dict(p.grounds))
 
 
 def _open(sim: RunState, r: int) -> bool:
@@ -98,7 +100,8 @@ async def revise_step(sim: RunState, r: int) -> None:
     if not _open(sim, r) or len(sim.run.rounds) > r:
         return
     before = sim.run.rounds[r - 1]
-    writer = revise_stem if sim.ctx.traits.completes_stems else revise_chat
+    writer = revise_facets if before.proposal.grounds and sim.ctx.traits.writes_from_facets else \
+        revise_stem if sim.ctx.traits.completes_stems else revise_chat
     sim.recorder.emit(GROUP, f"authors (round {r})", 0, 1, "started")
     try:
         revised, changes = await writer.revise(sim.ctx, before.proposal, before.reviews,
@@ -139,7 +142,8 @@ def _show_best(run) -> Round:
     scored = [x for x in run.rounds if _mean(x.meta_review) is not None]
     best = max(scored, key=lambda x: (_mean(x.meta_review), -x.number)) if scored else run.rounds[-1]
     run.proposal = Proposal(**best.proposal.answers(), missing=list(best.proposal.missing),
-                            drafts=list(run.proposal.drafts) if run.proposal else [])
+                            drafts=list(run.proposal.drafts) if run.proposal else [],
+                            grounds=dict(best.proposal.grounds))
     run.reviews, run.meta_review = list(best.reviews), best.meta_review
     return best
 
@@ -174,6 +178,8 @@ async def meta_review_step(sim: RunState, r: int) -> None:
 # -- the plan and its estimates ----------------------------------------------------------------
 
 def _revise_estimate(s: costs.Sizes) -> costs.Calls:
+    if costs.from_facets(s):
+        return costs.Calls()  # answered from the neighbourhood's facets by template (revision/facets.py)
     if registry.traits(s.style).completes_stems:
         # Typically two flagged answers; at most all five.
         per = revise_stem.STEMS_PER_ANSWER
@@ -197,7 +203,7 @@ def stages(config: RunConfig, names: list[str]) -> list[tuple]:
     out: list[tuple] = []
     for r in range(1, config.revision_rounds + 1):
         out += [(f"revise_{r}", functools.partial(revise_step, r=r), before, _revise_estimate),
-                (f"review_{r}", functools.partial(review_step, r=r), (f"revise_{r}",), costs.review),
+                (f"review_{r}", functools.partial(review_step, r=r), (f"revise_{r}",), costs.review_again),
                 (f"meta_review_{r}", functools.partial(meta_review_step, r=r), (f"review_{r}",),
                  costs.meta_review)]
         before = (f"meta_review_{r}",)
