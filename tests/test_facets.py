@@ -2,6 +2,8 @@
 what a base model's run says is what the papers state, and what a review says holds."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from rt_core.config import LOCAL_EMBEDDER
@@ -161,6 +163,22 @@ def test_a_planted_proposal_gets_exactly_its_three_faults_said_and_nothing_else(
     assert "Economics" in bad and "measure" in bad.lower() and "gap" in bad.lower()
     assert "Economics" not in good and "gap" not in good.lower() and "measure" not in good.lower()
     assert r.score == round(1 + 8 * 3 / 6) and "3 of 6 checks hold" in r.basis
+
+
+def test_a_measure_word_in_the_baseline_sentence_is_no_measure():
+    """Blind reading (2026-12-06): Q5 said the papers name no measure, then "The baseline is
+    likelihood framework", and every reviewer wrote "There is a measure ...: likelihood"."""
+    p = dataclasses.replace(_planted(), q5=(
+        "We will apply a crystal graph network to Chicago arrest records from Criminology; the "
+        "Criminology papers name no measure for it, so what to measure comes first. The baseline "
+        "is likelihood framework, the method the Criminology paper uses."))
+    r = rubric.check(p, "r-x", "materials", ["materials", "criminology"], str.title, ("A far paper", 0.2))
+    assert {c.key: c.holds for c in r.checks}["measure"] is False
+    measured = dataclasses.replace(p, q5=p.q5.replace("the Criminology papers name no measure for "
+                                                      "it, so what to measure comes first",
+                                                      "measure its error rate there"))
+    r = rubric.check(measured, "r-x", "materials", ["materials", "criminology"], str.title, ("A far paper", 0.2))
+    assert {c.key: c.holds for c in r.checks}["measure"] is True
 
 
 def test_no_review_sentence_claims_a_result_a_first_or_a_fact_about_the_world():

@@ -41,10 +41,10 @@ SAY = {
                      "The data Q5 names ({data}) is data the {side} papers use."),
     ("data", False): ("Q5 names no data from the {side} side for the method to run on.",
                       "Nothing in Q5 is data the {side} papers use."),
-    ("prior", True): ("The nearest paper I compared Q1 with, “{title}”, is not close to it "
-                      "(cosine {sim:.2f}).",
-                      "Q1 is not close to any paper I compared it with; the nearest, “{title}”, "
-                      "has cosine {sim:.2f}."),
+    ("prior", True): ("Of my own papers, the nearest to Q1 by title and opening sentence, "
+                      "“{title}”, is not close to it (cosine {sim:.2f}).",
+                      "Q1 is not close to any of my own papers; the nearest by title and opening "
+                      "sentence, “{title}”, has cosine {sim:.2f}."),
     ("prior", False): ("Q1 is close to “{title}” (cosine {sim:.2f}); the idea may have been "
                        "tried there.",
                        "“{title}” is close to Q1 (cosine {sim:.2f}), so the question may not be new."),
@@ -143,7 +143,7 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
     q5 = p.q5 or ""
     data = next((g for g in _grounds(p, "q5") if g.facet == "evaluation"
                  and g.field != mech_field), None)
-    measure = MEASURES.search(q5)
+    measure = MEASURES.search(_judged_by(q5))
     gaps = [g for g in _grounds(p, "q4") if g.facet == "gap" and g.sentence.strip() in (p.q4 or "")]
     q3_fields = {g.field for g in _grounds(p, "q3")}
     hard = "because" in (p.q3 or "") and (len(q3_fields) >= 2 or name(purp_field) in (p.q3 or ""))
@@ -161,6 +161,14 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
         said = SAY[(key, holds)][(h + i) % 2].format(**values)
         checks.append(Check(key, holds, said))
     return Rubric(reviewer_id, tuple(checks))
+
+
+def _judged_by(q5: str) -> str:
+    """Q5 without the sentences about its baseline: a baseline names what the outcome is
+    compared with ("The baseline is likelihood framework"), not what it is measured by, and a
+    measure word inside it once made every reviewer say Q5 named a measure it did not."""
+    sentences = re.split(r"(?<=[.;])\s+", q5)
+    return " ".join(s for s in sentences if "baseline" not in s.lower())
 
 
 def _phrase_in(q5: str, g: Ground) -> str:
