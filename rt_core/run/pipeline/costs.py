@@ -68,7 +68,12 @@ STEM_REVIEW_PROMPT = 220
 # candidates' merge (0.43 s), the novelty check (0.13 s), 12 reviews of 4 candidates
 # (0.42 s: the reviewers' papers are embedded once), a revision round's reviews (cached
 # embeddings). What else a run spends the runs' bias learns (run/pipeline/timing.py).
-FACETS_WRITE = 0.36
+# The facets' work grows with the chosen papers' text (sentences found, embedded and paired):
+# the CLI default's papers (1,360 characters) took 0.3 s to write from, the seven papers of
+# "LLMs x galaxy surveys" (5,002 characters) 0.82 s in the same sitting (load 2), so about a
+# third of it is fixed and the rest goes with the text; scaled to 0.36 s at the CLI default.
+FACETS_WRITE_FIXED = 0.126
+FACETS_WRITE_PER_KCHAR = 0.172  # seconds per 1,000 characters of the chosen papers
 FACETS_REVIEW = 0.11  # per reviewer
 FACETS_REVIEW_MANY = 0.07  # per reviewer, over all candidates (embeddings shared)
 FACETS_REVIEW_AGAIN = 0.03  # per reviewer, a revision round's
@@ -180,9 +185,14 @@ def from_facets(s: Sizes) -> bool:
     return s.facts.traits.writes_from_facets
 
 
+def facets_write(s: Sizes) -> float:
+    """Seconds of work, on an idle core, to find, pair and write from the papers' facets."""
+    return FACETS_WRITE_FIXED + FACETS_WRITE_PER_KCHAR * s.paper_chars / 1000
+
+
 def write_drafts(s: Sizes) -> Calls:
     if from_facets(s):
-        return Calls(local=FACETS_WRITE)
+        return Calls(local=facets_write(s))
     if s.facts.traits.completes_stems:
         per = QUESTIONS * stem.DRAFT_CANDIDATES["default"]
         prompt = STEM_HEADER + min(12000, s.paper_chars) // (3 * CHARS_PER_TOKEN) + 2 * STEM_LINE * 2
