@@ -137,7 +137,9 @@ def test_a_base_model_gets_its_lead_as_material_and_is_ranked_by_signals(communi
 
 
 @pytest.mark.slow
-def test_two_candidates_on_the_embedded_model(starter_store):
+def test_two_candidates_on_the_embedded_model(starter_store, stem_writing):
+    """The real embedded model writing two candidates by stems: the path a neighbourhood
+    without a usable facet takes (the facets path makes no model call to rank by fluency)."""
     ids = {"researchers": ["r-neubig-graham", "r-ivezic-zeljko"], "papers": ["arxiv:2307.13854",
                                                                           "arxiv:2208.00211"]}
     cfg = RunConfig(researcher_ids=ids["researchers"], paper_ids=ids["papers"], num_reviewers=1,

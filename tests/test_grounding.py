@@ -541,10 +541,11 @@ def test_a_missing_key_is_caught_before_any_call(community, monkeypatch, openai_
 # -- on the real embedded model ------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_the_embedded_model_combines_nlp_and_astronomy(starter_store):
+def test_the_embedded_model_combines_nlp_and_astronomy(starter_store, stem_writing):
     """The issue's 'done when': with no key, the NLP + Astronomy case study gives a Q1 that
     names a concept of each field, reviews without empty sections, and a meta-review made of
-    the reviewers' own points. (Reviewer choice itself is issue 10's.)"""
+    the reviewers' own points. (Reviewer choice itself is issue 10's.) On the stem path, which
+    the real model writes on when the papers offer no pairing: the facets path calls no model."""
     preset = starter.preset("nlp-astronomy")
     req = RunRequest(RunConfig(researcher_ids=preset["researcher_ids"], paper_ids=preset["paper_ids"],
                                num_reviewers=3))
