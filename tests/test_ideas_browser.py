@@ -6,6 +6,8 @@ Same server pattern as tests/test_study_browser.py (streamlit run as a subproces
 RT_DATA_DIR with two stored runs)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, start_server, stop_server
@@ -75,6 +77,9 @@ def test_starred_ideas_of_two_runs_make_a_study_rated_blind(server, browser):
     rctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = rctx.new_page()
     join(page, rater_link, "ann")
+    # the item is drawn after the join form goes: wait for it (a condition), then read the page
+    either = "|".join(re.escape(RUNS[r][0]) for r in ("alpha0000001", "beta00000001"))
+    expect(page.get_by_test_id("stMain")).to_contain_text(re.compile(either), timeout=60_000)
     text = page.get_by_test_id("stMain").inner_text()
     assert RUNS["alpha0000001"][0] in text or RUNS["beta00000001"][0] in text  # the ideas themselves
     assert not [h for h in HIDDEN if h in text], text[:500]  # and nothing that names where they came from

@@ -250,7 +250,7 @@ class Ideas:
         """Ids of the ideas of one group of near-duplicates, the first first (at most `limit`)."""
         where, params = _where(Filters(), runs)
         return [r[0] for r in self.db.conn.execute(
-            f"SELECT i.id FROM ideas i WHERE {where} AND (i.group_id=? OR i.id=?) ORDER BY i.created_at, i.id "
+            f"SELECT i.id FROM ideas i WHERE {where} AND (i.group_id=? OR i.id=?) ORDER BY i.seq, i.created_at, i.id "
             "LIMIT ?", [*params, group_id, group_id, limit])]
 
     def run_owners(self) -> dict[str, str]:
