@@ -1,6 +1,7 @@
 """Driving the app through its entry file (AppTest): the helpers every app test shares."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -103,3 +104,19 @@ def run_page(provider: str = SCRIPTED_PRESET) -> AppTest:
 def captions(at: AppTest) -> str:
     """Every caption of the page, as shown (Markdown escapes removed)."""
     return "\n".join(shown(c.value) for c in at.caption)
+
+
+@contextlib.contextmanager
+def shared_server(monkeypatch, operator_token: str):
+    """The app as a shared server (RT_SHARED=1) whose operator token is `operator_token`. The
+    process keeps the token's hash once read, so it is forgotten before and after: the next
+    test reads its own. Every app test of roles enters the server this one way."""
+    from rt_core import deployment
+
+    monkeypatch.setenv("RT_SHARED", "1")
+    monkeypatch.setenv(deployment.OPERATOR_ENV, operator_token)
+    deployment.OPERATOR.forget()
+    try:
+        yield
+    finally:
+        deployment.OPERATOR.forget()

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from rt_core import access, deployment
 from rt_core.types import Proposal, Run, RunConfig
 from studio import identity
-from tests.apphelp import APP, errors, goto, infos, module_data_dir, shown
+from tests.apphelp import APP, errors, goto, infos, module_data_dir, shared_server, shown
 
 data_dir = module_data_dir("access-app")
 MINE, THEIRS = "browser-a-owner-token-0001", "browser-b-owner-token-0002"
@@ -48,11 +48,8 @@ def runs():
 
 @pytest.fixture
 def shared(monkeypatch):
-    monkeypatch.setenv("RT_SHARED", "1")
-    monkeypatch.setenv(deployment.OPERATOR_ENV, OPERATOR)
-    deployment.OPERATOR.forget()
-    yield
-    deployment.OPERATOR.forget()
+    with shared_server(monkeypatch, OPERATOR):
+        yield
 
 
 def browser(token: str | None = None, page: str | None = None, **query) -> AppTest:

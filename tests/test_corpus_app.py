@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rt_core import deployment
-from tests.apphelp import APP, errors, goto, module_data_dir, shown
+from tests.apphelp import APP, errors, goto, module_data_dir, shared_server, shown
 
 data_dir = module_data_dir("corpus-app")
 OWNER, STRANGER = "owner-browser-token-00001", "stranger-browser-token-0002"
@@ -28,11 +28,8 @@ def store():
 
 @pytest.fixture
 def shared(monkeypatch):
-    monkeypatch.setenv("RT_SHARED", "1")
-    monkeypatch.setenv(deployment.OPERATOR_ENV, OPERATOR)
-    deployment.OPERATOR.forget()
-    yield
-    deployment.OPERATOR.forget()
+    with shared_server(monkeypatch, OPERATOR):
+        yield
 
 
 def browser(token: str, page: str | None = None, **query) -> AppTest:

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from rt_core import deployment
 from rt_core.access import Viewer
 from rt_core.types import Proposal, Run, RunConfig
-from tests.apphelp import APP, goto, module_data_dir, record_downloads
+from tests.apphelp import APP, goto, module_data_dir, record_downloads, shared_server
 from tests.test_ideas_seen import SAME
 
 data_dir = module_data_dir("ideas-app")
@@ -53,11 +53,8 @@ def runs():
 
 @pytest.fixture
 def shared(monkeypatch):
-    monkeypatch.setenv("RT_SHARED", "1")
-    monkeypatch.setenv(deployment.OPERATOR_ENV, OPERATOR)
-    deployment.OPERATOR.forget()
-    yield
-    deployment.OPERATOR.forget()
+    with shared_server(monkeypatch, OPERATOR):
+        yield
 
 
 def browser(token: str | None = None) -> AppTest:

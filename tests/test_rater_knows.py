@@ -13,7 +13,7 @@ from rt_core.access import Viewer
 from rt_core.export import run as export
 from rt_core.types import Proposal, Run, RunConfig, Usage
 from studio import rater_session
-from tests.apphelp import APP, goto, infos, module_data_dir, record_downloads
+from tests.apphelp import APP, goto, infos, module_data_dir, record_downloads, shared_server
 from tests.test_app_polish import at_root, rater_only
 
 data_dir = module_data_dir("rater-knows")
@@ -39,11 +39,8 @@ def study():
 
 @pytest.fixture
 def shared(monkeypatch):
-    monkeypatch.setenv("RT_SHARED", "1")
-    monkeypatch.setenv(deployment.OPERATOR_ENV, OPERATOR)
-    deployment.OPERATOR.forget()
-    yield
-    deployment.OPERATOR.forget()
+    with shared_server(monkeypatch, OPERATOR):
+        yield
 
 
 def browser(token: str | None = None, page: str | None = None, **query) -> AppTest:
