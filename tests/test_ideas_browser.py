@@ -65,7 +65,7 @@ def test_starred_ideas_of_two_runs_make_a_study_rated_blind(server, browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     org = ctx.new_page()
     org.goto(f"{server}/ideas")
-    expect(org.get_by_role("heading", name="Ideas")).to_be_visible(timeout=60_000)
+    expect(org.get_by_role("heading", name="Ideas", exact=True)).to_be_visible(timeout=60_000)
     for rid in RUNS:
         pick_and_star(org, f"{rid}:proposal")
     org.get_by_role("button", name="Create the study").click()
