@@ -16,6 +16,7 @@ from rt_core.export import candidates as ec
 from rt_core.export.run import Names
 from rt_core.fiveq import QUESTIONS
 from rt_core.graph import PROPOSAL_NODE, run_graph
+from rt_core.ideas import closest as closest_idea
 from rt_core.study.candidates import candidate_items, create_from_candidates
 from rt_core.types import Run
 
@@ -45,8 +46,9 @@ def show(run: Run, store, read_only: bool = False) -> None:
     _summary(run, rows)
     fnames = resources.field_names(store)
     label = "Signal score" if run.tournament and run.tournament.method == "signals" else "Bradley-Terry score"
+    earlier = novelty_view.earlier_ideas_of_candidates(store, run)
     for r in rows:
-        _card(r, names, fnames, label)
+        _card(r, names, fnames, label, earlier.get(r.candidate.id))
     _merged(run)
     _comparisons(run, rows)
     _lead_graph(run, store, rows, names, fnames)
@@ -85,7 +87,8 @@ def _lead_words(c, names: Names, fnames: dict[str, str]) -> str:
     return "Leads with " + " · ".join(said) if said else "Leads with nothing in particular (its own seed)"
 
 
-def _card(r: ec.Ranked, names: Names, fnames: dict[str, str], label: str) -> None:
+def _card(r: ec.Ranked, names: Names, fnames: dict[str, str], label: str,
+          earlier: closest_idea.Closest | None = None) -> None:
     c = r.candidate
     with st.container(border=True):
         place = f"#{r.rank}" if r.rank else "Unranked"
@@ -103,6 +106,7 @@ def _card(r: ec.Ranked, names: Names, fnames: dict[str, str], label: str) -> Non
             if c.novelty is None:
                 st.caption("Novelty was not checked for this candidate.")
             novelty_view.show(c.novelty, f"cand-{c.id}")
+            novelty_view.show_earlier(earlier, f"cand-{c.id}")
         with st.expander(f"The five answers and reviews of {c.id}"):
             _answers_and_reviews(c, names)
 

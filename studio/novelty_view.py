@@ -90,6 +90,15 @@ def earlier_idea(store, run: Run, version: str = "proposal") -> closest_idea.Clo
     return closest_idea.for_run(idea_links.bank_for(store), identity.viewer(), run, version)
 
 
+def earlier_ideas_of_candidates(store, run: Run) -> dict[str, closest_idea.Closest]:
+    """Each candidate's closest earlier idea this browser may see (one read of the bank for all
+    cards; rt_core/ideas/closest.py decides), for the Candidates view."""
+    ids = [c.id for c in run.candidates]
+    if not ids:
+        return {}
+    return closest_idea.for_versions(idea_links.bank_for(store), identity.viewer(), run, ids)
+
+
 def show_earlier(found: closest_idea.Closest | None, key: str) -> None:
     """Beside the closest paper: the closest earlier idea, its similarity and a link that opens
     it on the Ideas page (`/ideas?idea=ID`), or that there is none. Its Q1 is model text: shown

@@ -245,3 +245,22 @@ def test_a_pair_never_compared_is_an_empty_cell_not_a_loss(stored):
     assert z[c1][c3] is None and z[c3][c1] is None
     assert z[ORDER.index("c3")][ORDER.index("c2")] == 0, "compared and lost stays 0"
     assert z[ORDER.index("c2")][ORDER.index("c3")] == 2
+
+
+def test_each_card_names_its_closest_earlier_idea(stored):
+    """Issue 51: a candidate written again in a later run says so on its card and links to the
+    earlier one; the earlier run's cards say there is none. Planted: the card's
+    `show_earlier` call removed (no card named an earlier idea)."""
+    stored("cands-early")  # the same texts, an earlier run (same time: the run id orders them)
+    stored("cands-late")
+    at = results_for("cands-late")
+    said = [shown(v.value) for v in [*at.warning, *at.info] if "Closest earlier idea" in v.value]
+    assert len(said) == 4, said  # one per card shown (the merged candidate has no card)
+    for cid in ORDER:
+        assert any(f"Closest earlier idea: cands-early:{cid} of run cands-early" in s
+                   and "seen before" in s for s in said), cid
+    links = [p.proto.label for p in at.get("page_link") if "Open idea cands" in shown(p.proto.label)]
+    assert len(links) == 4
+    first = results_for("cands-early")
+    none = [shown(i.value) for i in first.info if "Closest earlier idea" in i.value]
+    assert len(none) == 4 and all("none" in s for s in none)

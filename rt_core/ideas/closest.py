@@ -57,28 +57,38 @@ class Closest:
 def for_run(bank: Bank, viewer: Viewer, run: Run, version: str = "proposal") -> Closest | None:
     """The closest earlier idea to the run's `version` (its proposal by default) that this
     viewer may see; None when the run has no such idea in the bank (nothing to compare)."""
-    bank.refresh()  # embeds the run's idea if the bank has not read it yet
+    return for_versions(bank, viewer, run, (version,)).get(version)
+
+
+def for_versions(bank: Bank, viewer: Viewer, run: Run, versions) -> dict[str, Closest]:
+    """The closest earlier idea of each of the run's `versions` (a brainstorm's candidates: one
+    card each), read from the bank once for all of them. A version the bank does not hold is
+    left out. Another candidate of the same run is never "earlier": the run's ideas were
+    written together."""
+    bank.refresh()  # embeds the run's ideas if the bank has not read them yet
     store = bank.store
-    me = idea_id(run.id, version)
     rows = {r["id"]: r for r in store.ideas.select()}
-    if me not in rows:
-        return None
     ids, m = store.ideas.matrix(bank.model)
     row = {iid: n for n, iid in enumerate(ids)}
-    if me not in row:
-        return None
+    mine = {v: idea_id(run.id, v) for v in versions}
+    mine = {v: iid for v, iid in mine.items() if iid in rows and iid in row}
+    if not mine:
+        return {}
     owners = store.ideas.run_owners()
-    mine = rows[me]
     owner = owners.get(run.id, "")
     visible = idea_runs(store, viewer, owners)
-    at = (mine["created_at"], run.id)
-    keep = [n for n, iid in enumerate(ids)
-            if iid in rows and rows[iid]["run_id"] != run.id and rows[iid]["run_id"] in visible
-            and (rows[iid]["created_at"], rows[iid]["run_id"]) < at
-            and (not bank.per_owner or owners.get(rows[iid]["run_id"], "") == owner)]
-    if not keep:
-        return Closest()
-    sims = m[keep] @ m[row[me]]
-    best = int(np.argmax(sims))
-    got = store.ideas.get([ids[keep[best]]])[0]
-    return Closest(got["id"], got["run_id"], got["q1"], round(float(sims[best]), 4))
+    out: dict[str, Closest] = {}
+    for version, me in mine.items():
+        at = (rows[me]["created_at"], run.id)
+        keep = [n for n, iid in enumerate(ids)
+                if iid in rows and rows[iid]["run_id"] != run.id and rows[iid]["run_id"] in visible
+                and (rows[iid]["created_at"], rows[iid]["run_id"]) < at
+                and (not bank.per_owner or owners.get(rows[iid]["run_id"], "") == owner)]
+        if not keep:
+            out[version] = Closest()
+            continue
+        sims = m[keep] @ m[row[me]]
+        best = int(np.argmax(sims))
+        got = store.ideas.get([ids[keep[best]]])[0]
+        out[version] = Closest(got["id"], got["run_id"], got["q1"], round(float(sims[best]), 4))
+    return out
