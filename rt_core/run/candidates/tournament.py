@@ -35,8 +35,8 @@ from .. import prompts
 from ..pipeline.state import RunState
 from ..styles.chat import format_proposal
 from . import ranking
-from .outputs import Judged, Ranked, own_tournament
 from .judging import judge_target, planned_calls, rounds
+from .outputs import Judged, Ranked, own_tournament
 from .stages import live
 
 _WINNER = re.compile(r"winner\W{0,6}(?:is\W{0,3})?(?:proposal\s*)?\W{0,3}\b([AB])\b", re.I)
