@@ -6,15 +6,35 @@ run is its own plan's business (its stages return their outputs to its own runne
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from ...types import Profile, StageError
 
 if TYPE_CHECKING:
     from ..evidence.evaluate import Reference
-    from ..pipeline.state import CandidateVectors
-    from .paper import ChanceBand, Replay
+    from ..pipeline.simulation import Simulation
+    from ..pipeline.state import CandidateVectors, RunState
+
+
+class Replay(Protocol):
+    """What the folds below write of a replay (run/replay/paper.py's Replay, named by its
+    parts so this module does not import the one that imports it)."""
+    reference: Reference | None
+    band: ChanceBand | None
+    sims: dict[str, Simulation]
+
+    def readers(self) -> list[RunState]: ...
+
+
+@dataclass
+class ChanceBand:
+    """Similarity of the reference to random unrelated papers' five answers."""
+    median: float
+    low: float  # 5th percentile
+    high: float  # 95th percentile
+    n: int
+    per_question: dict[str, float] = field(default_factory=dict)  # medians
 
 
 @dataclass(frozen=True)

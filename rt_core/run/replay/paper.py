@@ -35,7 +35,7 @@ from ..pipeline.jobs import BackgroundJob
 from ..pipeline.runner import Runner, Stage
 from ..pipeline.simulation import Simulation
 from ..pipeline.state import CandidateVectors, RunState
-from .outputs import Banded, Resolved, SharedProfiles, SharedVectors
+from .outputs import Banded, ChanceBand, Resolved, SharedProfiles, SharedVectors
 
 MODE_ORDER = ("self", "agent", "data", "global")
 
@@ -115,16 +115,6 @@ def import_target(store, ident: str, s2) -> str:
                     corpus.upsert_researchers([Researcher(id=r.id, name=r.name,
                                                           publication_ids=[pid])])
     return pid
-
-
-@dataclass
-class ChanceBand:
-    """Similarity of the reference to random unrelated papers' five answers."""
-    median: float
-    low: float  # 5th percentile
-    high: float  # 95th percentile
-    n: int
-    per_question: dict[str, float] = field(default_factory=dict)  # medians
 
 
 def unrelated_ids(store, target: Paper) -> set[str]:
