@@ -176,3 +176,36 @@ def test_no_stage_of_a_replay_writes_state(store, demo, watched):
                     "arxiv:2410.16179", modes=["self", "global"]).run_sync()
     assert {r["status"] for r in result.rows()} == {"done"}
     assert watched == [], f"stages that wrote state themselves: {watched}"
+
+
+# -- the watch itself: a stage that writes state is caught and named -------------------------------
+def test_a_brainstorm_stage_that_writes_state_is_named(store, demo, watched, monkeypatch):
+    from rt_core.run.candidates import stages
+
+    merge = stages.merge
+
+    async def merge_and_write(state):
+        out = await merge(state)
+        state.candidates.vectors = out.vectors  # the fold's job, done by the stage
+        return out
+
+    monkeypatch.setattr(stages, "merge", merge_and_write)
+    finished(store, case_study(store, candidates=3))
+    assert watched == [("merge_candidates", ["candidates"])]
+
+
+def test_a_replay_stage_that_writes_state_is_named(store, demo, watched, monkeypatch):
+    from rt_core.run.replay import paper
+
+    chance = paper._chance
+
+    async def chance_and_write(r):
+        out = await chance(r)
+        r.band = out.band  # the fold's job, done by the stage
+        return out
+
+    monkeypatch.setattr(paper, "_chance", chance_and_write)
+    community.ensure_loaded(store)
+    Replay(RunRequest(RunConfig(model="scripted/demo", num_reviewers=2), max_retries=0), store,
+           "arxiv:2410.16179", modes=["self"]).run_sync()
+    assert watched == [("chance", ["band"])]
