@@ -6,7 +6,7 @@ the recorder's route (`Recorder.keep`, and `Recorder.fail` for an agent's error)
 output written on the run the moment it arrives, so a failed stage keeps what finished.
 
 How it is checked: every runner of the test (the runs' own, a replay's, and the runs a
-replay or a revision starts inside its stages) runs its stages one at a time, each stage's
+replay, a revision or leave-one-out credit starts) runs its stages one at a time, each stage's
 state (the run serialised, and the state's stage parts: RunState's or the Replay's) is
 taken before its action and again after the action returns and before the fold, and any
 difference is a stage that wrote state itself, named in the failure. Allowed: the run's
@@ -175,6 +175,15 @@ def test_no_stage_of_a_replay_writes_state(store, demo, watched):
     result = Replay(RunRequest(RunConfig(model="scripted/demo", num_reviewers=2), max_retries=0), store,
                     "arxiv:2410.16179", modes=["self", "global"]).run_sync()
     assert {r["status"] for r in result.rows()} == {"done"}
+    assert watched == [], f"stages that wrote state themselves: {watched}"
+
+
+def test_the_runs_of_leave_one_out_credit_write_no_state(store, demo, watched):
+    from rt_core.run.credit import variants as credit
+
+    base = finished(store, case_study(store))
+    result = credit.leave_one_out(base, store, save=False)
+    assert result.credits
     assert watched == [], f"stages that wrote state themselves: {watched}"
 
 
