@@ -240,7 +240,8 @@ def test_with_candidates_each_one_not_merged_is_checked_after_the_merge(communit
     sim.run.candidates = [Candidate("c1", Proposal(q1="How do stars move in the disk?")),
                           Candidate("c2", Proposal(q1="How do stars move?"), merged_into="c1"),
                           Candidate("c3", Proposal(q5="We classify stellar spectra."))]
-    asyncio.run(stage.run_stage(sim.start()))
+    state = sim.start()
+    state.fold(asyncio.run(stage.run_stage(state)))  # the runner folds a stage's output
     c1, c2, c3 = sim.run.candidates
     assert c1.novelty and c3.novelty and c2.novelty is None and sim.run.novelty is None
     assert c3.novelty.facets[1].nearest[0].title == "Automated classification of stellar spectra"

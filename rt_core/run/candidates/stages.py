@@ -9,9 +9,11 @@ signal, towards it), and every live candidate is reviewed by the same reviewers,
 meta-review each. The ranking (run/candidates/tournament.py) then copies the best candidate to the
 run's proposal, reviews and meta-review, so everything downstream works unchanged.
 
-Stage functions take the run's state (run/pipeline/state.py); what they leave each other is kept
-on its `candidates` record (`CandidateWork`), and on the run's own records
-(`run.candidates`, `run.tournament`), which are saved when each stage ends.
+Stage functions take the run's state (run/pipeline/state.py) and return what they made
+(run/candidates/outputs.py), which the runner folds into the state's `candidates` record
+(`CandidateWork`) and the run's own records (`run.candidates`, `run.tournament`), saved
+when each stage ends; a candidate's text, reviews and meta-review are kept on the run as
+each arrives (`Recorder.keep`).
 """
 from __future__ import annotations
 
@@ -21,13 +23,14 @@ import numpy as np
 
 from ...errors import RTError
 from ...fiveq import QUESTION_KEYS
-from ...types import Candidate, Tournament
+from ...types import Candidate
 from ..evidence import provenance
 from ..evidence.evaluate import content_text
 from ..pipeline.agents import gather
 from ..pipeline.state import Reviewers, RunState
 from ..pipeline.steps import pick_reviewers
 from . import leads
+from .outputs import Leads, Merged, Reviewed, Written
 from .writing import lead_first, seeded, writer_for
 
 # Two candidates whose answers have a mean cosine (question by question, with the run's
@@ -56,27 +59,29 @@ def _neighbourhood(state: RunState) -> leads.Neighbourhood:
     return leads.Neighbourhood(list(authors), list(papers), list(fields), dict(concepts))
 
 
-async def assign_leads(state: RunState) -> None:
+async def assign_leads(state: RunState) -> Leads | None:
     """One candidate record per requested candidate, each with its lead and seed."""
     if state.run.candidates:
-        return
+        return None
     hood = await asyncio.to_thread(_neighbourhood, state)
     names = {r.id: r.name for r in hood.authors}
     titles = {p.id: p.title for p in hood.papers}
-    st = state.candidates
+    made, texts = [], {}
     for i, lead in enumerate(leads.assign(state.config.candidates, hood)):
         c = Candidate(id=f"c{i + 1}", lead=lead, seed=leads.seed_of(i))
-        st.lead_texts[c.id] = leads.describe(lead, names, state.ctx.grounding, titles)
-        state.run.candidates.append(c)
+        texts[c.id] = leads.describe(lead, names, state.ctx.grounding, titles)
+        made.append(c)
+    return Leads(tuple(made), texts)
 
 
 # -- writing -------------------------------------------------------------------------------
-async def write_candidates(state: RunState) -> None:
+async def write_candidates(state: RunState) -> Written:
     """Each candidate merged from the shared drafts by its lead (progress under 'write')."""
     drafts = state.ordered_drafts()
     if not drafts:
         raise RTError("no author produced a draft", "See the errors above for each author.")
     st, write = state.candidates, writer_for(state.client.style)
+    fluency: dict[str, float] = {}
     g = state.ctx.grounding
 
     def job(c: Candidate):
@@ -87,7 +92,7 @@ async def write_candidates(state: RunState) -> None:
             proposal = await write(ctx, lead_first(drafts, c.lead.author_ids),
                                    st.lead_texts.get(c.id, ""), persona, g, c.lead)
             if client.logprobs:
-                st.fluency[c.id] = float(np.mean(client.logprobs))
+                fluency[c.id] = float(np.mean(client.logprobs))
             # Labels out before anything reads the answers (the merge's embedding, the
             # reviewers, the judge, the novelty check), by the plain aggregate's rule.
             return provenance.checked(state, proposal, f"The editor of candidate {c.id}")
@@ -99,9 +104,10 @@ async def write_candidates(state: RunState) -> None:
     todo = [c for c in state.run.candidates if not any(c.proposal.answers().values())]
     by_id = {c.id: c for c in state.run.candidates}
     await gather(state.recorder, "write", [(c.id, job(c)) for c in todo], keep,
-                 lambda written: written[0].q1, serial=state.serial)
+                 lambda written: written[0].q1, serial=state.serial, part="candidates")
     if not live(state):
         raise RTError("no candidate was written", "See the errors above for each candidate.")
+    return Written(fluency)
 
 
 # -- merging near-duplicates ---------------------------------------------------------------
@@ -142,23 +148,17 @@ def near_duplicates(ids: list[str], vectors: dict[str, dict[str, np.ndarray]],
     return merged
 
 
-async def merge(state: RunState) -> None:
+async def merge(state: RunState) -> Merged:
     """Merge near-duplicate candidates; the tournament record says how many and at what
     threshold."""
     cands = live(state)
     tokens = state.embedder.tokens
     vectors = await asyncio.to_thread(answer_vectors, state.embedder, cands)
     state.run.usage.prompt_tokens += state.embedder.tokens - tokens
-    state.candidates.vectors = vectors
     merged = near_duplicates([c.id for c in cands], vectors, MERGE_THRESHOLD)
-    for c in cands:
-        if c.id in merged:
-            c.merged_into = merged[c.id]
-    t = state.run.tournament or Tournament()
-    t.merged, t.merge_threshold = len(merged), MERGE_THRESHOLD
-    state.run.tournament = t
     state.recorder.emit("write", "merge", 1, 1, "done",
-                      f"{len(merged)} near-duplicate{'s' * (len(merged) != 1)} merged")
+                        f"{len(merged)} near-duplicate{'s' * (len(merged) != 1)} merged")
+    return Merged(vectors, merged, MERGE_THRESHOLD)
 
 
 # -- reviewing -----------------------------------------------------------------------------
@@ -179,7 +179,7 @@ async def choose_reviewers(state: RunState) -> Reviewers:
                                 query=mean_vector(state.candidates.vectors, live(state)))
 
 
-async def review_candidates(state: RunState) -> None:
+async def review_candidates(state: RunState) -> Reviewed:
     """Every live candidate reviewed by every chosen reviewer (progress under 'review')."""
     papers = state.reader.writing_papers() if state.mode.reads_papers else []
     personas = {r: (state.run.profiles[r].text if r in state.run.profiles else None)
@@ -196,10 +196,12 @@ async def review_candidates(state: RunState) -> None:
     def keep(agent: str, rev) -> None:
         reviewed[agent].reviews.append(rev)
 
-    await gather(state.recorder, "review", jobs, keep, lambda r: f"score {r.score}", serial=state.serial)
+    await gather(state.recorder, "review", jobs, keep, lambda r: f"score {r.score}", serial=state.serial,
+                 part="candidates")
     rank = {rid: i for i, rid in enumerate(state.reviewer_ids)}
-    for c in live(state):  # reviewer order, so each meta-review's prompt is stable
-        c.reviews.sort(key=lambda r: rank.get(r.reviewer_id, len(rank)))
+    # reviewer order, so each meta-review's prompt is stable
+    return Reviewed({c.id: tuple(sorted(c.reviews, key=lambda r: rank.get(r.reviewer_id, len(rank))))
+                     for c in live(state)})
 
 
 async def meta_review_candidates(state: RunState) -> None:
@@ -208,4 +210,4 @@ async def meta_review_candidates(state: RunState) -> None:
             for c in live(state) if c.reviews and c.meta_review is None]
     by_id = {c.id: c for c in state.run.candidates}
     await gather(state.recorder, "review", jobs, lambda cid, m: setattr(by_id[cid], "meta_review", m),
-                 lambda m: f"mean score {m.score}", serial=state.serial)
+                 lambda m: f"mean score {m.score}", serial=state.serial, part="candidates")

@@ -21,7 +21,7 @@ budget) with the judge's own key chosen by the one key rule (rt_core.models.keys
 from __future__ import annotations
 
 import asyncio
-import copy
+import dataclasses
 import re
 
 from ...models import keys
@@ -36,6 +36,7 @@ from ..pipeline.state import RunState
 from ..styles.chat import format_proposal
 from . import ranking
 from .judging import judge_target, planned_calls, rounds
+from .outputs import Judged, Ranked, own_tournament
 from .stages import live
 
 _WINNER = re.compile(r"winner\W{0,6}(?:is\W{0,3})?(?:proposal\s*)?\W{0,3}\b([AB])\b", re.I)
@@ -140,18 +141,17 @@ def _standing(ids: list[str], judgements: list[Judgement]) -> list[str]:
     return sorted(ids, key=lambda c: (-wins[c], -round(float(bt[pos[c]]), 6), pos[c]))
 
 
-async def tournament(state: RunState) -> None:
+async def tournament(state: RunState) -> Judged:
     """Swiss rounds of pairwise judgements among the live candidates (a judge only)."""
-    t = state.run.tournament or Tournament()
-    state.run.tournament = t
+    t = own_tournament(state)
     if not state.client.facts.judge_follows:  # `can_judge`, as the run's start answered it
         t.method = "signals"
-        return
+        return Judged(t)
     t.method, t.judge_model = "judge", judge_target(state.config)[0]
     cands = live(state)
     ids, by_id = [c.id for c in cands], {c.id: c for c in cands}
     if len(ids) < 2:
-        return
+        return Judged(t)
     client, met = judge_client(state), {frozenset((j.first, j.second)) for j in t.judgements}
     total, done = planned_calls(len(ids)), 0
     for _ in range(rounds(len(ids))):
@@ -167,6 +167,7 @@ async def tournament(state: RunState) -> None:
         state.recorder.emit("rank", "judge", min(done, total), total, "done",
                           f"{sum(bool(j.winner) for j in got)} of {len(got)} decided")
     await asyncio.to_thread(fit, t, ids)  # while the reviews go on
+    return Judged(t)
 
 
 def fit(t: Tournament, ids: list[str]) -> None:
@@ -204,15 +205,15 @@ def _signals(state: RunState, c) -> dict[str, float]:
     return out
 
 
-async def rank(state: RunState) -> None:
+async def rank(state: RunState) -> Ranked:
     """Order the live candidates (Bradley-Terry on the judgements, else the signals) and
     make the best one the run's proposal, reviews and meta-review."""
-    t = state.run.tournament or Tournament()
-    state.run.tournament = t
-    cands = live(state)
+    t = own_tournament(state)
+    signals = {c.id: _signals(state, c) for c in live(state)}
+    # The signals combined below are the candidates' new ones: copies carry them, the
+    # run's candidates get them when the output is folded in.
+    cands = [dataclasses.replace(c, signals=signals[c.id]) for c in live(state)]
     ids = [c.id for c in cands]
-    for c in cands:
-        c.signals = _signals(state, c)
     if t.method == "judge" and len(ids) > 1:
         if set(t.scores) != set(ids):  # fitted by the tournament unless it was skipped
             await asyncio.to_thread(fit, t, ids)
@@ -220,10 +221,6 @@ async def rank(state: RunState) -> None:
         t.method = "signals" if len(ids) > 1 else t.method
         t.scores = ranking.combine_signals(cands) if len(ids) > 1 else {c: 0.0 for c in ids}
     t.order = ranking.order_by(t.scores, cands)
-    best = next(c for c in cands if c.id == t.order[0])
-    state.run.proposal, state.run.reviews, state.run.meta_review = best.proposal, list(best.reviews), \
-        best.meta_review
-    # What the winner's editor cited starts the run's provenance (the provenance stage
-    # scores it); a loser's citations stay on its own candidate record.
-    state.run.provenance = copy.deepcopy(best.cited)
-    state.recorder.emit("rank", "ranking", 1, 1, "done", f"best: {best.id} ({t.method})")
+    best = t.order[0]
+    state.recorder.emit("rank", "ranking", 1, 1, "done", f"best: {best} ({t.method})")
+    return Ranked(t, signals, best)

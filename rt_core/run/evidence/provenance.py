@@ -16,6 +16,8 @@ only, never a model call, and every vector is cached in the store, so a re-run i
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...text import first_sentence
@@ -103,6 +105,16 @@ def review_sources(embedder: Embedder, reviews: list[Review],
 
 
 # -- the stages -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Attributed:
+    """What `provenance` and `review_provenance` return: where the answers and the reviews
+    came from, folded into the run by the runner (run/pipeline/state.py)."""
+    provenance: Provenance
+
+    def fold_into(self, state: RunState) -> None:
+        state.run.provenance = self.provenance
+
+
 def checked(state: RunState, proposal: Proposal,
             who: str = "The aggregator") -> tuple[Proposal, Provenance | None]:
     """A merged proposal with an instruction model's citation labels checked and taken
@@ -112,14 +124,6 @@ def checked(state: RunState, proposal: Proposal,
     if not state.client.traits.follows_instructions or not proposal.drafts or len(proposal.drafts) < 2:
         return proposal, None
     return take_citations(proposal, state.client.notes, who)
-
-
-def after_aggregate(state: RunState, proposal: Proposal) -> Proposal:
-    """Called by the aggregate step on the merged proposal: what it cited is kept on the run."""
-    proposal, cited = checked(state, proposal)
-    if cited is not None:
-        state.run.provenance = cited
-    return proposal
 
 
 def still_cited(run) -> Provenance | None:
@@ -158,28 +162,27 @@ def _measure(state: RunState, fn) -> object:
         state.run.usage.prompt_tokens += state.embedder.tokens - tokens
 
 
-async def attribute_answers(state: RunState) -> None:
+async def attribute_answers(state: RunState) -> Attributed | None:
     proposal = state.run.proposal
     if proposal is None:
-        return
+        return None
     papers = _papers_in_reach(state, [d.author_id for d in proposal.drafts if d.author_id],
                               [g.paper_id for gs in proposal.grounds.values() for g in gs])
     cited = still_cited(state.run)
     answers = await asyncio.to_thread(
         _measure, state, lambda: answer_sources(state.embedder, proposal, papers, cited))
     reviews = cited.reviews if cited else {}
-    state.run.provenance = Provenance(answers=answers, reviews=reviews, method=state.embedder.name)
+    return Attributed(Provenance(answers=answers, reviews=reviews, method=state.embedder.name))
 
 
-async def attribute_reviews(state: RunState) -> None:
+async def attribute_reviews(state: RunState) -> Attributed | None:
     reviews = [r for r in state.run.reviews if r.reviewer_id in state.run.profiles]
     if not reviews:
-        return
+        return None
     ids = {r.reviewer_id: state.run.profiles[r.reviewer_id].paper_ids for r in reviews}
     found = {p.id: p for p in state.store.corpus.get_papers(sorted({i for v in ids.values() for i in v}))}
     papers_of = {rid: [found[i] for i in pids if i in found] for rid, pids in ids.items()}
     sources = await asyncio.to_thread(
         _measure, state, lambda: review_sources(state.embedder, reviews, papers_of))
     prov = state.run.provenance or Provenance(method=state.embedder.name)
-    prov.reviews = sources
-    state.run.provenance = prov
+    return Attributed(dataclasses.replace(prov, reviews=sources))

@@ -21,8 +21,11 @@ Job = tuple[str, Callable[[], Awaitable]]
 
 
 async def gather(recorder: Recorder, stage: str, jobs: list[Job], keep: Callable[[str, object], None],
-                 describe: Callable[[object], str] = lambda r: "", serial: bool = False) -> None:
-    """Run (agent, job) pairs; keep(agent, result) as each finishes; progress under `stage`."""
+                 describe: Callable[[object], str] = lambda r: "", serial: bool = False,
+                 part: str = "") -> None:
+    """Run (agent, job) pairs; keep(agent, result) as each finishes; progress under `stage`.
+    `part`: the run's record that keep writes (through `Recorder.keep`, so a failure keeps
+    it); '' when keep only collects into the stage's own output."""
     total = len(jobs)
     counter = {"done": 0}
     over: list[BudgetExceeded] = []
@@ -46,7 +49,10 @@ async def gather(recorder: Recorder, stage: str, jobs: list[Job], keep: Callable
             return
         finally:
             agent_calls.reset(token)
-        keep(agent, value)
+        if part:
+            recorder.keep(part, lambda: keep(agent, value))
+        else:
+            keep(agent, value)
         counter["done"] += 1
         # "cached": finished without a single model call (cache or stored profile)
         recorder.emit(stage, agent, counter["done"], total, "done" if calls[0] else "cached",

@@ -19,6 +19,7 @@ from ..novelty.check import assess_async
 from ..novelty.online import OnlineLiterature
 from . import costs
 from .runner import Stage
+from .state import Checked
 
 if TYPE_CHECKING:
     from .state import RunState
@@ -71,24 +72,24 @@ def literature_for(config: RunConfig, store) -> OnlineLiterature | None:
     return OnlineLiterature(store.http_cache) if config.literature == "online" else None
 
 
-async def run_stage(state: RunState) -> None:
+async def run_stage(state: RunState) -> Checked | None:
     """Check the run's proposal, or each candidate not merged into another. A check that
     fails (an embedder that cannot be reached) is recorded beside the run, like a failed
     evaluation, and never stops the reviews; a source that fails is only a note."""
     targets = [c for c in state.run.candidates if not c.merged_into]
-    todo = [(c.id, c) for c in targets if c.novelty is None] if targets else \
-        ([("proposal", state.run)] if state.run.novelty is None and state.run.proposal else [])
+    todo = [(c.id, c.proposal) for c in targets if c.novelty is None] if targets else \
+        ([(Checked.PROPOSAL, state.run.proposal)] if state.run.novelty is None and state.run.proposal else [])
     if not todo:
-        return
+        return None
     literature = literature_for(state.config, state.store)
     ctx = state.ctx if state.ctx.traits.follows_instructions else None
     tokens = state.embedder.tokens
+    found = {}
     try:
-        for i, (label, owner) in enumerate(todo):
+        for i, (label, proposal) in enumerate(todo):
             state.recorder.emit(NAME, label, i, len(todo), "started")
             try:
-                owner.novelty = await assess_async(owner.proposal, state.store, state.embedder,
-                                                   literature, ctx)
+                found[label] = await assess_async(proposal, state.store, state.embedder, literature, ctx)
             except CancelledRun:  # a cancel or the budget: the run stops here
                 raise
             except Exception as exc:  # the check failed; the reviews still go on without it
@@ -96,11 +97,12 @@ async def run_stage(state: RunState) -> None:
                 state.recorder.emit(NAME, label, i + 1, len(todo), "failed", str(exc))
                 continue
             state.recorder.emit(NAME, label, i + 1, len(todo), "done",
-                              "; ".join(f.verdict for f in owner.novelty.facets))
+                                "; ".join(f.verdict for f in found[label].facets))
     finally:
         if literature is not None:
             literature.close()
         state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+    return Checked(found)
 
 
 def prior_titles(novelty: Novelty | None, per_facet: int = TITLES_SHOWN) -> list[str]:

@@ -6,6 +6,9 @@ row's version; a run deleted from History while it is going therefore does not c
 back, and a run taken over by another process is left to it (the caller still gets
 its run object). Progress and stage errors are recorded here too: they are what the
 user sees of the run while it goes, and a broken display must never break the run.
+`keep` is the one route by which a stage writes the run while it goes: an agent's output
+as it arrives, so a failure keeps what finished (tests/test_stage_outputs.py holds every
+stage of every plan to that).
 """
 from __future__ import annotations
 
@@ -39,6 +42,14 @@ class Recorder:
              partial: str = "") -> None:
         with contextlib.suppress(Exception):  # a broken display must not break the run
             self.on_progress(ProgressEvent(stage, agent, done, total, status, partial[:300]))
+
+    def keep(self, part: str, write: Callable[[], None]) -> None:
+        """An agent's output the moment it arrives, written on the run's `part` (`profiles`,
+        `reviews`, `candidates`, `rounds`, `proposal` for the drafts until the merge) by `write`:
+        the one way a stage touches the run before it ends, so a stage that fails or is
+        cancelled keeps what its agents finished. Everything else a stage makes is its
+        returned output, which the runner folds in when it ends (run/pipeline/state.py)."""
+        write()
 
     def fail(self, stage: str, agent: str, exc: Exception) -> None:
         """Record one agent's (or the run's) failure with its hint, for the user."""

@@ -82,6 +82,20 @@ def outline_for(request: RunRequest, store: Store, plan: list[Stage], facts: Mod
                    plan_estimate(config.model, plan, sizes))
 
 
+@dataclass(frozen=True)
+class Continuation:
+    """More work asked of a finished run (more revision rounds: run/revision/more.py). The
+    run resumes under the old run's id with the new request and keeps what was computed on it
+    afterwards (credit, the judge, the real-review comparison: a stage may drop the last two);
+    `then` runs after the whole of its plan; the budget is made over its usage (`budget`);
+    `added_work` is the wall time the new work adds. The simulation builds all of it from
+    this record when it is made, so the caller asks the run for more instead of patching it."""
+    old: Run
+    then: tuple[Stage, ...]
+    added_work: Expected
+    budget: Callable[[Usage], Budget]
+
+
 class Simulation:
     """One run of one RunRequest. The request is validated once, when the run starts,
     and never copied into a second settings object: the client and the embedder are
@@ -91,12 +105,16 @@ class Simulation:
                  on_progress: Callable[[ProgressEvent], None] | None = None,
                  cancel: threading.Event | None = None, run_id: str | None = None,
                  resume: bool = False, sleep: Callable[[float], object] | None = None,
-                 recorder: type[Recorder] = Recorder):
+                 recorder: type[Recorder] = Recorder, continues: Continuation | None = None):
         """Only the registry is asked here (`facts`, which the plan depends on); nothing is
         read from the store, checked or written: `start` does that. resume=True re-runs
         the stored run `run_id` (interrupted, failed or cancelled) with the same request
         under the same id: every call that had succeeded comes from the cache. `sleep`
-        replaces the retry back-off wait (tests); `recorder` how the run is saved."""
+        replaces the retry back-off wait (tests); `recorder` how the run is saved; `continues`:
+        a finished run given more work (Continuation: it sets the id, the resume, the extra
+        stages, the budget and the added wall time)."""
+        if continues is not None:
+            run_id, resume = continues.old.id, True
         self.request = request
         self.config = request.config
         self.store = store
@@ -109,13 +127,20 @@ class Simulation:
         # plan, the outline, the wall time, the warm-up and the client read it.
         self.facts: ModelFacts = facts_for(self.config)
         self.plan: list[Stage] = plan_for(self.config, self.facts)
+        if continues is not None:
+            old, names = continues.old, tuple(s.name for s in self.plan)
+            self.plan += [dataclasses.replace(s, needs=names) for s in continues.then]
+            # What was computed on the run afterwards is kept (a stop on the way keeps it too).
+            self.run.credit, self.run.judge = list(old.credit), old.judge
+            self.run.review_similarity = old.review_similarity
         self.started: list[str] = []  # stage names in the order the runner started them
-        self.budget: Budget | None = None  # set by use_budget, else made at the start
+        # set by use_budget or a continuation, else made at the start
+        self.budget: Budget | None = continues.budget(self.run.usage) if continues else None
         self.meter: allowance.Meter | None = None  # a shared demo's visitor pays: made at the start
         self.state: RunState | None = None  # made by start
         # More work added to a run that already has its estimate (a revision of a finished
         # run: run/revision/more.py); else a new run's estimate is made when it starts.
-        self.added_work: Expected | None = None
+        self.added_work: Expected | None = continues.added_work if continues else None
         self.outline: Outline | None = None  # what the run will be: worked out by start
         self.expected: Expected | None = None  # wall time: made by start (or added_work)
         self._embedder, self._sleep, self._recorder = embedder, sleep, recorder

@@ -7,7 +7,11 @@ which the runner folds into the state when the stage ends (`RunState.fold`), bef
 run is saved, like the memory steps of an agent loop. A stage reads the context (`store`,
 `ctx`, `reader`...) and the folded outputs of the stages it needs, and never writes
 another stage's part. What its agents produce one by one (profiles, reviews) is also kept
-on the run's record the moment each arrives, so a failure keeps what finished. Keeping
+on the run's record the moment each arrives, through the recorder (`Recorder.keep`), so a
+failure keeps what finished; that is the one write a stage makes itself (tests/
+test_stage_outputs.py checks every plan for it). The brainstorm's and the revision's outputs
+live beside their stages (run/candidates/outputs.py, run/revision/outputs.py), a replay's in
+run/replay/outputs.py; they follow the same rule. Keeping
 the records here, in a module that imports no stage, is what lets every stage name its
 input's type without importing the simulation or the plan: nothing below the runner
 points back up.
@@ -21,7 +25,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...models.queue import model_queue
-from ...types import MODES, MetaReview, Mode, Profile, Proposal, Review, Run, RunConfig, RunRequest
+from ...types import (
+    MODES,
+    MetaReview,
+    Mode,
+    Novelty,
+    Profile,
+    Proposal,
+    Provenance,
+    Review,
+    Run,
+    RunConfig,
+    RunRequest,
+    Similarity,
+)
 from ..people.reading import Reader
 from ..people.reviewers import ReviewerChoice
 from ..styles.grounding import Grounding
@@ -148,11 +165,15 @@ class Drafts:
 
 @dataclass(frozen=True)
 class Proposed:
-    """`aggregate`: the drafts merged into the run's proposal."""
+    """`aggregate`: the drafts merged into the run's proposal, and what its merge cited
+    (None: nothing, and the run's provenance stands)."""
     proposal: Proposal
+    cited: Provenance | None = None
 
     def fold_into(self, state: RunState) -> None:
         state.run.proposal = self.proposal
+        if self.cited is not None:
+            state.run.provenance = self.cited
 
 
 @dataclass(frozen=True)
@@ -187,4 +208,33 @@ class MetaReviewed:
         state.run.meta_review = self.meta_review
 
 
-Output = Profiles | CandidateVectors | Drafts | Proposed | Reviewers | Reviews | MetaReviewed
+@dataclass(frozen=True)
+class Checked:
+    """`novelty`: the check of the run's proposal (key `PROPOSAL`) or of each candidate (by
+    id); a check that failed is absent (recorded beside the run)."""
+    by_owner: dict[str, Novelty]
+    PROPOSAL = "proposal"
+
+    def fold_into(self, state: RunState) -> None:
+        by_id = {c.id: c for c in state.run.candidates}
+        for owner, novelty in self.by_owner.items():
+            if owner == self.PROPOSAL:
+                state.run.novelty = novelty
+            else:
+                by_id[owner].novelty = novelty
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """`evaluate`: the similarity to the reference, and the reference's answers when this
+    stage restated them (a replay resolves them once and hands them over)."""
+    similarity: Similarity
+    reference: Reference | None = None
+
+    def fold_into(self, state: RunState) -> None:
+        if self.reference is not None:
+            state.reference = self.reference
+        state.run.similarity = self.similarity
+
+
+Output = Profiles | CandidateVectors | Drafts | Proposed | Reviewers | Reviews | MetaReviewed | Checked | Evaluated

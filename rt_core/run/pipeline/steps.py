@@ -17,7 +17,7 @@ from ..evidence import provenance
 from ..evidence.evaluate import compare, reference_answers, restater_for
 from .agents import gather
 from .novelty import prior_titles
-from .state import CandidateVectors, Drafts, MetaReviewed, Profiles, Proposed, Reviewers, Reviews
+from .state import CandidateVectors, Drafts, Evaluated, MetaReviewed, Profiles, Proposed, Reviewers, Reviews
 
 if TYPE_CHECKING:
     from .state import RunState
@@ -31,7 +31,7 @@ async def read_profiles(state: RunState, researcher_ids: list[str]) -> Profiles:
     todo = [rid for rid in researcher_ids if rid not in state.run.profiles]
     jobs = [(rid, (lambda rid=rid: state.reader.profile(rid))) for rid in todo]
     await gather(state.recorder, "read", jobs, state.run.profiles.__setitem__, lambda p: p.text,
-                 serial=state.serial)
+                 serial=state.serial, part="profiles")
     return Profiles({rid: state.run.profiles[rid] for rid in researcher_ids if rid in state.run.profiles})
 
 
@@ -68,7 +68,7 @@ async def write_drafts(state: RunState) -> Drafts:
         drafts[agent] = draft
         state.run.proposal = Proposal(missing=list(QUESTION_KEYS), drafts=[drafts[a] for a in order if a in drafts])
 
-    await gather(state.recorder, "write", jobs, keep, lambda d: d.q1, serial=state.serial)
+    await gather(state.recorder, "write", jobs, keep, lambda d: d.q1, serial=state.serial, part="proposal")
     return Drafts(drafts, order)
 
 
@@ -80,14 +80,14 @@ async def aggregate(state: RunState) -> Proposed:
     state.recorder.emit("write", "aggregator", 0, 1, "started")
     try:
         proposal = await state.style.aggregate(state.ctx, drafts)
-        proposal = provenance.after_aggregate(state, proposal)  # cited labels checked, taken out
+        proposal, cited = provenance.checked(state, proposal)  # cited labels checked, taken out
     except CancelledRun:
         raise
     except Exception as exc:
         state.recorder.fail("write", "aggregator", exc)
         raise
     state.recorder.emit("write", "aggregator", 1, 1, "done", proposal.q1)
-    return Proposed(proposal)
+    return Proposed(proposal, cited)
 
 
 async def choose_reviewers(state: RunState) -> Reviewers:
@@ -126,7 +126,7 @@ async def review(state: RunState) -> Reviews:
                                                     prior)))
             for rid in state.reviewer_ids if rid not in done]
     await gather(state.recorder, "review", jobs, lambda _agent, rev: state.run.reviews.append(rev),
-                 lambda r: f"score {r.score}", serial=state.serial)
+                 lambda r: f"score {r.score}", serial=state.serial, part="reviews")
     # Reviews in reviewer order, not arrival order: the meta-review prompt (and so its
     # cache key) must not depend on which reviewer happened to answer first.
     rank = {rid: i for i, rid in enumerate(state.reviewer_ids)}
@@ -142,33 +142,36 @@ async def meta_review(state: RunState) -> MetaReviewed | None:
     return MetaReviewed(meta)
 
 
-async def evaluate(state: RunState) -> None:
+async def evaluate(state: RunState) -> Evaluated | None:
     """Similarity to the reference. It comes after the run's outcome is settled: its
     failure (model or embedder) is recorded beside a finished run and never turns it into
     a failure."""
     try:
-        await _compare_with_reference(state)
+        return await _compare_with_reference(state)
     except CancelledRun:
         raise
     except Exception as exc:
         state.recorder.fail("evaluate", "reference", exc)
         state.recorder.emit("evaluate", "reference", 1, 1, "failed", str(exc))
+        return None
 
 
-async def _compare_with_reference(state: RunState) -> None:
+async def _compare_with_reference(state: RunState) -> Evaluated | None:
     ref_id = state.config.reference_paper_id
     if not ref_id or state.run.proposal is None:
-        return
+        return None
     state.recorder.emit("evaluate", "reference", 0, 1, "started")
     tokens = state.embedder.tokens
-    if state.reference is None:
+    reference, restated = state.reference, None
+    if reference is None:
         # The evaluator's own model restates the reference (never the run's model).
-        state.reference = await reference_answers(
+        reference = restated = await reference_answers(
             state.store, state.store.corpus.get_paper(ref_id),
             restater=restater_for(state.request, state.store))
-    state.run.similarity = await asyncio.to_thread(compare, state.embedder, state.run.proposal, state.reference)
+    similarity = await asyncio.to_thread(compare, state.embedder, state.run.proposal, reference)
     state.run.usage.prompt_tokens += state.embedder.tokens - tokens
-    state.recorder.emit("evaluate", "reference", 1, 1, "done", f"similarity {state.run.similarity.mean:.3f}")
+    state.recorder.emit("evaluate", "reference", 1, 1, "done", f"similarity {similarity.mean:.3f}")
+    return Evaluated(similarity, restated)
 
 
 async def wait_for_model(state: RunState) -> None:

@@ -34,7 +34,8 @@ from ..pipeline import steps
 from ..pipeline.jobs import BackgroundJob
 from ..pipeline.runner import Runner, Stage
 from ..pipeline.simulation import Simulation
-from ..pipeline.state import RunState
+from ..pipeline.state import CandidateVectors, RunState
+from .outputs import Banded, ChanceBand, Resolved, SharedProfiles, SharedVectors
 
 MODE_ORDER = ("self", "agent", "data", "global")
 
@@ -114,16 +115,6 @@ def import_target(store, ident: str, s2) -> str:
                     corpus.upsert_researchers([Researcher(id=r.id, name=r.name,
                                                           publication_ids=[pid])])
     return pid
-
-
-@dataclass
-class ChanceBand:
-    """Similarity of the reference to random unrelated papers' five answers."""
-    median: float
-    low: float  # 5th percentile
-    high: float  # 95th percentile
-    n: int
-    per_question: dict[str, float] = field(default_factory=dict)  # medians
 
 
 def unrelated_ids(store, target: Paper) -> set[str]:
@@ -244,6 +235,11 @@ class Replay:
             self.on_progress(dataclasses.replace(e, agent=f"{mode}: {e.agent}"))
         return emit
 
+    def readers(self) -> list[RunState]:
+        """The modes' run states that read profiles (and so share the authors' profiles and the
+        reviewer candidates)."""
+        return [s.state for s in self.sims.values() if s.state.mode.reads_profiles]
+
     def plan(self) -> list[Stage]:
         """The replay's stages: the shared ones once (the reference's answers, the authors'
         profiles, the reviewer candidates), then each mode's own run, then the chance band.
@@ -267,7 +263,7 @@ class Replay:
         return plan
 
     async def arun(self) -> ReplayResult:
-        await Runner(self.plan(), self).run()
+        await Runner(self.plan(), self, fold=lambda output: output.fold_into(self) if output else None).run()
         target = self.hood.target
         sims = {m: s.run.similarity for m, s in self.sims.items() if s.run.similarity}
         any_sim = next(iter(sims.values()), None)
@@ -285,31 +281,24 @@ class Replay:
 
 
 # -- the replay's own stages (each takes the Replay) -------------------------------------
-async def _resolve_reference(r: Replay) -> None:
-    r.reference = await reference_answers(r.store, r.hood.target, r.pasted,
-                                          restater_for(r.request, r.store))
-    for sim in r.sims.values():
-        sim.state.reference = r.reference
+async def _resolve_reference(r: Replay) -> Resolved:
+    return Resolved(await reference_answers(r.store, r.hood.target, r.pasted,
+                                            restater_for(r.request, r.store)))
 
 
-def _readers(r: Replay) -> list[RunState]:
-    return [s.state for s in r.sims.values() if s.state.mode.reads_profiles]
-
-
-async def _shared_candidates(r: Replay) -> None:
+async def _shared_candidates(r: Replay) -> SharedVectors:
     """The modes that choose reviewers share one neighbourhood, so one set of vectors."""
-    first, *rest = _readers(r)
-    first.fold(await steps.embed_candidates(first))
-    for s in rest:
-        s.candidate_vectors, s.candidates_error = first.candidate_vectors, first.candidates_error
+    first = r.readers()[0]
+    made = await steps.embed_candidates(first)  # None: the first had them already
+    return SharedVectors(made or CandidateVectors(first.candidate_vectors, first.candidates_error))
 
 
-async def _shared_profiles(r: Replay) -> None:
-    first, *rest = _readers(r)
-    first.fold(await steps.read_authors(first))
-    for s in rest:
-        s.run.profiles.update(first.run.profiles)
-        s.run.errors.extend(e for e in first.run.errors if e.stage == "read")
+async def _shared_profiles(r: Replay) -> SharedProfiles:
+    """The authors' profiles, read once by the first mode that reads them (each kept on its
+    run as it arrives), for all of them."""
+    first = r.readers()[0]
+    read = await steps.read_authors(first)
+    return SharedProfiles(dict(read.by_researcher), tuple(e for e in first.run.errors if e.stage == "read"))
 
 
 def _mode_run(mode: str):
@@ -318,8 +307,8 @@ def _mode_run(mode: str):
     return run_mode
 
 
-async def _chance(r: Replay) -> None:
-    r.band = await asyncio.to_thread(chance_band, r.store, r.embedder, r.reference)
+async def _chance(r: Replay) -> Banded:
+    return Banded(await asyncio.to_thread(chance_band, r.store, r.embedder, r.reference))
 
 
 def replay(request: RunRequest, store, target_id: str, **kw) -> ReplayResult:

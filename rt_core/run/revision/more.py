@@ -46,10 +46,11 @@ from ..pipeline.budget import Budget, check_cap, cost_text, estimate
 from ..pipeline.costs import Calls, Sizes, sizes_for
 from ..pipeline.plan import plan_for
 from ..pipeline.runner import Stage
-from ..pipeline.simulation import Simulation
+from ..pipeline.simulation import Continuation, Simulation
 from ..pipeline.state import RunState
 from ..pipeline.validation import MAX_ROUNDS
 from . import rounds as revise
+from .outputs import Settled
 
 
 def rounds_done(run: Run) -> int:
@@ -153,12 +154,11 @@ def refuse_if_over(p: RevisionPlan, max_tokens: int | None, max_cost: float | No
 def _settle_extras(old: Run) -> Callable[[RunState], object]:
     """The last stage: the judge and the real-review comparison were made on the old
     proposal and reviews; they go when the revision replaced either."""
-    async def settle(sim: RunState) -> None:
+    async def settle(sim: RunState) -> Settled:
         run = sim.run
         same = (run.proposal is not None and old.proposal is not None
                 and run.proposal.answers() == old.proposal.answers() and run.reviews == old.reviews)
-        if not same:
-            run.judge, run.review_similarity = None, None
+        return Settled(stale=not same)
     return settle
 
 
@@ -178,14 +178,12 @@ def simulation(store: Store, run_id: str, extra: int, *,
     sizes = sizes_for(capped, store)
     check_cap(capped, plan_for(capped), sizes)  # a cap of nothing, or in dollars for a model without a price
     refuse_if_over(p, cap_tokens, cap_cost)
+    # The run is asked for its continuation; nothing of it is patched from here.
     sim = Simulation(request_for(p.config), store, embedder=embedder, on_progress=on_progress,
-                     run_id=old.id, resume=True)
-    # What was computed on the run afterwards is kept (a stop on the way keeps it too).
-    sim.run.credit, sim.run.judge, sim.run.review_similarity = list(old.credit), old.judge, old.review_similarity
-    sim.use_budget(RevisionBudget(capped, sim.run.usage, set(p.stages), sizes))
-    sim.plan = [*sim.plan, Stage("settle_results", _settle_extras(old), tuple(s.name for s in sim.plan),
-                                 saves=False)]
-    sim.added_work = timing.for_config(p.config, store, counted=set(p.stages))
+                     continues=Continuation(
+                         old, (Stage("settle_results", _settle_extras(old), saves=False),),
+                         timing.for_config(p.config, store, counted=set(p.stages)),
+                         lambda usage: RevisionBudget(capped, usage, set(p.stages), sizes)))
     sim.start()  # bad input fails here, in the caller
     return sim
 

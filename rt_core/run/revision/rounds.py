@@ -18,18 +18,20 @@ after them.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import TYPE_CHECKING
 
 from ...errors import InputError, RTError
 from ...models import registry
-from ...types import MetaReview, Proposal, Round, RunConfig, Stop, StopReason
+from ...types import Proposal, Round, RunConfig, Stop, StopReason
 from .. import prompts
 from ..pipeline import costs
 from ..pipeline.agents import gather
 from . import chat as revise_chat
 from . import facets as revise_facets
 from . import stem as revise_stem
+from .outputs import Revised, RoundMetaReview, RoundReviews, best_round, mean
 
 if TYPE_CHECKING:
     from ..pipeline.state import RunState
@@ -51,19 +53,14 @@ def stage_names(rounds: int) -> list[str]:
     return [f"{kind}_{r}" for r in range(1, rounds + 1) for kind in STAGE_KINDS]
 
 
-def _mean(meta: MetaReview | None) -> float | None:
-    return meta.score if meta is not None else None
-
-
 def _plain(p: Proposal) -> Proposal:
     """A round's proposal without the authors' drafts (they belong to round 0 only), with
     the papers' sentences it was written from (the facets path's reviews check them)."""
     return Proposal(**p.answers(), missing=list(p.missing), grounds=dict(p.grounds))
 
 
-def _open(sim: RunState, r: int) -> bool:
+def _open(sim: RunState, r: int, rounds: list[Round]) -> bool:
     """Whether round r goes on: the round before it finished and did not stop."""
-    rounds = sim.run.rounds
     if r == 1 and not rounds:
         return True
     if len(rounds) < r:
@@ -73,15 +70,15 @@ def _open(sim: RunState, r: int) -> bool:
     return (not before.stopped or reopened) and before.meta_review is not None
 
 
-def _start(sim: RunState) -> None:
-    """Round 0 from the run's proposal and reviews, once; a run without reviews cannot
-    be revised."""
+def _first(sim: RunState) -> Round | None:
+    """Round 0 from the run's proposal and reviews (None: the run has it); a run without
+    reviews cannot be revised."""
     run = sim.run
     if run.rounds:
-        return
+        return None
     if run.proposal is None or not run.reviews:
         raise InputError(NO_REVIEWS, "Ask for at least one reviewer, or set revision rounds to 0.")
-    run.rounds.append(Round(0, _plain(run.proposal), list(run.reviews), run.meta_review))
+    return Round(0, _plain(run.proposal), list(run.reviews), run.meta_review)
 
 
 def prior_titles(sim: RunState) -> list[str]:
@@ -93,13 +90,13 @@ def prior_titles(sim: RunState) -> list[str]:
     return list(dict.fromkeys(titles))[:6]
 
 
-async def revise_step(sim: RunState, r: int) -> None:
+async def revise_step(sim: RunState, r: int) -> Revised | None:
     """Round r's proposal, rewritten from round r-1's reviews."""
-    if r == 1:
-        _start(sim)
-    if not _open(sim, r) or len(sim.run.rounds) > r:
-        return
-    before = sim.run.rounds[r - 1]
+    first = _first(sim) if r == 1 else None
+    rounds = sim.run.rounds or ([first] if first is not None else [])
+    if not _open(sim, r, rounds) or len(rounds) > r:
+        return Revised(r, first) if first is not None else None
+    before = rounds[r - 1]
     writer = revise_facets if before.proposal.grounds and sim.ctx.traits.writes_from_facets else \
         revise_stem if sim.ctx.traits.completes_stems else revise_chat
     sim.recorder.emit(GROUP, f"authors (round {r})", 0, 1, "started")
@@ -110,18 +107,17 @@ async def revise_step(sim: RunState, r: int) -> None:
         sim.recorder.fail(GROUP, f"authors (round {r})", exc)
         raise
     if not changes:
-        before.stopped = Stop(StopReason.CHANGED_NOTHING)
         sim.recorder.emit(GROUP, f"authors (round {r})", 1, 1, "done", "no change")
-        return
-    sim.run.rounds.append(Round(r, revised, changes=changes))
+        return Revised(r, first, stopped_before=Stop(StopReason.CHANGED_NOTHING))
     sim.recorder.emit(GROUP, f"authors (round {r})", 1, 1, "done",
                       f"rewrote {', '.join(c.question.upper() for c in changes)}")
+    return Revised(r, first, revised=Round(r, revised, changes=changes))
 
 
-async def review_step(sim: RunState, r: int) -> None:
+async def review_step(sim: RunState, r: int) -> RoundReviews | None:
     """The round-0 reviewers, with their personas, review round r's proposal."""
     if len(sim.run.rounds) <= r or sim.run.rounds[r].meta_review is not None:
-        return
+        return None
     rnd, first = sim.run.rounds[r], sim.run.rounds[0]
     papers = sim.reader.writing_papers() if sim.mode.reads_papers else []
     ids = [rv.reviewer_id for rv in first.reviews]
@@ -130,49 +126,39 @@ async def review_step(sim: RunState, r: int) -> None:
         sim.ctx, rid, sim.run.profiles[rid].text if rid in sim.run.profiles else None,
         rnd.proposal, papers))) for rid in ids if rid not in done]
     await gather(sim.recorder, GROUP, jobs, lambda _a, rev: rnd.reviews.append(rev),
-                 lambda rv: f"round {r}: score {rv.score}", serial=sim.serial)
+                 lambda rv: f"round {r}: score {rv.score}", serial=sim.serial, part="rounds")
     rank = {rid: i for i, rid in enumerate(ids)}
-    rnd.reviews.sort(key=lambda rv: rank.get(rv.reviewer_id, len(rank)))
+    return RoundReviews(r, tuple(sorted(rnd.reviews, key=lambda rv: rank.get(rv.reviewer_id, len(rank)))))
 
 
-def _show_best(run) -> Round:
-    """The run's proposal, reviews and meta-review become the best-scored round's (the
-    earliest on a tie): a revision that made things worse is kept in `rounds` and shown
-    there, but never replaces a better proposal."""
-    scored = [x for x in run.rounds if _mean(x.meta_review) is not None]
-    best = max(scored, key=lambda x: (_mean(x.meta_review), -x.number)) if scored else run.rounds[-1]
-    run.proposal = Proposal(**best.proposal.answers(), missing=list(best.proposal.missing),
-                            drafts=list(run.proposal.drafts) if run.proposal else [],
-                            grounds=dict(best.proposal.grounds))
-    run.reviews, run.meta_review = list(best.reviews), best.meta_review
-    return best
-
-
-async def meta_review_step(sim: RunState, r: int) -> None:
+async def meta_review_step(sim: RunState, r: int) -> RoundMetaReview | None:
     """Round r's meta-review; the run shows its best-scored round; stop when the mean did not rise."""
     if len(sim.run.rounds) <= r or sim.run.rounds[r].meta_review is not None:
-        return
+        return None
     rnd, before = sim.run.rounds[r], sim.run.rounds[r - 1]
     if not rnd.reviews:
         raise RTError(f"no reviewer reviewed round {r}",
                       "See the errors above; resume the run to try the round again.")
     sim.recorder.emit(GROUP, f"meta-reviewer (round {r})", 0, 1, "started")
-    rnd.meta_review = await sim.style.meta_review(sim.ctx, rnd.proposal, rnd.reviews)
-    shown = _show_best(sim.run)
-    new, old = _mean(rnd.meta_review), _mean(before.meta_review)
+    meta = await sim.style.meta_review(sim.ctx, rnd.proposal, rnd.reviews)
+    rounds = [dataclasses.replace(x, meta_review=meta) if x.number == r else x for x in sim.run.rounds]
+    shown = best_round(rounds)  # the round the run will show once this output is folded in
+    new, old = mean(meta), mean(before.meta_review)
     reopened = r in sim.config.revision_reopened and r < sim.config.revision_rounds
+    stopped = None
     if new is None or old is None:
-        rnd.stopped = Stop(StopReason.NO_SCORE, old, new)
+        stopped = Stop(StopReason.NO_SCORE, old, new)
     elif new <= old:
-        rnd.stopped = Stop(StopReason.NOT_IMPROVED, old, new, kept=shown.number)
+        stopped = Stop(StopReason.NOT_IMPROVED, old, new, kept=shown.number)
     elif r == sim.config.revision_rounds:
-        rnd.stopped = Stop(StopReason.LAST_ROUND, old, new)
-    if reopened and rnd.stopped:
+        stopped = Stop(StopReason.LAST_ROUND, old, new)
+    if reopened and stopped:
         # A user asked for more rounds of the finished run after this stop
         # (run/revise_more.py): the reason stays, and the next round goes on (_open).
-        rnd.stopped.reopened = True
+        stopped.reopened = True
     sim.recorder.emit(GROUP, f"meta-reviewer (round {r})", 1, 1, "done",
                       f"round {r}: mean score {new}")
+    return RoundMetaReview(r, meta, stopped)
 
 
 # -- the plan and its estimates ----------------------------------------------------------------
