@@ -25,7 +25,7 @@ import numpy as np
 
 from ...text import STOP, sentences, wordset
 from ...types import Paper
-from .cues import REVIEW_PENALTY, cue_score, is_review
+from .cues import cue_scores
 from .phrases import METHOD_HEADS, candidate_phrases
 
 KINDS = ("purpose", "mechanism", "evaluation", "gap")
@@ -118,15 +118,13 @@ def sentence_scores(sents: list[str], vectors: np.ndarray | None = None,
     if vectors is not None and described is not None and n:
         sims = vectors @ described.T  # sentences x facets
         rel = sims - sims.mean(axis=1, keepdims=True)  # closer to this facet than to the others
-    review = use_cues and is_review(sents)
+    cued = cue_scores(sents) if use_cues else None
     for k, kind in enumerate(KINDS):
         row = []
-        for i, s in enumerate(sents):
+        for i in range(n):
             score = 0.0
-            if use_cues:
-                score += cue_score(kind, s)
-                if review and kind == "evaluation":
-                    score -= REVIEW_PENALTY
+            if cued is not None:
+                score += cued[i][kind]
             if use_position:
                 first, second, last = POSITION[kind]
                 score += first if i == 0 else second if i == 1 else 0.0
