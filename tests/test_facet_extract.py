@@ -129,3 +129,15 @@ def test_a_run_on_the_command_line_with_papers_without_abstracts_says_so_once_an
     assert said[0].count(". ") == 0 and said[0].endswith(".")
     out = json.loads((tmp_path / "o.json").read_text())
     assert out["status"] == "done" and out["proposal"]["q1"]
+
+
+@pytest.mark.parametrize("sentence, data", [
+    ("Using survey data from hundreds of British localities, the authors measure networks.",
+     "survey data from hundreds of British localities"),
+    ("Evaluated on web search logs with human judgements, it is more relevant.", "web search logs"),
+    ("On GPUs, attention is limited more by moving data between memories than by arithmetic.", ""),
+])
+def test_the_data_of_an_evaluation_is_a_data_set_not_a_verbs_object(sentence, data):
+    """Q5 applies a method to the other side's data: "moving data" is none, and "Using
+    survey data ..." names the survey's data, not "survey" alone (too short to use)."""
+    assert X.data_of(sentence) == data

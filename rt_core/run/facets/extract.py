@@ -278,11 +278,15 @@ def cut_phrase(kind: str, sentence: str, title: str = "", embedder=None) -> tupl
 _DATA_NOUN = (r"data|dataset|datasets|benchmark|benchmarks|records|survey|surveys|observations|"
               r"catalogue|catalogues|catalog|corpus|samples|sample|measurements|recordings|"
               r"x-rays|images|experiments|trials|database|questions|tasks|trajectories|"
-              r"incubations|photometry|spectra|simulations|problems|scans|notes|claims|abstracts")
+              r"incubations|photometry|spectra|simulations|problems|scans|notes|claims|abstracts|logs|exams|reanalysis")
 _DATA = re.compile(r"\b(?:" + _DATA_NOUN + r")\b", re.IGNORECASE)
 _NOT_MODIFIER = wordset("""build builds built describe describes propose proposes introduce
 introduces introduced assemble assembles use uses used offer offers authors they we it better
 far less more most many release""")
+# "moving data between memories", "producing data": data as a verb's object is no data set
+# ("using survey data": the data phrase starts after the verb, at "survey data ...").
+_MOVED = re.compile(r"(?<![\w-])(?:moving|producing|generating|creating|collecting|sending|copying|"
+                    r"loading|sharing|releasing|using|combining)\s+$", re.IGNORECASE)
 _TAIL = re.compile(r"^\s+(?:of|from|on)\s+", re.IGNORECASE)
 
 
@@ -292,7 +296,8 @@ def data_of(sentence: str) -> str:
     the content words before it (no stop word, no verb-like word; at most four) and an
     "of/from/on ..." after it, up to where the clause stops."""
     m = next((m for m in _DATA.finditer(sentence)
-              if not re.match(r"\s+release", sentence[m.end():], re.IGNORECASE)), None)
+              if not re.match(r"\s+release", sentence[m.end():], re.IGNORECASE)
+              and not _MOVED.search(sentence[:m.start()])), None)
     if not m:
         return ""
     before = sentence[:m.start()].split()
