@@ -15,8 +15,8 @@ from .extract import PaperFacets, extract
 def facets_of(papers: list[Paper], store=None, embedder=None) -> dict[str, PaperFacets]:
     """Each paper's facets by its id, from the store where kept, else found (and kept).
     Sentences are chosen by cue words and position: on the labelled papers, adding MiniLM
-    found more facets but fewer right ones (tests/test_facets.py); the `embedder` only
-    picks the topic phrase of a stated problem."""
+    was less precise on two sets of three and no better as a tie-break (tests/test_facets.py,
+    README); the `embedder` only picks the topic phrase of a stated problem."""
     version = _extract.VERSION  # read at each call: the rules' version, not the one at import
     kept = store.facets.get([p.id for p in papers], version) if store is not None else {}
     out = {pid: PaperFacets.from_dict(doc) for pid, doc in kept.items()}
