@@ -22,12 +22,14 @@ from tests.facet_measure import measure, precision, recall
 
 
 def test_facets_are_found_precisely_on_the_labelled_papers():
-    """Cue words and sentence position, the kept method: measured on 20 hand-labelled
-    abstracts (95% of the facets it names are right, 86% of the labelled ones found) and on
-    11 labelled after the rules were fixed (71% and 65%)."""
-    tuned, held = measure(), measure(part="held_out")
-    assert precision(tuned) >= 0.9 and recall(tuned) >= 0.8, tuned
-    assert precision(held) >= 0.65 and recall(held) >= 0.6, held
+    """Cue words, evaluation and gap patterns and sentence position, the kept method:
+    measured on 20 hand-labelled abstracts (95% of the facets it names are right, 95% of the
+    labelled ones found), on 11 labelled after the first rules were fixed (88%, 85%) and on
+    22 drawn at random and labelled before the evaluation and gap patterns (87%, 84%)."""
+    tuned, held, drawn = measure(), measure(part="held_out"), measure(part="held_out_2")
+    assert precision(tuned) >= 0.9 and recall(tuned) >= 0.9, tuned
+    assert precision(held) >= 0.8 and recall(held) >= 0.8, held
+    assert precision(drawn) >= 0.8 and recall(drawn) >= 0.8, drawn
 
 
 def test_the_kept_method_names_facets_more_precisely_than_the_other_cheap_ones():

@@ -146,6 +146,8 @@ def _finish(run, args) -> int:
         Path(args.out_md).write_text(md, "utf-8")
     if not args.out_json and not args.out_md:
         print(md)
+    for note in run.notes:  # what the run could not use, said once (e.g. papers without abstracts)
+        print(f"note: {note}", file=sys.stderr)
     for e in run.errors:
         if e.kind == budget.BudgetExceeded.__name__:
             print(f"{e.message}\n{e.hint}", file=sys.stderr)

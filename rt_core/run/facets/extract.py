@@ -3,11 +3,12 @@ measure) and stated gap, each a short phrase with the sentence it came from.
 
 Why sentences first: a 270M base model cannot plan a proposal, but the papers state their
 problems, methods, data and gaps in sentences that make sense. A facet is found by scoring
-each sentence of the abstract for each facet: cue words, the sentence's position (abstracts
-open on the problem and close on results) and, when an embedder is given, how much closer
-the sentence is to that facet's description than to the others' (MiniLM). Measured on 20
-bundled abstracts labelled by hand (tests/fixtures/facet_labels.json, tests/test_facets.py),
-this beat position alone and cue words alone (README, "Ideas from facets"). A facet the
+each sentence of the abstract for each facet: cue words and patterns (cues.py), the
+sentence's position (abstracts open on the problem and close on results) and, when an
+embedder is given, how much closer the sentence is to that facet's description than to the
+others' (MiniLM). Measured on 53 bundled abstracts labelled by hand, 33 of them after the
+rules were written (tests/fixtures/facet_labels.json, tests/test_facets.py), this beat
+position alone, cue words alone and adding MiniLM (README, "Ideas from facets"). A facet the
 abstract does not state is left out rather than guessed: gaps and evaluations need a cue.
 
 The phrase is cut from the sentence by rule (the clause after "we propose", "whether",
@@ -16,18 +17,34 @@ grammatically. No model call: computed once per paper and kept in the store (m02
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ...text import STOP, sentences, wordset
 from ...types import Paper
+from .cues import cue_scores
 from .phrases import METHOD_HEADS, candidate_phrases
 
 KINDS = ("purpose", "mechanism", "evaluation", "gap")
-# Bump when facets are found differently: stored facets of another version are recomputed.
-VERSION = "facets-11"
+
+
+def rules_version(sources: tuple[str, ...]) -> str:
+    """The version facets are kept under (m023): a digest of the text of the modules that
+    find them. Why not a number bumped by hand: a rule change that forgets the bump reads
+    stale facets from the store and measures one extractor while running another; any edit
+    to these files recomputes them instead (about 3 s for the bundled papers, once)."""
+    digest = hashlib.sha256("\0".join(sources).encode("utf-8")).hexdigest()[:12]
+    return f"facets-12-{digest}"
+
+
+_HERE = Path(__file__).resolve().parent
+_RULES = (_HERE / "extract.py", _HERE / "cues.py", _HERE / "phrases.py", _HERE.parents[1] / "text.py")
+# Stored facets of another version are not read but found again (kept.py).
+VERSION = rules_version(tuple(f.read_text("utf-8") for f in _RULES))
 
 # What each facet is, in words a sentence embedder can compare a sentence with.
 DESCRIPTIONS = {
@@ -39,33 +56,7 @@ DESCRIPTIONS = {
 }
 
 
-def _cues(text: str) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(text.split()) + r")\b", re.IGNORECASE)
-
-
-CUES = {
-    "purpose": _cues(r"whether how why what aim aims goal question questions problem problems "
-                     r"challenge to\s+assess to\s+understand to\s+study to\s+test to\s+predict "
-                     r"test address addresses need needs important matter matters"),
-    "mechanism": _cues(r"propose[sd]? introduc(?:e|es|ed) present[s]? develop[s]? trains? "
-                       r"fits? represents? encodes? architecture model network algorithm method "
-                       r"framework approach using uses use based\s+on keeps learns? kernel "
-                       r"platform pipeline layers? decoder encoder"),
-    "evaluation": _cues(r"data datasets? benchmarks? records survey observations catalogues? "
-                        r"catalogs? corpus samples? measurements? recordings x-rays images "
-                        r"experiments? trials? annotators database incubations photometry "
-                        r"accuracy error scores? F1 precision recall rate cost bound regret "
-                        r"perplexity outperforms? beats? compared evaluat\w* measur\w* metrics? "
-                        r"valid predicted tested replications"),
-    "gap": _cues(r"however but yet remains? lacks? lacking limited limitations? cannot miss "
-                 r"misses unexplained unaccounted poorly difficult hard fails? struggles? "
-                 r"gap open unknown unclear still not no"),
-}
-# Results are no purpose and no method: "we show", "achieves" lean a sentence to evaluation.
-RESULT_CUES = _cues(r"shows? showed achieves? reaches outperforms? beats? better higher "
-                    r"produces suggesting helps")
 # The weights and thresholds measured best on the labelled papers (tests/test_facets.py).
-CUE_WEIGHT = 1.0
 EMBED_WEIGHT = 6.0
 POSITION = {"purpose": (1.2, 0.2, -0.3), "mechanism": (0.0, 0.6, 0.2),
             "evaluation": (-0.5, 0.2, 0.6), "gap": (0.2, 0.0, 0.0)}  # first, second, last
@@ -128,15 +119,13 @@ def sentence_scores(sents: list[str], vectors: np.ndarray | None = None,
     if vectors is not None and described is not None and n:
         sims = vectors @ described.T  # sentences x facets
         rel = sims - sims.mean(axis=1, keepdims=True)  # closer to this facet than to the others
+    cued = cue_scores(sents) if use_cues else None
     for k, kind in enumerate(KINDS):
         row = []
-        for i, s in enumerate(sents):
+        for i in range(n):
             score = 0.0
-            if use_cues:
-                hits = len(CUES[kind].findall(s))
-                score += CUE_WEIGHT * min(hits, 3)
-                if kind in ("purpose", "mechanism") and RESULT_CUES.search(s):
-                    score -= 0.8
+            if cued is not None:
+                score += cued[i][kind]
             if use_position:
                 first, second, last = POSITION[kind]
                 score += first if i == 0 else second if i == 1 else 0.0
@@ -290,11 +279,15 @@ def cut_phrase(kind: str, sentence: str, title: str = "", embedder=None) -> tupl
 _DATA_NOUN = (r"data|dataset|datasets|benchmark|benchmarks|records|survey|surveys|observations|"
               r"catalogue|catalogues|catalog|corpus|samples|sample|measurements|recordings|"
               r"x-rays|images|experiments|trials|database|questions|tasks|trajectories|"
-              r"incubations|photometry|spectra|simulations|problems|scans|notes|claims|abstracts")
+              r"incubations|photometry|spectra|simulations|problems|scans|notes|claims|abstracts|logs|exams|reanalysis")
 _DATA = re.compile(r"\b(?:" + _DATA_NOUN + r")\b", re.IGNORECASE)
 _NOT_MODIFIER = wordset("""build builds built describe describes propose proposes introduce
 introduces introduced assemble assembles use uses used offer offers authors they we it better
 far less more most many release""")
+# "moving data between memories", "producing data": data as a verb's object is no data set
+# ("using survey data": the data phrase starts after the verb, at "survey data ...").
+_MOVED = re.compile(r"(?<![\w-])(?:moving|producing|generating|creating|collecting|sending|copying|"
+                    r"loading|sharing|releasing|using|combining)\s+$", re.IGNORECASE)
 _TAIL = re.compile(r"^\s+(?:of|from|on)\s+", re.IGNORECASE)
 
 
@@ -304,7 +297,8 @@ def data_of(sentence: str) -> str:
     the content words before it (no stop word, no verb-like word; at most four) and an
     "of/from/on ..." after it, up to where the clause stops."""
     m = next((m for m in _DATA.finditer(sentence)
-              if not re.match(r"\s+release", sentence[m.end():], re.IGNORECASE)), None)
+              if not re.match(r"\s+release", sentence[m.end():], re.IGNORECASE)
+              and not _MOVED.search(sentence[:m.start()])), None)
     if not m:
         return ""
     before = sentence[:m.start()].split()

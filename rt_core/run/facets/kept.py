@@ -1,27 +1,30 @@
 """Facets found once per paper: read from the store (m023), the missing ones found and kept.
 
 Finding a paper's facets embeds its sentences (about 4 per bundled summary); kept, a later
-run that reads the same paper pays nothing. Facets are kept per `extract.VERSION`, so a
-change to how they are found recomputes them instead of reading stale ones.
+run that reads the same paper pays nothing. Facets are kept per `extract.VERSION` (a digest
+of the rules' source), so a change to how they are found recomputes them instead of reading
+stale ones.
 """
 from __future__ import annotations
 
 from ...types import Paper
-from .extract import VERSION, PaperFacets, extract
+from . import extract as _extract
+from .extract import PaperFacets, extract
 
 
 def facets_of(papers: list[Paper], store=None, embedder=None) -> dict[str, PaperFacets]:
     """Each paper's facets by its id, from the store where kept, else found (and kept).
     Sentences are chosen by cue words and position: on the labelled papers, adding MiniLM
-    found more facets but fewer right ones (tests/test_facets.py); the `embedder` only
-    picks the topic phrase of a stated problem."""
-    kept = store.facets.get([p.id for p in papers], VERSION) if store is not None else {}
+    was less precise on two sets of three and no better as a tie-break (tests/test_facets.py,
+    README); the `embedder` only picks the topic phrase of a stated problem."""
+    version = _extract.VERSION  # read at each call: the rules' version, not the one at import
+    kept = store.facets.get([p.id for p in papers], version) if store is not None else {}
     out = {pid: PaperFacets.from_dict(doc) for pid, doc in kept.items()}
     todo = [p for p in papers if p.id not in out]
     if todo:
         found = {p.id: extract(p, embedder) for p in todo}
         if store is not None:
-            store.facets.put(VERSION, {pid: pf.to_dict() for pid, pf in found.items()})
+            store.facets.put(version, {pid: pf.to_dict() for pid, pf in found.items()})
         out.update(found)
     return out
 
@@ -35,6 +38,19 @@ def by_field(papers: list[Paper], found: dict[str, PaperFacets]) -> dict[str, li
     return out
 
 
-def notes_of(found: dict[str, PaperFacets]) -> list[str]:
-    """Why some papers gave no facets (e.g. no abstract), one sentence each."""
-    return [pf.note for pf in found.values() if pf.note]
+def one_note(papers: list[Paper], found: dict[str, PaperFacets], none_note: str = "") -> str:
+    """What the run says about facets it could not use, as ONE sentence ("" when nothing
+    went wrong): the papers without an abstract, named together (not a sentence each), and
+    `none_note`, why no two fields could be paired (run/facets/pair.py), after them."""
+    bare = [p.title for p in papers if p.id in found and found[p.id].note]
+    if not bare:
+        return none_note
+    named = [f"“{t}”" for t in bare[:3]]
+    more = len(bare) - len(named)
+    if more:
+        named.append(f"{more} more paper{'s' * (more > 1)}")
+    who = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+    said = f"{who} {'has' if len(bare) == 1 else 'have'} no abstract to find facets in"
+    if not none_note:
+        return f"{said}, so the proposal is written from the other papers."
+    return f"{said}; {none_note[:1].lower()}{none_note[1:]}"

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...text import words
 from ...types import Paper
-from ..facets.kept import by_field, facets_of, notes_of
+from ..facets.kept import by_field, facets_of, one_note
 from ..facets.pair import Pairings, pairings
 from ..facets.phrases import METHOD_HEADS, candidate_phrases, is_noun_phrase  # noqa: F401
 
@@ -240,6 +240,5 @@ class Grounding:
                 pool = list({p.id: p for p in [*self.papers, *extra]}.values())
                 found = facets_of(pool, self.store, self.embedder)
                 plans = pairings(by_field(pool, found), self.embedder, name=self.name)
-                notes = notes_of(found) + ([plans.note] if plans.note else [])
-                self._pairings = Pairings(plans.ranked, " ".join(notes))
+                self._pairings = Pairings(plans.ranked, one_note(pool, found, plans.note))
             return self._pairings
