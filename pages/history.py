@@ -10,7 +10,7 @@ from rt_core.access import Action
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
-from rt_core.types import RESUMABLE_STATUSES
+from rt_core.run.pipeline.progress import RESUMABLE_STATUSES
 from studio import idea_map_view, identity, render, resources, score_headline, state, study, timing_view
 from studio.frame import ensure_frame
 

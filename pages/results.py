@@ -8,7 +8,8 @@ from rt_core.access import Action, shows_cache_hits
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.run.people.reviewers import reason_for, uncovered_fields
-from rt_core.types import RESUMABLE_STATUSES, Run
+from rt_core.run.pipeline.progress import RESUMABLE_STATUSES
+from rt_core.types import Run
 from studio import (
     candidates_view,
     charts,

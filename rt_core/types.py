@@ -388,13 +388,6 @@ class Run(_Record):
         return super().from_dict(d)  # type: ignore[return-value]
 
 
-# What a stored run's status means, said once here so that no page decides it: a run that
-# stopped short may be resumed (its finished calls come from the cache), and one pending or
-# running is still being written.
-RESUMABLE_STATUSES = frozenset({"interrupted", "failed", "cancelled"})
-UNDER_WAY_STATUSES = frozenset({"pending", "running"})
-
-
 @dataclass
 class ProgressEvent(_Record):
     """What a stage reports while it works, so a UI can draw it live."""

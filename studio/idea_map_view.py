@@ -20,7 +20,8 @@ import streamlit as st
 from rt_core import ideamap
 from rt_core.fiveq import QUESTIONS
 from rt_core.models.embed import Embedder
-from rt_core.types import UNDER_WAY_STATUSES, Run
+from rt_core.run.pipeline.progress import UNDER_WAY_STATUSES
+from rt_core.types import Run
 
 from . import charts, novelty_view, render, resources, state
 

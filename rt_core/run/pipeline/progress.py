@@ -9,6 +9,9 @@ names the stage that stopped it), and a page should only draw what it is given (
 pages draw, rt_core decides). Here it is a plain function of plain values, tested without
 Streamlit (tests/test_progress_fold.py); studio/progress.py draws the record.
 
+The same goes for what a stored run's status means (RESUMABLE_STATUSES: Results and History
+offer Resume; UNDER_WAY_STATUSES: the idea map says the run is still writing).
+
 What the end of the job means (failed, cancelled, done) is job_end.py's; this module asks it
 rather than deciding again, so the label above the bars and the end line below them agree.
 """
@@ -26,6 +29,11 @@ QUEUED, RUNNING, SPENT, FAILED, CANCELLED, FINISHED = (
     "queued", "running", "spent", "failed", "cancelled", "finished")
 OVERALL = "_overall"  # the key of the overall bar in `shown`, beside the groups'
 QUEUE = "queue"  # the stage of a run that waits for a serial model (run/pipeline/warmup.py)
+# What a stored run's status means, said once here so that no page decides it: a run that
+# stopped short may be resumed (its finished calls come from the cache), and one pending or
+# running is still being written.
+RESUMABLE_STATUSES = frozenset({"interrupted", "failed", "cancelled"})
+UNDER_WAY_STATUSES = frozenset({"pending", "running"})
 
 
 def stage_title(stage: str) -> str:
