@@ -10,6 +10,7 @@ from rt_core.access import Action
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.fiveq import QUESTION_KEYS, QUESTION_TITLES
+from rt_core.run.pipeline.progress import RESUMABLE_STATUSES
 from studio import idea_map_view, identity, render, resources, score_headline, state, study, timing_view
 from studio.frame import ensure_frame
 
@@ -81,7 +82,7 @@ if c1.button("Open in Results", key="hist_open", type="primary"):
     ss["results_run"] = pick
     st.switch_page(state.PAGES["results"], query_params={state.RUN_PARAM: pick})
 pick_status = next((r["status"] for r in rows if r["id"] == pick), "")
-if pick_status in state.RESUMABLE and state.may(Action.RESUME, pick) and c3.button(
+if pick_status in RESUMABLE_STATUSES and state.may(Action.RESUME, pick) and c3.button(
         "Resume", key="hist_resume", help="Run it again with the same settings under the same id: "
         "every model call that had finished comes from the cache, free."):
     try:

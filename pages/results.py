@@ -8,6 +8,7 @@ from rt_core.access import Action, shows_cache_hits
 from rt_core.errors import RTError
 from rt_core.export import run as export
 from rt_core.run.people.reviewers import reason_for, uncovered_fields
+from rt_core.run.pipeline.progress import RESUMABLE_STATUSES
 from rt_core.types import Run
 from studio import (
     candidates_view,
@@ -118,7 +119,7 @@ st.caption(render.md_escape(f"Run {run.id} · {run.created_at} · model {run.con
                         f"{len(run.config.paper_ids)} papers"))
 timing_view.results_line(store, run)
 idea_links.continued_from(store, run)  # a run continued from an idea of the bank links back to it
-if run.status in state.RESUMABLE and (job is None or job.done) and state.may(Action.RESUME, run.id):
+if run.status in RESUMABLE_STATUSES and (job is None or job.done) and state.may(Action.RESUME, run.id):
     st.warning(f"This run is {run.status}: what finished is shown. Resuming re-runs it with the "
                "same settings; finished model calls come from the cache.", icon="⏯️")
     if st.button("Resume this run", key=f"results_resume_{run.id}"):

@@ -20,6 +20,7 @@ import streamlit as st
 from rt_core import ideamap
 from rt_core.fiveq import QUESTIONS
 from rt_core.models.embed import Embedder
+from rt_core.run.pipeline.progress import UNDER_WAY_STATUSES
 from rt_core.types import Run
 
 from . import charts, novelty_view, render, resources, state
@@ -90,7 +91,7 @@ def show(store, runs: list[Run], key: str, current: Run | None = None) -> None:
 
 
 def _empty(runs: list[Run]) -> None:
-    running = any(r.status in ("pending", "running") for r in runs)
+    running = any(r.status in UNDER_WAY_STATUSES for r in runs)
     st.info(("No idea written yet: candidates appear here as the run writes them."
              if running else
              "Nothing to map: no candidate or proposal was written. A brainstorm run (Run page, "

@@ -9,34 +9,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rt_core import access, agents
-from rt_core.errors import AllowanceSpent
-from rt_core.run.pipeline import plan
+from rt_core import access
+from rt_core.run.pipeline import progress
 
 from . import identity, job_end, render, state, timing_view
 
 STATUS_ICON = {"started": "⏳", "done": "✅", "failed": "❌", "cached": "♻️"}
+# The status box's look for each state of the fold (rt_core/run/pipeline/progress.py).
+BOX = {progress.QUEUED: "running", progress.RUNNING: "running", progress.SPENT: "error",
+       progress.FAILED: "error", progress.CANCELLED: "error", progress.FINISHED: "complete"}
 CACHE_HITS_HIDDEN = ("On a shared server the caches serve every visitor, so a hit could tell you "
                      "about somebody else's run: the count is shown to the operator only.")
-
-
-def _status(status: str, hits: bool) -> str:
-    """An agent answered from the cache alone reads as done where hits are not shown."""
-    return "done" if status == "cached" and not hits else status
-
-
-def _failed_where(run, by_stage: dict) -> tuple[str, str]:
-    """(group, agent) where a failed run stopped: the stage its run-level error names (the
-    runner records the failing stage's group), else the last agent that failed."""
-    group_of = {s.name: s.group for s in plan.plan_for(run.config)}
-    for e in reversed(run.errors):
-        if e.agent == "run":
-            return group_of.get(e.stage) or e.stage, ""
-    for stage, seen in reversed(list(by_stage.items())):
-        for agent, ev in seen.items():
-            if ev.status == "failed":
-                return stage, agent
-    return (run.errors[-1].stage, run.errors[-1].agent) if run.errors else ("", "")
 
 
 MEASURING = ("Timing a few short calls to the embedded model for this run's wall-time estimate "
@@ -54,92 +37,34 @@ def _expected_line(sim) -> None:
 
 
 def show(store, run_id: str, read_only: bool = False) -> None:
-    """Live progress of a run of this process; read_only: a shared view (no controls)."""
+    """Live progress of a run of this process; read_only: a shared view (no controls). What
+    it shows is decided by rt_core's fold; this draws it, and keeps in the session what each
+    bar showed last (the fold's `shown`), so no bar goes backwards on the next poll."""
     ss = st.session_state
     job = state.job_for(run_id)
     if job is None:
         return
-    events = job.snapshot()
-    run = job.run
-    done = job.done
-    # One bar per group of the run's own plan (rt_core.run.pipeline.plan), the plan the runner executes.
-    bar_titles = dict(plan.progress_groups(run.config))
-    groups = list(bar_titles)
-    by_stage: dict[str, dict[str, object]] = {}
-    totals: dict[str, int] = {}
-    authors = set(run.config.researcher_ids)
-    queue_event = None
-    for e in events:
-        if e.stage == "queue":
-            queue_event = e
-            continue
-        stage = e.stage
-        if stage == "read" and e.agent not in authors:
-            # Reviewers' profiles are read during reviewing: counting them under Reading
-            # would pull its finished bar back (6 of 6, then 6 of 9).
-            by_stage.setdefault("review", {})[f"profile:{e.agent}"] = e
-            continue
-        by_stage.setdefault(stage, {})[e.agent] = e
-        totals[stage] = max(totals.get(stage, 0), e.total)
-    names = store.corpus.researcher_names(agents.people(
-        [*(a for s in by_stage.values() for a in s), *(e.agent for e in run.errors)]))
+    run, done = job.run, job.done
+    memory = f"_bars_{run_id}"
+    p = progress.for_job(job, ss.get(memory))
+    ss[memory] = dict(p.shown)
+    names = store.corpus.researcher_names(p.people)
 
-    fractions = []
-    for stage in groups:
-        in_stage = by_stage.get(stage, {})
-        total = max(len(in_stage), totals.get(stage, 0))
-        finished = sum(1 for e in in_stage.values() if e.status != "started")
-        fractions.append(finished / total if total else 0.0)
-    # Bars never go backwards: a stage that learns of more work keeps what it showed.
-    seen = ss.setdefault(f"_bars_{run_id}", {})
-    fractions = [max(f, seen.get(stage, 0.0)) for stage, f in zip(groups, fractions, strict=True)]
-    seen.update(zip(groups, fractions, strict=True))
-    current = next((s for s in reversed(groups) if s in by_stage), groups[0])
-    failed = done and (job.error is not None or bool(job.unexpected) or run.status == "failed")
-    finished_ok = done and not failed and run.status == "done"
-    overall = 1.0 if finished_ok else min(0.99, sum(fractions) / max(1, len(groups)))
-    overall = max(overall, seen.get("_overall", 0.0))
-    seen["_overall"] = overall
-
-    waiting = (not done and queue_event is not None and queue_event.status == "waiting"
-               and not by_stage)
-    if waiting:
-        st.info(f"Waiting for the embedded model, which serves one run at a time: "
-                f"{render.md_escape(queue_event.partial)}.", icon="⏳")
-    if waiting:
-        label, box = "Queued for the embedded model", "running"
-    elif not done:
-        label, box = f"Running · {bar_titles.get(current, current)}", "running"
-    elif failed and run.errors and run.errors[-1].kind == AllowanceSpent.__name__:
-        label, box = (f"Run {run_id} stopped: the shared demo's tokens for today are used up; "
-                      "finished work is kept"), "error"
-    elif failed:
-        where, who = _failed_where(run, by_stage)
-        at = f" while {bar_titles.get(where, render.stage_title(where)) if where else 'starting'}"
-        by = f" ({agents.label(who, names)})" if who else ""
-        label, box = f"Run {run_id} failed{at}{by}", "error"
-    elif run.status == "cancelled":
-        label, box = f"Run {run_id} cancelled: finished work is kept", "error"
-    else:
-        label, box = f"Run {run_id} finished", "complete"
-    stopped = f"stopped at {int(overall * 100)}%" if done and not finished_ok else f"{int(overall * 100)}%"
-    st.progress(overall, text=f"{stopped} · {len(events)} progress events")
+    if p.waiting:
+        st.info(render.md_escape(p.waiting), icon="⏳")
+    st.progress(p.overall, text=p.meter)
     if not done:
         _expected_line(job.simulation)
-    where = _failed_where(run, by_stage)[0] if failed else ""
     # Not `with st.status(...)`: leaving that block marks the status complete, which drew a
     # check mark beside "Running"; a plain container inside keeps the state we set.
     hits = access.shows_cache_hits(identity.viewer())
-    with st.status(label, state=box, expanded=not done or failed).container():
-        for stage, frac in zip(groups, fractions, strict=True):
-            listed = by_stage.get(stage, {})
-            st.markdown(f"**{bar_titles[stage]}**" + (" · ❌ failed here" if stage == where else ""))
-            st.progress(frac, text=f"{int(frac * 100)}%")
-            for agent, e in listed.items():
-                who = agents.label(agent, names) + (" (reading their papers)"
-                                                    if agent.startswith(agents.PROFILE) else "")
-                tail = f": {render.short(e.partial, 160)}" if e.partial else ""
-                render.show_text(f"{STATUS_ICON.get(_status(e.status, hits), '•')} {who}{tail}")
+    with st.status(p.label(names), state=BOX[p.state], expanded=p.open).container():
+        for bar in p.bars:
+            st.markdown(f"**{bar.title}**" + (" · ❌ failed here" if bar.failed_here else ""))
+            st.progress(bar.fraction, text=f"{int(bar.fraction * 100)}%")
+            for line in bar.lines:
+                tail = f": {render.short(line.partial, 160)}" if line.partial else ""
+                render.show_text(f"{STATUS_ICON.get(line.shown_status(hits), '•')} {line.who(names)}{tail}")
     u = run.usage
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Model calls", u.calls)

@@ -13,7 +13,7 @@ import streamlit as st
 
 from rt_core import agents
 from rt_core.errors import RTError
-from rt_core.run.pipeline.plan import GROUPS
+from rt_core.run.pipeline.progress import stage_title
 from rt_core.types import Paper, Researcher, StageError
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
@@ -67,11 +67,6 @@ def app_hint(exc: BaseException) -> str:
     """The hint in the app's words: the command line's hint may name flags and settings
     that mean nothing in a browser, so an error that has an app version gives it."""
     return getattr(exc, "app_hint", "") or getattr(exc, "hint", "") or ""
-
-
-def stage_title(stage: str) -> str:
-    """What a stage is called on the Run page (its progress bar's title), else its name."""
-    return GROUPS.get(stage, stage.replace("_", " ").capitalize())
 
 
 def stage_error(e: StageError, names: dict[str, str]) -> str:

@@ -332,9 +332,6 @@ def get_run(store, run_id: str) -> Run:
                    created_at=job.run.created_at)
 
 
-RESUMABLE = ("interrupted", "failed", "cancelled")
-
-
 def _follow(run_id: str, job) -> None:
     """This session follows a job that continues a stored run (a resume or a revision):
     it becomes the current run, and its finished panel and bars start afresh."""

@@ -38,7 +38,7 @@ FLOORS: list[tuple[str, list[str]]] = [
     ("run: machinery", ["rt_core.run.pipeline", *_pipeline("agents costs recorder runner state validation warmup")]),
     ("run: stages", ["rt_core.run.candidates", "rt_core.run.revision", "rt_core.run.evidence.provenance",
                      *_pipeline("steps novelty")]),
-    ("run: assembly", [*_pipeline("plan budget timing simulation jobs"), "rt_core.run.revision.more"]),
+    ("run: assembly", [*_pipeline("plan budget timing simulation jobs progress"), "rt_core.run.revision.more"]),
     ("run: built on runs", ["rt_core.run.steer", "rt_core.run.replay", "rt_core.run.credit"]),
     ("what is built on runs", ["rt_core.study", "rt_core.community", "rt_core.ideamap"]),
     ("exports", ["rt_core.export"]),
