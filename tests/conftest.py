@@ -34,7 +34,7 @@ BOTH_BACKENDS = {"test_store", "test_migrate", "test_simulate", "test_runs", "te
                  "test_cache_rules", "test_llm", "test_bench", "test_call_claims",
                  "test_bench_tasks", "test_bench_workers", "test_comparisons", "test_topics",
                  "test_paper_vectors_ann", "test_corpus_owners", "test_visible_runs",
-                 "test_ideas_bank", "test_ideas_seen"}
+                 "test_ideas_bank", "test_ideas_seen", "test_facet_extract"}
 
 
 def pytest_generate_tests(metafunc):

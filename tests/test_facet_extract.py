@@ -78,6 +78,9 @@ def test_facets_kept_under_other_rules_are_found_again(store, monkeypatch):
     monkeypatch.setattr(X, "VERSION", X.rules_version(("the rules, edited",)))
     assert facets_of([paper], store)["p-1"].note == ""
     assert X.rules_version(("a",)) != X.rules_version(("b",)) and X.VERSION.startswith("facets-")
+    # what the old rules found is not kept beside the new (planted: no delete in store.facets.put)
+    rows = store.db.conn.execute("SELECT version FROM paper_facets WHERE paper_id='p-1'").fetchall()
+    assert [r[0] for r in rows] == [X.VERSION]
 
 
 def _bare(n: int) -> list[Paper]:

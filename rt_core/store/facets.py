@@ -27,10 +27,14 @@ class PaperFacetStore:
         return out
 
     def put(self, version: str, docs: dict[str, dict]) -> None:
-        """Keep (or replace) the documents of these papers for this version."""
+        """Keep (or replace) the documents of these papers for this version. What older rules
+        found for the same papers goes in the same transaction: the version is a digest of the
+        rules' source (run/facets/extract.py), so those rows would never be read again."""
         if not docs:
             return
         with self.db.transaction() as conn:
+            conn.executemany("DELETE FROM paper_facets WHERE paper_id=? AND version<>?",
+                             [(pid, version) for pid in docs])
             conn.executemany(
                 "INSERT INTO paper_facets(paper_id, version, facets_json) VALUES (?, ?, ?) "
                 "ON CONFLICT(paper_id, version) DO UPDATE SET facets_json=excluded.facets_json",
