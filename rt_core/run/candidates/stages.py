@@ -154,7 +154,7 @@ async def merge(state: RunState) -> Merged:
     cands = live(state)
     tokens = state.embedder.tokens
     vectors = await asyncio.to_thread(answer_vectors, state.embedder, cands)
-    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+    state.recorder.meter(state.embedder.tokens - tokens)
     merged = near_duplicates([c.id for c in cands], vectors, MERGE_THRESHOLD)
     state.recorder.emit("write", "merge", 1, 1, "done",
                         f"{len(merged)} near-duplicate{'s' * (len(merged) != 1)} merged")

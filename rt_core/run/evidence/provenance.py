@@ -159,7 +159,7 @@ def _measure(state: RunState, fn) -> object:
     try:
         return fn()
     finally:
-        state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+        state.recorder.meter(state.embedder.tokens - tokens)
 
 
 async def attribute_answers(state: RunState) -> Attributed | None:

@@ -101,7 +101,7 @@ async def run_stage(state: RunState) -> Checked | None:
     finally:
         if literature is not None:
             literature.close()
-        state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+        state.recorder.meter(state.embedder.tokens - tokens)
     return Checked(found)
 
 

@@ -51,6 +51,12 @@ class Recorder:
         returned output, which the runner folds in when it ends (run/pipeline/state.py)."""
         write()
 
+    def meter(self, embedding_tokens: int) -> None:
+        """The embedder's tokens a stage spent, added to the run's usage the way the model
+        client adds each call's: usage is a meter the budget reads while the run goes, not a
+        stage's output, so it is counted as the work is done rather than folded at the end."""
+        self.run.usage.prompt_tokens += embedding_tokens
+
     def fail(self, stage: str, agent: str, exc: Exception) -> None:
         """Record one agent's (or the run's) failure with its hint, for the user."""
         hint = getattr(exc, "hint", "") or ""

@@ -104,7 +104,7 @@ async def pick_reviewers(state: RunState, proposal: Proposal, query=None) -> Rev
         raise state.candidates_error
     tokens = state.embedder.tokens
     chosen = await asyncio.to_thread(state.reviewers.choose_reviewers, proposal, state.candidate_vectors, query)
-    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+    state.recorder.meter(state.embedder.tokens - tokens)
     return Reviewers(tuple(chosen), dict(state.reviewers.reasons))
 
 
@@ -169,7 +169,7 @@ async def _compare_with_reference(state: RunState) -> Evaluated | None:
             state.store, state.store.corpus.get_paper(ref_id),
             restater=restater_for(state.request, state.store))
     similarity = await asyncio.to_thread(compare, state.embedder, state.run.proposal, reference)
-    state.run.usage.prompt_tokens += state.embedder.tokens - tokens
+    state.recorder.meter(state.embedder.tokens - tokens)
     state.recorder.emit("evaluate", "reference", 1, 1, "done", f"similarity {similarity.mean:.3f}")
     return Evaluated(similarity, restated)
 
