@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import time
 
 import numpy as np
 import pytest
@@ -79,6 +78,7 @@ def watched(monkeypatch):
     wrote: list[tuple[str, list[str]]] = []
     locks: dict[int, asyncio.Lock] = {}
     keep, fail = Recorder.keep, Recorder.fail
+    runner_init = runner_mod.Runner.__init__
 
     def kept(self, part, write):
         self.__dict__.setdefault("touched", set()).add(f"run.{part}")
@@ -88,32 +88,32 @@ def watched(monkeypatch):
         self.__dict__.setdefault("touched", set()).add("run.errors")
         fail(self, stage, agent, exc)
 
-    async def one(self, stage):
-        started = time.perf_counter()
-        try:
-            async with locks.setdefault(id(self.state), asyncio.Lock()):
-                recorder = getattr(self.state, "recorder", None)
+    def checking(stage, state):
+        """The stage's action, run alone among its state's stages, with the state taken before
+        it and after it returns (before the runner folds its output)."""
+        async def action(st):
+            async with locks.setdefault(id(state), asyncio.Lock()):
+                recorder = getattr(st, "recorder", None)
                 if recorder is not None:
                     recorder.touched = set()
-                before = snapshot(self.state)
-                output = await stage.action(self.state)
-                after = snapshot(self.state)
+                before = snapshot(st)
+                output = await stage.action(st)
+                after = snapshot(st)
                 allowed = (recorder.touched if recorder is not None else set()) | {f"run.{m}" for m in METER}
                 changed = sorted(k for k in before.keys() | after.keys()
                                  if before.get(k) != after.get(k) and k not in allowed)
                 if changed:
                     wrote.append((stage.name, changed))
-            self.fold(output)
-        except BaseException:
-            if self.failed is None:
-                self.failed = stage
-            raise
-        finally:
-            self.on_end(stage, time.perf_counter() - started)
+                return output
+        return action
+
+    def init(self, plan, state, *args, **kwargs):
+        checked = [dataclasses.replace(s, action=checking(s, state)) for s in plan]
+        runner_init(self, checked, state, *args, **kwargs)
 
     monkeypatch.setattr(Recorder, "keep", kept)
     monkeypatch.setattr(Recorder, "fail", failed)
-    monkeypatch.setattr(runner_mod.Runner, "_one", one)
+    monkeypatch.setattr(runner_mod.Runner, "__init__", init)
     return wrote
 
 
