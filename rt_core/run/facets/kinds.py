@@ -16,6 +16,7 @@ named in words a proposal can say ("text", "networks of people or places").
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -80,8 +81,10 @@ TRAINS = _words(r"train\w* fit fits fitted fitting optimi[sz]\w* learned learnin
                 r"neural\s+networks? machine\s+learning")
 
 
+@functools.lru_cache(maxsize=512)
 def kinds_of(text: str) -> frozenset[str]:
-    """The kinds of data a text says it works on."""
+    """The kinds of data a text says it works on (cached: a neighbourhood asks once per
+    paper for every pairing it is in)."""
     return frozenset(k for k, (_, pat) in KINDS.items() if pat.search(text or ""))
 
 

@@ -38,6 +38,9 @@ DATA_WEIGHT = 0.5
 READY_WEIGHT = 0.15
 METHOD_WEIGHT = 0.3
 KIND_WEIGHT = 0.5
+# A pairing of the neighbourhood's larger fields before one that takes a field only one
+# paper brings (a case study of systems and biology pairs those two first).
+REACH_WEIGHT = 0.3
 # What a mechanism is called when it names data rather than a method ("Danish register data").
 DATA_HEADS = wordset("""data dataset datasets survey surveys records observations catalogue
 sample samples release photometry astrometry""")
@@ -172,6 +175,8 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
                              "in another, so no two fields' facets could be paired.")
     fit = _fits(plans, embedder)
     text = _texts(by_field, texts)
+    seen_also: dict[tuple[str, str, str], tuple[Facet, ...]] = {}
+    size = {f: len(found) for f, found in by_field.items()}
     scored = []
     for plan, f in zip(plans, fit, strict=True):
         data = _data_overlap(plan.method_eval, plan.target_eval)
@@ -179,13 +184,18 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
         method = methodness(plan.mechanism)
         mech_pid = plan.mechanism.paper_id
         bridge = kinds.fit(text[mech_pid], plan.mechanism.phrase, text[plan.purpose.paper_id])
-        also = _also(plan, by_field, text)
+        key = (mech_pid, plan.mechanism.field, plan.purpose.field)
+        also = seen_also[key] if key in seen_also else seen_also.setdefault(key, _also(plan, by_field, text))
+        reach = min(size[plan.mechanism.field], size[plan.purpose.field]) / max(size.values())
         total = (FIT_WEIGHT * f + DATA_WEIGHT * data + READY_WEIGHT * ready + METHOD_WEIGHT * method
-                 + KIND_WEIGHT * bridge.value + KIND_WEIGHT * 0.2 * bool(also))
+                 + KIND_WEIGHT * bridge.value + KIND_WEIGHT * 0.2 * bool(also) + REACH_WEIGHT * reach)
+        target = _bridged_eval(plan, by_field[plan.purpose.field], bridge, text)
         scored.append(Pairing(**{**plan.__dict__, "score": round(total, 4), "fit": bridge, "also": also,
+                                 "target_eval": target,
                                  "parts": (("fit", round(f, 4)), ("data", round(data, 4)),
                                            ("ready", float(ready)), ("method", method),
-                                           ("kind", bridge.value), ("also", float(bool(also))))}))
+                                           ("kind", bridge.value), ("also", float(bool(also))),
+                                           ("reach", round(reach, 4)))}))
     # A mechanism that names no method (data, or a sentence's opening) is a last resort.
     methods = [p for p in scored if dict(p.parts)["method"] > 0]
     scored = methods or scored
@@ -195,6 +205,20 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
     good = [p for p in scored if p.plausible]
     bad = [p for p in scored if not p.plausible]
     return Pairings(tuple((distinct(good) + distinct(bad))[:limit]))
+
+
+def _bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,
+                  text: dict[str, str]) -> Facet | None:
+    """The purpose's side's data Q5 runs the method on: when the bridge is a shared kind of
+    data, an evaluation of a paper that works on that kind (the purpose's own paper first),
+    else the side's first usable evaluation."""
+    if bridge.shared:
+        ordered = sorted(side, key=lambda pf: pf.paper_id != plan.purpose.paper_id)
+        for pf in ordered:
+            ev = pf.of("evaluation")
+            if usable(ev) and set(bridge.shared) & kinds.kinds_of(text[pf.paper_id]):
+                return ev
+    return plan.target_eval
 
 
 def _also(plan: Pairing, by_field: dict[str, list[PaperFacets]], text: dict[str, str]) -> tuple[Facet, ...]:

@@ -128,7 +128,7 @@ def question(p: Pairing, name: Callable[[str], str]) -> str:
     if fit is None:
         return f"{_context(p, a)} Can it {target}{second}?"
     if fit.shared:
-        return f"{_context(p, a)} {b} works with {fit.bridge()} too: can the same method {target}{second}?"
+        return f"{_context(p, a)} Both fields work with {fit.bridge()}: can the same method {target}{second}?"
     if fit.generic == "any data":
         return f"{_context(p, a)} It is a general tool for data of any kind: can it {target}?"
     if fit.generic:
