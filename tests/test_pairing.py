@@ -199,3 +199,22 @@ def test_without_texts_the_facets_sentences_give_the_kinds():
     plans = pairings(by_field(HOOD3, facets_of(HOOD3)), None)
     assert all(p.fit is not None for p in plans.ranked)
     assert isinstance(HOOD3[0], Paper)
+
+
+def test_a_revision_round_answers_a_failed_kind_check_with_a_plausible_pairing():
+    from rt_core.run.revision import facets as revise_facets
+    from rt_core.types import Ground, Proposal, Review
+
+    plans = _plans3()
+    worst = plans.ranked[-1]
+    assert not worst.plausible
+    w = write(worst, str.title, {})
+    before = Proposal(**dict(w.answers), grounds={k: [Ground(f.paper_id, f.kind, f.sentence, f.field) for f in fs]
+                                                   for k, fs in w.grounds})
+    failed = Review("r-x", "", "", 5, rubric={**{k: True for k in rubric.KEYS}, "kind": False})
+    found = [f for pf in facets_of(HOOD3).values() for f in pf.facets]
+    fields = ["criminology", "public_health", "astronomy"]
+    after, changes = revise_facets.revised(before, [failed], plans, fields, str.title, {}, found)
+    assert after.q1 != before.q1 and "long shot" not in after.q1
+    assert rubric.fit_of(after, plans).plausible
+    assert any("no kind of data" in c.answers for c in changes if c.question == "q1")
