@@ -218,3 +218,28 @@ def test_a_revision_round_answers_a_failed_kind_check_with_a_plausible_pairing()
     assert after.q1 != before.q1 and "long shot" not in after.q1
     assert rubric.fit_of(after, plans).plausible
     assert any("no kind of data" in c.answers for c in changes if c.question == "q1")
+
+
+def test_a_further_field_the_method_cannot_serve_is_named_as_left_out_in_q5():
+    plans = _plans3()
+    best = plans.pick(0)
+    assert best.unfit == ("astronomy",) and not best.also
+    q5 = dict(write(best, str.title, {}).answers)["q5"]
+    assert "The Astronomy papers state no data this method could run on" in q5
+
+
+def test_a_missing_field_is_not_bought_with_an_implausible_pairing():
+    """HOOD3's astronomy has nothing a network method can run on: a review that finds the
+    astronomy facets unused leaves the plausible proposal as it is."""
+    from rt_core.run.revision import facets as revise_facets
+    from rt_core.types import Ground, Proposal, Review
+
+    plans = _plans3()
+    w = write(plans.pick(0), str.title, {})
+    before = Proposal(**dict(w.answers), grounds={k: [Ground(f.paper_id, f.kind, f.sentence, f.field) for f in fs]
+                                                   for k, fs in w.grounds})
+    failed = Review("r-x", "", "", 5, rubric={**{k: True for k in rubric.KEYS}, "fields": False})
+    found = [f for pf in facets_of(HOOD3).values() for f in pf.facets]
+    after, _ = revise_facets.revised(before, [failed], plans, ["criminology", "public_health", "astronomy"],
+                                     str.title, {}, found)
+    assert rubric.fit_of(after, plans).plausible

@@ -75,6 +75,7 @@ class Pairing:
     parts: tuple[tuple[str, float], ...] = ()  # the score's parts, by name
     fit: kinds.Fit | None = None  # can the method run on the purpose's side's data, and why
     also: tuple[Facet, ...] = ()  # data of a further field the method also fits (Q5's second test)
+    unfit: tuple[str, ...] = ()  # further fields none of whose papers has data the method fits
 
     @property
     def plausible(self) -> bool:
@@ -106,7 +107,8 @@ class Pairings:
                      == (p.mechanism.paper_id, p.purpose.paper_id)), None)
         if same is None or p.fit is not None:
             return p
-        return Pairing(**{**p.__dict__, "fit": same.fit, "also": p.also or same.also})
+        return Pairing(**{**p.__dict__, "fit": same.fit, "also": p.also or same.also,
+                          "unfit": p.unfit or same.unfit})
 
 
 def _data_overlap(a: Facet | None, b: Facet | None) -> float:
@@ -175,7 +177,7 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
                              "in another, so no two fields' facets could be paired.")
     fit = _fits(plans, embedder)
     text = _texts(by_field, texts)
-    seen_also: dict[tuple[str, str, str], tuple[Facet, ...]] = {}
+    seen_also: dict[tuple[str, str, str], tuple[tuple[Facet, ...], tuple[str, ...]]] = {}
     size = {f: len(found) for f, found in by_field.items()}
     scored = []
     for plan, f in zip(plans, fit, strict=True):
@@ -185,12 +187,15 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
         mech_pid = plan.mechanism.paper_id
         bridge = kinds.fit(text[mech_pid], plan.mechanism.phrase, text[plan.purpose.paper_id])
         key = (mech_pid, plan.mechanism.field, plan.purpose.field)
-        also = seen_also[key] if key in seen_also else seen_also.setdefault(key, _also(plan, by_field, text))
+        if key not in seen_also:
+            seen_also[key] = _also(plan, by_field, text)
+        also, unfit = seen_also[key]
         reach = min(size[plan.mechanism.field], size[plan.purpose.field]) / max(size.values())
         total = (FIT_WEIGHT * f + DATA_WEIGHT * data + READY_WEIGHT * ready + METHOD_WEIGHT * method
                  + KIND_WEIGHT * bridge.value + KIND_WEIGHT * 0.2 * bool(also) + REACH_WEIGHT * reach)
         target = _bridged_eval(plan, by_field[plan.purpose.field], bridge, text)
         scored.append(Pairing(**{**plan.__dict__, "score": round(total, 4), "fit": bridge, "also": also,
+                                 "unfit": unfit,
                                  "target_eval": target,
                                  "parts": (("fit", round(f, 4)), ("data", round(data, 4)),
                                            ("ready", float(ready)), ("method", method),
@@ -221,21 +226,24 @@ def _bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,
     return plan.target_eval
 
 
-def _also(plan: Pairing, by_field: dict[str, list[PaperFacets]], text: dict[str, str]) -> tuple[Facet, ...]:
-    """The usable data of each further field (neither the method's nor the problem's) whose
-    papers work on the kind of data the method shares with the problem's side: a second test
-    of the same method that a case study with more fields can name in Q5."""
-    out = []
+def _also(plan: Pairing, by_field: dict[str, list[PaperFacets]],
+          text: dict[str, str]) -> tuple[tuple[Facet, ...], tuple[str, ...]]:
+    """Per further field (neither the method's nor the problem's): the usable data of its
+    first paper that works on a kind of data the method shares (a second test of the same
+    method, which a case study with more fields names in Q1 and Q5), and the further fields
+    none of whose papers has data the method could run on (Q5 says why they are left out)."""
+    also, unfit = [], []
+    mech_text = text[plan.mechanism.paper_id]
     for fc, found in by_field.items():
         if fc in (plan.mechanism.field, plan.purpose.field):
             continue
-        for pf in found:
-            ev = pf.of("evaluation")
-            fits = kinds.fit(text[plan.mechanism.paper_id], plan.mechanism.phrase, text[pf.paper_id])
-            if usable(ev) and fits.shared:
-                out.append(ev)
-                break
-    return tuple(out)
+        fits = [(pf, kinds.fit(mech_text, plan.mechanism.phrase, text[pf.paper_id])) for pf in found]
+        shared = next((pf.of("evaluation") for pf, f in fits if f.shared and usable(pf.of("evaluation"))), None)
+        if shared is not None:
+            also.append(shared)
+        elif not any(f.plausible for _, f in fits):
+            unfit.append(fc)
+    return tuple(also), tuple(unfit)
 
 
 def usable(f: Facet | None) -> bool:

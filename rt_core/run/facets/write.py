@@ -72,6 +72,17 @@ def aim(f: Facet) -> str:
     return f"for a problem of {f.field}"
 
 
+# A mechanism phrase that opens on one of these verbs names what the method does, not the
+# method ("predict neural responses in the human language network"): said as "a method to ...".
+_DOES = re.compile(r"^(?:predict|estimate|model|map|measure|compute|learn|classify|generate|detect|"
+                   r"infer|simulate|rank|score|explain|approximate|forecast)\b", re.IGNORECASE)
+
+
+def method_name(f: Facet) -> str:
+    """The mechanism as a noun phrase a sentence can carry ("apply X to ...")."""
+    return f"a method to {f.phrase}" if _DOES.match(f.phrase) else f.phrase
+
+
 def made_for(p: Pairing) -> str:
     """What the mechanism was made for on its own side ("to assess ...", "for work on ..."),
     or "" when its paper states nothing apart from the method itself."""
@@ -96,7 +107,7 @@ def _target(p: Pairing, b: str) -> str:
 def _context(p: Pairing, a: str) -> str:
     """Where the method comes from, as a statement: "Criminology studies criminal
     enterprises with X." / "Mathematics uses X." (only what its paper states)."""
-    mech, own = p.mechanism.phrase, p.method_purpose
+    mech, own = method_name(p.mechanism), p.method_purpose
     if own is None or not made_for(p):
         return f"{a} uses {mech}."
     if own.form == "clause":
@@ -144,7 +155,7 @@ def _kind_words(ks: tuple[str, ...]) -> str:
 def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Written:
     """The five answers of one pairing, in the stem leads of fiveq.py."""
     a, b = name(p.mechanism.field), name(p.purpose.field)
-    mech = p.mechanism.phrase
+    mech = method_name(p.mechanism)
     q1 = question(p, name)
     q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
           f"The pairing asks whether a method from {a} can serve it.")
@@ -179,6 +190,9 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
                 f"baseline is named.")
     second = "".join(f" As a second test, apply it to {f.phrase} from {name(f.field)}, which "
                      f"works with the same kind of data." for f in p.also)
+    if p.unfit:
+        second += (f" The {' and '.join(name(f) for f in p.unfit)} papers state no data this method "
+                   f"could run on, so the proposal leaves them out.")
     if p.target_eval is not None:
         judged = (f", measure its {measure} there as the {b} paper does" if measure else
                   f"; the {b} papers name no measure for it, so what to measure comes first")

@@ -96,7 +96,8 @@ def improve(proposal: Proposal, failed: dict[str, int], plans: Pairings, fields:
     used = {g.field for gs in proposal.grounds.values() for g in gs}
     if "prior" in failed or "fields" in failed or "kind" in failed:
         nxt = _fresh(now, plans, fields, used)
-        if nxt is not None and ("kind" not in failed or nxt.plausible):
+        # Never trade a plausible pairing (or answer a failed "kind") for an implausible one.
+        if nxt is not None and (nxt.plausible or not (now.plausible or "kind" in failed)):
             now = nxt
             for key in ("prior", "fields", "kind"):
                 if key in failed:
