@@ -286,6 +286,8 @@ def test_q1_reads_as_a_question_and_q5_names_data_measure_and_baseline_or_says_n
         assert 0 <= mech_at < purp_at
         assert ("The baseline is" in a["q5"]) == (p.target_method is not None)
         assert "no baseline is named" in a["q5"] or "The baseline is" in a["q5"]
-        if p.target_eval is not None:
+        if not p.plausible:  # no data of the method's kind on the other side: Q5 says so
+            assert "look first for data" in a["q5"]
+        elif p.target_eval is not None:
             assert p.target_eval.phrase in a["q5"]
             assert "measure its" in a["q5"] or "name no measure" in a["q5"]

@@ -160,7 +160,7 @@ def _bridge_words(fit: Fit) -> str:
         return fit.bridge()
     if fit.generic == "any data":
         return "data of any kind (it is a general tool)"
-    return "models to train or fit"
+    return "models to fit (it is an optimiser)"
 
 
 def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],

@@ -143,7 +143,7 @@ def question(p: Pairing, name: Callable[[str], str]) -> str:
     if fit.generic == "any data":
         return f"{_context(p, a)} It is a general tool for data of any kind: can it {target}?"
     if fit.generic:
-        return f"{_context(p, a)} It trains models, and {b} trains or fits models too: can it {target}?"
+        return f"{_context(p, a)} It optimises models, and {b} fits models too: can it {target}?"
     return (f"{_context(p, a)} The {b} papers state no data of the kind it works on, so this is a "
             f"long shot: can it {target}?")
 
@@ -193,7 +193,12 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     if p.unfit:
         second += (f" The {' and '.join(name(f) for f in p.unfit)} papers state no data this method "
                    f"could run on, so the proposal leaves them out.")
-    if p.target_eval is not None:
+    if not p.plausible:
+        q5 = (f"{_lead('q5')} look first for data in {b} of the kind {mech} works on "
+              f"({_kind_words(p.fit.method_kinds)}); the {b} papers name none, and until it is "
+              f"found the method cannot be applied or measured. {baseline}{second}")
+        q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
+    elif p.target_eval is not None:
         judged = (f", measure its {measure} there as the {b} paper does" if measure else
                   f"; the {b} papers name no measure for it, so what to measure comes first")
         q5 = f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}{judged}. {baseline}{second}"
