@@ -229,7 +229,8 @@ def _bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,
 def _also(plan: Pairing, by_field: dict[str, list[PaperFacets]],
           text: dict[str, str]) -> tuple[tuple[Facet, ...], tuple[str, ...]]:
     """Per further field (neither the method's nor the problem's): the usable data of its
-    first paper that works on a kind of data the method shares (a second test of the same
+    first paper that works on a kind of data the method shares, or any data for a general
+    tool (a second test of the same
     method, which a case study with more fields names in Q1 and Q5), and the further fields
     none of whose papers has data the method could run on (Q5 says why they are left out)."""
     also, unfit = [], []
@@ -238,7 +239,8 @@ def _also(plan: Pairing, by_field: dict[str, list[PaperFacets]],
         if fc in (plan.mechanism.field, plan.purpose.field):
             continue
         fits = [(pf, kinds.fit(mech_text, plan.mechanism.phrase, text[pf.paper_id])) for pf in found]
-        shared = next((pf.of("evaluation") for pf, f in fits if f.shared and usable(pf.of("evaluation"))), None)
+        shared = next((pf.of("evaluation") for pf, f in fits
+                       if (f.shared or f.generic == "any data") and usable(pf.of("evaluation"))), None)
         if shared is not None:
             also.append(shared)
         elif not any(f.plausible for _, f in fits):

@@ -141,7 +141,7 @@ def question(p: Pairing, name: Callable[[str], str]) -> str:
     if fit.shared:
         return f"{_context(p, a)} Both fields work with {fit.bridge()}: can the same method {target}{second}?"
     if fit.generic == "any data":
-        return f"{_context(p, a)} It is a general tool for data of any kind: can it {target}?"
+        return f"{_context(p, a)} It is a general tool for data of any kind: can it {target}{second}?"
     if fit.generic:
         return f"{_context(p, a)} It optimises models, and {b} fits models too: can it {target}?"
     return (f"{_context(p, a)} The {b} papers state no data of the kind it works on, so this is a "
@@ -188,8 +188,8 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     baseline = (f"The baseline is {base.phrase}, the method the {b} paper uses."
                 if base is not None else f"The {b} papers state no method to compare with, so no "
                 f"baseline is named.")
-    second = "".join(f" As a second test, apply it to {f.phrase} from {name(f.field)}, which "
-                     f"works with the same kind of data." for f in p.also)
+    second = "".join(f" As a second test, apply it to {f.phrase} from {name(f.field)}, data the "
+                     f"method can also run on." for f in p.also)
     if p.unfit:
         second += (f" The {' and '.join(name(f) for f in p.unfit)} papers state no data this method "
                    f"could run on, so the proposal leaves them out.")
