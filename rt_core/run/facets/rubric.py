@@ -45,11 +45,12 @@ SAY = {
                      "The data Q5 names ({data}) is data the {side} papers use."),
     ("data", False): ("Q5 names no data from the {side} side for the method to run on.",
                       "Nothing in Q5 is data the {side} papers use."),
-    ("kind", True): ("The method works on {bridge}, which the {side} papers have too.",
-                     "The {side} side has what the method works on: {bridge}."),
-    ("kind", False): ("The method works on {mine}, and nothing the {side} papers state is of "
-                      "that kind.",
-                      "The {side} papers state no data of the kind the method works on ({mine})."),
+    ("kind", True): ("The method works on {bridge}, which the {side} paper of the problem has too.",
+                     "The {side} paper of the problem has what the method works on: {bridge}."),
+    ("kind", False): ("The method works on {mine}, and nothing the {side} paper of the problem "
+                      "states is of that kind.",
+                      "The {side} paper of the problem states no data of the kind the method "
+                      "works on ({mine})."),
     ("prior", True): ("Of my own papers, the nearest to Q1 by title and opening sentence, "
                       "“{title}”, is not close to it (cosine {sim:.2f}).",
                       "Q1 is not close to any of my own papers; the nearest by title and opening "

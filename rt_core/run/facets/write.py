@@ -144,7 +144,7 @@ def question(p: Pairing, name: Callable[[str], str]) -> str:
         return f"{_context(p, a)} It is a general tool for data of any kind: can it {target}{second}?"
     if fit.generic:
         return f"{_context(p, a)} It optimises models, and {b} fits models too: can it {target}?"
-    return (f"{_context(p, a)} The {b} papers state no data of the kind it works on, so this is a "
+    return (f"{_context(p, a)} The {b} paper of this problem states no data of the kind it works on, so this is a "
             f"long shot: can it {target}?")
 
 
@@ -163,7 +163,7 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     q3_grounds = [p.mechanism] + ([p.method_purpose] if p.method_purpose else [])
     if p.fit is not None and not p.fit.plausible:
         q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made} and works on "
-              f"{_kind_words(p.fit.method_kinds)}, while the {b} papers work on "
+              f"{_kind_words(p.fit.method_kinds)}, while the {b} paper of the problem works on "
               f"{_kind_words(p.fit.side_kinds)}: it has nothing to run on in {b} until data of "
               f"its kind is found there.")
         q3_grounds += [f for f in (p.method_eval, p.target_eval) if f is not None]
@@ -195,7 +195,7 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
                    f"could run on, so the proposal leaves them out.")
     if not p.plausible:
         q5 = (f"{_lead('q5')} look first for data in {b} of the kind {mech} works on "
-              f"({_kind_words(p.fit.method_kinds)}); the {b} papers name none, and until it is "
+              f"({_kind_words(p.fit.method_kinds)}); the {b} paper of the problem names none, and until it is "
               f"found the method cannot be applied or measured. {baseline}{second}")
         q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
     elif p.target_eval is not None:
