@@ -10,7 +10,9 @@ counts reviewers whose check came out the same way.
 
 The checks (`KEYS`): each chosen field's facet is used; Q5 runs the method on data the
 other side uses; the nearest paper the reviewer knows (their own papers, and the novelty
-check's nearest titles when it ran) is not close to Q1; Q5 names a measure; Q4 quotes a
+check's nearest titles when it ran) is not close to Q1; the method works on a kind of data
+the other side has (kinds.py; given by the pairing, so a proposal without one has no such
+check); Q5 names a measure; Q4 quotes a
 gap the papers state; Q3 says what makes the carry-over hard. Nothing claims a result, a
 test, a first or a fact about the world.
 """
@@ -24,9 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...types import Ground, Paper, Proposal
+from .kinds import Fit
+from .kinds import name as kind_name
 from .write import MEASURES
 
-KEYS = ("fields", "data", "prior", "measure", "gap", "hard")
+KEYS = ("fields", "data", "kind", "prior", "measure", "gap", "hard")
 # A reviewer's paper this close to Q1 (MiniLM cosine, title and first sentence) is close:
 # two real papers on one idea score about 0.8 (DESIGN.md, section 4).
 CLOSE = 0.75
@@ -41,6 +45,12 @@ SAY = {
                      "The data Q5 names ({data}) is data the {side} papers use."),
     ("data", False): ("Q5 names no data from the {side} side for the method to run on.",
                       "Nothing in Q5 is data the {side} papers use."),
+    ("kind", True): ("The method works on {bridge}, which the {side} paper of the problem has too.",
+                     "The {side} paper of the problem has what the method works on: {bridge}."),
+    ("kind", False): ("The method works on {mine}, and nothing the {side} paper of the problem "
+                      "states is of that kind.",
+                      "The {side} paper of the problem states no data of the kind the method "
+                      "works on ({mine})."),
     ("prior", True): ("Of my own papers, the nearest to Q1 by title and opening sentence, "
                       "“{title}”, is not close to it (cosine {sim:.2f}).",
                       "Q1 is not close to any of my own papers; the nearest by title and opening "
@@ -69,6 +79,8 @@ SUMMARY = {
     ("fields", False): "A chosen field's facets are not used",
     ("data", True): "Q5 names data the other side uses",
     ("data", False): "Q5 names no data of the other side",
+    ("kind", True): "The method works on a kind of data the problem's paper has",
+    ("kind", False): "The method works on no kind of data the problem's paper states",
     ("prior", True): "No paper the reviewers compared is close to Q1",
     ("prior", False): "Q1 is close to a paper a reviewer compared it with",
     ("measure", True): "Q5 names a measure",
@@ -133,9 +145,29 @@ def nearest(q1: str, papers: list[Paper], titles: list[str], embedder) -> tuple[
     return names[i], float(sims[i])
 
 
+def fit_of(p: Proposal, plans) -> Fit | None:
+    """The fit of the pairing a proposal was written from (its Q1's method and problem
+    papers), from the neighbourhood's ranked `plans`; None when it is not among them."""
+    q1 = _grounds(p, "q1")
+    mech = next((g.paper_id for g in q1 if g.facet == "mechanism"), "")
+    purp = next((g.paper_id for g in q1 if g.facet == "purpose"), "")
+    same = next((r for r in getattr(plans, "ranked", ()) if (r.mechanism.paper_id, r.purpose.paper_id)
+                 == (mech, purp)), None)
+    return same.fit if same is not None else None
+
+
+def _bridge_words(fit: Fit) -> str:
+    if fit.shared:
+        return fit.bridge()
+    if fit.generic == "any data":
+        return "data of any kind (it is a general tool)"
+    return "models to fit (it is an optimiser)"
+
+
 def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
-          name: Callable[[str], str], near: tuple[str, float] | None) -> Rubric:
-    """The reviewer's rubric of a proposal written from facets (it has `grounds`)."""
+          name: Callable[[str], str], near: tuple[str, float] | None, fit: Fit | None = None) -> Rubric:
+    """The reviewer's rubric of a proposal written from facets (it has `grounds`); `fit`:
+    whether its method can run on the other side's data (the "kind" check, when known)."""
     h = zlib.crc32(reviewer_id.encode("utf-8"))
     mech_field, purp_field = sides(p)
     used = {g.field for gs in p.grounds.values() for g in gs}
@@ -151,6 +183,10 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
                                       "missing": " and ".join(name(f) for f in missing)}),
              ("data", data is not None, {"side": name(purp_field),
                                          "data": _phrase_in(q5, data) if data else ""})]
+    if fit is not None:
+        mine = " and ".join(kind_name(k) for k in fit.method_kinds[:2]) or "no kind of data its paper names"
+        found.append(("kind", fit.plausible, {"side": name(purp_field), "bridge": _bridge_words(fit),
+                                              "mine": mine}))
     if near is not None:
         found.append(("prior", near[1] < CLOSE, {"title": near[0], "sim": near[1]}))
     found += [("measure", measure is not None, {"measure": measure.group(1).lower() if measure else ""}),

@@ -7,11 +7,14 @@ words that make sense. A template joins them; a 270M base model asked to join th
 invents (README, "Ideas from facets"). What each answer says is only what a sentence it
 cites states, or the plan itself (this method, that problem), never a result.
 
-- Q1 pairs the mechanism with the purpose, in a form that fits the purpose's phrase;
+- Q1 says where the mechanism comes from, the bridge to the purpose's field (the kind of
+  data both work on, kinds.py) or that there is none, and asks the question in a form that
+  fits the purpose's phrase;
 - Q2 is the purpose's own motivation, quoted from its paper;
 - Q3 says what the mechanism was made for and tested on, against the other side's data;
 - Q4 quotes the gaps the papers state (or says that none is stated);
-- Q5 applies the mechanism to the other side's data and measure.
+- Q5 applies the mechanism to the other side's data and measure, and to a further field's
+  data of the same kind when the neighbourhood has one (`Pairing.also`).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 
 from ... import fiveq
 from ...text import clip
+from . import kinds
 from .extract import Facet
 from .pair import Pairing
 
@@ -68,6 +72,17 @@ def aim(f: Facet) -> str:
     return f"for a problem of {f.field}"
 
 
+# A mechanism phrase that opens on one of these verbs names what the method does, not the
+# method ("predict neural responses in the human language network"): said as "a method to ...".
+_DOES = re.compile(r"^(?:predict|estimate|model|map|measure|compute|learn|classify|generate|detect|"
+                   r"infer|simulate|rank|score|explain|approximate|forecast)\b", re.IGNORECASE)
+
+
+def method_name(f: Facet) -> str:
+    """The mechanism as a noun phrase a sentence can carry ("apply X to ...")."""
+    return f"a method to {f.phrase}" if _DOES.match(f.phrase) else f.phrase
+
+
 def made_for(p: Pairing) -> str:
     """What the mechanism was made for on its own side ("to assess ...", "for work on ..."),
     or "" when its paper states nothing apart from the method itself."""
@@ -77,32 +92,82 @@ def made_for(p: Pairing) -> str:
     return aim(own)
 
 
-def question(p: Pairing, name: Callable[[str], str]) -> str:
-    """Q1 as a question a reader can answer yes or no to: the method (its field, and what it
-    was made for when its paper says), and the other field's problem."""
-    mech, purp = p.mechanism.phrase, p.purpose.phrase
-    a, b = name(p.mechanism.field), name(p.purpose.field)
-    does = made_for(p)
-    method = f"{mech}, a method from {a} developed {does}," if does else f"{mech}, a method from {a},"
+def _target(p: Pairing, b: str) -> str:
+    """What Q1 asks the method to help with, in a form that fits the purpose's phrase."""
+    purp = p.purpose.phrase
     if p.purpose.form == "clause":
-        return f"{_lead('q1')} {method} help find out {purp} in {b}?"
+        return f"help find out {purp} in {b}"
     if p.purpose.form == "verb":
-        return f"{_lead('q1')} {method} help {purp} in {b}?"
+        return f"help {purp} in {b}"
     if p.purpose.form == "sentence":
-        return f"{_lead('q1')} {method} help with a problem {b} states: {purp}?"
-    return f"{_lead('q1')} {method} help the study of {purp} in {b}?"
+        return f"help with a problem {b} states: {purp}"
+    return f"help the study of {purp} in {b}"
+
+
+def _context(p: Pairing, a: str) -> str:
+    """Where the method comes from, as a statement: "Criminology studies criminal
+    enterprises with X." / "Mathematics uses X." (only what its paper states)."""
+    mech, own = method_name(p.mechanism), p.method_purpose
+    if own is None or not made_for(p):
+        return f"{a} uses {mech}."
+    if own.form == "clause":
+        return f"{a} uses {mech} to find out {own.phrase}."
+    if own.form == "verb":
+        return f"{a} uses {mech} to {own.phrase}."
+    if own.form == "noun":
+        return f"{a} studies {own.phrase} with {mech}."
+    return f"{a} uses {mech}."
+
+
+def fields_used(p: Pairing, name: Callable[[str], str]) -> list[str]:
+    """The names of the fields a proposal of this pairing takes something from, in order:
+    the method's, the problem's, then any further field whose data Q5 names."""
+    return list(dict.fromkeys([name(p.mechanism.field), name(p.purpose.field),
+                               *(name(f.field) for f in p.also)]))
+
+
+def question(p: Pairing, name: Callable[[str], str]) -> str:
+    """Q1 as a researcher would ask it: where the method comes from, the bridge to the other
+    field when one is known (the kind of data both work on, or a general tool), and the
+    question; when the method works on no kind of data the other side states, Q1 says so
+    rather than pretend a bridge."""
+    a, b = name(p.mechanism.field), name(p.purpose.field)
+    target = _target(p, b)
+    also = [f"{f.phrase} from {name(f.field)}" for f in p.also]
+    second = f", with a second test on {' and '.join(also)}" if also else ""
+    fit = p.fit
+    if fit is None:
+        return f"{_context(p, a)} Can it {target}{second}?"
+    if fit.shared:
+        return f"{_context(p, a)} Both fields work with {fit.bridge()}: can the same method {target}{second}?"
+    if fit.generic == "any data":
+        return f"{_context(p, a)} It is a general tool for data of any kind: can it {target}{second}?"
+    if fit.generic:
+        return f"{_context(p, a)} It optimises models, and {b} fits models too: can it {target}?"
+    return (f"{_context(p, a)} The {b} paper of this problem states no data of the kind it works on, so this is a "
+            f"long shot: can it {target}?")
+
+
+def _kind_words(ks: tuple[str, ...]) -> str:
+    return " and ".join(kinds.name(k) for k in ks[:2]) or "no kind of data its abstract names"
 
 
 def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Written:
     """The five answers of one pairing, in the stem leads of fiveq.py."""
     a, b = name(p.mechanism.field), name(p.purpose.field)
-    mech = p.mechanism.phrase
+    mech = method_name(p.mechanism)
     q1 = question(p, name)
     q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
           f"The pairing asks whether a method from {a} can serve it.")
     made = made_for(p) or f"for problems of {a}"
     q3_grounds = [p.mechanism] + ([p.method_purpose] if p.method_purpose else [])
-    if p.method_eval is not None and p.target_eval is not None:
+    if p.fit is not None and not p.fit.plausible:
+        q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made} and works on "
+              f"{_kind_words(p.fit.method_kinds)}, while the {b} paper of the problem works on "
+              f"{_kind_words(p.fit.side_kinds)}: it has nothing to run on in {b} until data of "
+              f"its kind is found there.")
+        q3_grounds += [f for f in (p.method_eval, p.target_eval) if f is not None]
+    elif p.method_eval is not None and p.target_eval is not None:
         q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made}. There it was "
               f"tested on {p.method_eval.phrase}, while {b} works with {p.target_eval.phrase}, "
               f"so what the method assumes about its inputs may not hold.")
@@ -123,17 +188,31 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     baseline = (f"The baseline is {base.phrase}, the method the {b} paper uses."
                 if base is not None else f"The {b} papers state no method to compare with, so no "
                 f"baseline is named.")
-    if p.target_eval is not None:
+    second = "".join(f" As a second test, apply it to {f.phrase} from {name(f.field)}, data the "
+                     f"method can also run on." for f in p.also)
+    if p.unfit:
+        second += (f" The {' and '.join(name(f) for f in p.unfit)} papers state no data this method "
+                   f"could run on, so the proposal leaves them out.")
+    if not p.plausible:
+        q5 = (f"{_lead('q5')} look first for data in {b} of the kind {mech} works on "
+              f"({_kind_words(p.fit.method_kinds)}); the {b} paper of the problem names none, and until it is "
+              f"found the method cannot be applied or measured. {baseline}{second}")
+        q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
+    elif p.target_eval is not None:
         judged = (f", measure its {measure} there as the {b} paper does" if measure else
                   f"; the {b} papers name no measure for it, so what to measure comes first")
-        q5 = f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}{judged}. {baseline}"
-        q5_grounds = [p.mechanism, p.target_eval] + ([base] if base else [])
+        q5 = f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}{judged}. {baseline}{second}"
+        q5_grounds = [p.mechanism, p.target_eval] + ([base] if base else []) + list(p.also)
     else:
         q5 = (f"{_lead('q5')} apply {mech} to {p.purpose.phrase} in {b}; the {b} papers' "
               f"abstracts name no data or measure for it, so choosing them comes first. {baseline}")
-        q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
+        q5 += second
+        q5_grounds = [p.mechanism, p.purpose] + ([base] if base else []) + list(p.also)
     answers = {"q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5}
-    grounds = {"q1": (p.mechanism, p.purpose), "q2": (p.purpose,), "q3": tuple(q3_grounds),
+    # The problem's facet before the method's own purpose: readers of the grounds take the
+    # first purpose in Q1's as the problem (rubric.sides, revision's pairing_of).
+    q1_grounds = (p.mechanism, p.purpose, *([p.method_purpose] if made_for(p) else []), *p.also)
+    grounds = {"q1": q1_grounds, "q2": (p.purpose,), "q3": tuple(q3_grounds),
                "q4": tuple(p.gaps), "q5": tuple(q5_grounds)}
     return Written(tuple((k, _tidy(v)) for k, v in answers.items()),
                    tuple((k, v) for k, v in grounds.items()), p)

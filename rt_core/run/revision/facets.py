@@ -30,7 +30,7 @@ from ..styles.stem_material import grounding_of
 
 # The order the checks are answered in: a new pairing first (it changes everything), then
 # what is replaced within the pairing.
-ORDER = ("prior", "fields", "data", "measure", "gap", "hard")
+ORDER = ("kind", "prior", "fields", "data", "measure", "gap", "hard")
 
 
 def _key(f: Facet | Ground) -> tuple[str, str, str]:
@@ -72,9 +72,11 @@ def pairing_of(proposal: Proposal, facets: Iterable[Facet]) -> Pairing | None:
 
 def _fresh(now: Pairing, plans: Pairings, fields: list[str], used: set[str]) -> Pairing | None:
     """The next pairing of the ranking that is not this one (its method or problem from
-    another paper), one that takes in a field this proposal leaves out first."""
+    another paper): a plausible one first, one that takes in a field this proposal leaves
+    out first among those."""
     others = [p for p in plans.ranked if (p.mechanism.paper_id, p.purpose.paper_id)
               != (now.mechanism.paper_id, now.purpose.paper_id)]
+    others.sort(key=lambda p: not p.plausible)  # a plausible pairing before any other
     missing = [f for f in fields if f not in used]
     return next((p for p in others if set(p.fields) & set(missing)), None) or \
         next(iter(others), None)
@@ -89,13 +91,15 @@ def improve(proposal: Proposal, failed: dict[str, int], plans: Pairings, fields:
     now = pairing_of(proposal, facets)
     if now is None:
         return None, {}
+    now = plans.with_fit(now)  # what Q1 said of the bridge, kept
     done: dict[str, str] = {}
     used = {g.field for gs in proposal.grounds.values() for g in gs}
-    if "prior" in failed or "fields" in failed:
+    if "prior" in failed or "fields" in failed or "kind" in failed:
         nxt = _fresh(now, plans, fields, used)
-        if nxt is not None:
+        # Never trade a plausible pairing (or answer a failed "kind") for an implausible one.
+        if nxt is not None and (nxt.plausible or not (now.plausible or "kind" in failed)):
             now = nxt
-            for key in ("prior", "fields"):
+            for key in ("prior", "fields", "kind"):
                 if key in failed:
                     done[key] = (f"the next pairing: {nxt.mechanism.phrase} ({nxt.mechanism.field}) "
                                  f"for {nxt.purpose.phrase} ({nxt.purpose.field})")
@@ -131,8 +135,8 @@ def failed_checks(reviews: list[Review]) -> dict[str, int]:
 
 
 # Which answers a check's replacement rewrites (a new pairing rewrites them all).
-ANSWERS = {"prior": fiveq.QUESTION_KEYS, "fields": fiveq.QUESTION_KEYS, "data": ("q3", "q5"),
-           "measure": ("q5",), "gap": ("q4",), "hard": ("q3",)}
+ANSWERS = {"kind": fiveq.QUESTION_KEYS, "prior": fiveq.QUESTION_KEYS, "fields": fiveq.QUESTION_KEYS,
+           "data": ("q3", "q5"), "measure": ("q5",), "gap": ("q4",), "hard": ("q3",)}
 
 
 def revised(proposal: Proposal, reviews: list[Review], plans: Pairings, fields: list[str],

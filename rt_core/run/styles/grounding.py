@@ -239,6 +239,7 @@ class Grounding:
                 extra = [p for p in self.facet_pool if not chosen or (p.fields and p.fields[0] in chosen)]
                 pool = list({p.id: p for p in [*self.papers, *extra]}.values())
                 found = facets_of(pool, self.store, self.embedder)
-                plans = pairings(by_field(pool, found), self.embedder, name=self.name)
+                texts = {p.id: f"{p.title}. {p.abstract or ''}" for p in pool}
+                plans = pairings(by_field(pool, found), self.embedder, name=self.name, texts=texts)
                 self._pairings = Pairings(plans.ranked, one_note(pool, found, plans.note))
             return self._pairings

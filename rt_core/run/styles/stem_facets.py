@@ -61,7 +61,8 @@ def by_rubric(g: Grounding, reviewer_id: str, proposal: Proposal,
     grounded = {gr.paper_id for gs in proposal.grounds.values() for gr in gs}
     compared = [p for p in own if p.id not in grounded]
     near = rubric.nearest(proposal.q1, compared, list(prior or []), g.embedder)
-    r = rubric.check(proposal, reviewer_id, field, g.fields, g.name, near)
+    r = rubric.check(proposal, reviewer_id, field, g.fields, g.name, near,
+                     rubric.fit_of(proposal, g.pairings))
     good, bad = rubric.sections(r, g.name(field) if field else "")
     return Review(reviewer_id, good, bad, r.score, rubric={c.key: c.holds for c in r.checks},
                   basis=r.basis)
