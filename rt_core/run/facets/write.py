@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ... import fiveq
 from ...text import clip
-from . import kinds
+from . import grammar, kinds
 from .extract import Facet
 from .pair import Pairing
 
@@ -63,11 +63,12 @@ def measure_of(f: Facet | None) -> str:
 def aim(f: Facet) -> str:
     """What a method was made for, after "was made": "to find out whether ...", "to assess
     ...", "for work on stellar velocity distributions"."""
-    if f.form == "clause":
+    form = grammar.form(f)
+    if form == "clause":
         return f"to find out {f.phrase}"
-    if f.form == "verb":
-        return f"to {f.phrase}"
-    if f.form == "noun":
+    if form == "verb":
+        return f"to {grammar.base_verb(f.phrase)}"
+    if form == "noun":
         return f"for work on {f.phrase}"
     return f"for a problem of {f.field}"
 
@@ -80,7 +81,9 @@ _DOES = re.compile(r"^(?:predict|estimate|model|map|measure|compute|learn|classi
 
 def method_name(f: Facet) -> str:
     """The mechanism as a noun phrase a sentence can carry ("apply X to ...")."""
-    return f"a method to {f.phrase}" if _DOES.match(f.phrase) else f.phrase
+    if _DOES.match(f.phrase):
+        return f"a method to {f.phrase}"
+    return grammar.with_article(f.phrase) if f.form in ("noun", "found") else f.phrase
 
 
 def made_for(p: Pairing) -> str:
@@ -94,14 +97,7 @@ def made_for(p: Pairing) -> str:
 
 def _target(p: Pairing, b: str) -> str:
     """What Q1 asks the method to help with, in a form that fits the purpose's phrase."""
-    purp = p.purpose.phrase
-    if p.purpose.form == "clause":
-        return f"help find out {purp} in {b}"
-    if p.purpose.form == "verb":
-        return f"help {purp} in {b}"
-    if p.purpose.form == "sentence":
-        return f"help with a problem {b} states: {purp}"
-    return f"help the study of {purp} in {b}"
+    return grammar.help_with(p.purpose, b)
 
 
 def _context(p: Pairing, a: str) -> str:
@@ -110,11 +106,12 @@ def _context(p: Pairing, a: str) -> str:
     mech, own = method_name(p.mechanism), p.method_purpose
     if own is None or not made_for(p):
         return f"{a} uses {mech}."
-    if own.form == "clause":
+    form = grammar.form(own)
+    if form == "clause":
         return f"{a} uses {mech} to find out {own.phrase}."
-    if own.form == "verb":
-        return f"{a} uses {mech} to {own.phrase}."
-    if own.form == "noun":
+    if form == "verb":
+        return f"{a} uses {mech} to {grammar.base_verb(own.phrase)}."
+    if form == "noun":
         return f"{a} studies {own.phrase} with {mech}."
     return f"{a} uses {mech}."
 
@@ -204,7 +201,7 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
         q5 = f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}{judged}. {baseline}{second}"
         q5_grounds = [p.mechanism, p.target_eval] + ([base] if base else []) + list(p.also)
     else:
-        q5 = (f"{_lead('q5')} apply {mech} to {p.purpose.phrase} in {b}; the {b} papers' "
+        q5 = (f"{_lead('q5')} use {mech} {grammar.applied_to(p.purpose)} in {b}; the {b} papers' "
               f"abstracts name no data or measure for it, so choosing them comes first. {baseline}")
         q5 += second
         q5_grounds = [p.mechanism, p.purpose] + ([base] if base else []) + list(p.also)

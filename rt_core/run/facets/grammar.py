@@ -1,0 +1,106 @@
+"""The grammar of a facet's phrase inside a template: what form it has (a verb phrase, a
+clause, a noun phrase) and how each form is said after "help ...", "apply X to ..." or
+"studies ... with".
+
+Why: a phrase's form was set once, when it was cut, by the pattern that cut it; a noun
+phrase cut by its words alone can be a verb phrase ("select patients" from "algorithms to
+select patients"), a verb phrase can carry a subject's inflection ("asks yes/no questions"),
+and a clause can keep a question's word order ("why are some countries richer"). Put into
+one template for all, they read "the study of select patients" and "apply X to asks ...".
+Each rule here reads the phrase's form from the phrase and the sentence it was cut from,
+never a list of known phrases.
+"""
+from __future__ import annotations
+
+import re
+
+from ...text import wordset
+from .extract import Facet
+
+# A phrase's first word is a verb when its sentence has it right after "to", a subject
+# pronoun, "and", or a plural noun that acts ("algorithms to select", "we survey").
+_VERB_BEFORE = r"(?:to|we|they|authors|and|which|that|who)\s+"
+# A clause that keeps a question's order: a question word, then an auxiliary.
+_INVERTED = re.compile(r"^(?:why|how|what|which|when|where|whether)\s+(?:are|is|was|were|do|does|did|can|"
+                       r"could|will|would|should|has|have|had)\b", re.IGNORECASE)
+# Heads a noun phrase counts ("a model", "the release"): such a phrase needs an article.
+COUNT_HEADS = wordset("""model framework network algorithm method estimator architecture transformer
+classifier emulator pipeline tool approach system compiler release mission catalogue catalog survey
+benchmark dataset simulator library""")
+# Words that end a noun phrase's head before its modifiers ("deep network on knee X-rays").
+_PREP = re.compile(r"\s+(?:on|of|for|with|in|from|to|by|at|over)\s+", re.IGNORECASE)
+
+
+def form(f: Facet) -> str:
+    """The facet's form, corrected for a noun phrase that is really a verb phrase."""
+    if f.form in ("noun", "found") and f.phrase and len(f.phrase.split()) >= 2:
+        first = re.escape(f.phrase.split()[0])
+        if re.search(rf"\b{_VERB_BEFORE}{first}\b", f.sentence, re.IGNORECASE):
+            return "verb"
+    return f.form
+
+
+def base_verb(phrase: str) -> str:
+    """A verb phrase with its first verb in the base form ("asks yes/no questions" -> "ask
+    yes/no questions"): after "to", "help" or "can" English takes no -s."""
+    first, _, rest = phrase.partition(" ")
+    low = first.lower()
+    if len(low) > 3 and low.endswith("ies"):
+        first = first[:-3] + "y"
+    elif re.search(r"(?:ches|shes|sses|xes|zes|oes)$", low):
+        first = first[:-2]
+    elif low.endswith("s") and not re.search(r"(?:ss|us|is)$", low) and len(low) > 3:
+        first = first[:-1]
+    return f"{first} {rest}".strip()
+
+
+def inverted(phrase: str) -> bool:
+    return bool(_INVERTED.match(phrase))
+
+
+def with_article(phrase: str) -> str:
+    """A noun phrase whose head is a counted noun takes an article ("a broader framework",
+    "the gaia data release"); a name, a plural or a mass noun does not."""
+    head_part = _PREP.split(phrase, maxsplit=1)[0]
+    words = head_part.split()
+    if not words or not words[0][:1].islower() or "(" in phrase:
+        return phrase
+    if words[0].lower() in ("a", "an", "the", "this", "these", "its", "their"):
+        return phrase
+    if words[-1].lower() not in COUNT_HEADS:
+        return phrase
+    article = "an" if words[0][0].lower() in "aeiou" else "a"
+    return f"{article} {phrase}"
+
+
+def the_phrase(phrase: str) -> str:
+    """As `with_article`, with "the" (a problem's topic is a definite thing)."""
+    said = with_article(phrase)
+    return "the " + phrase if said != phrase else phrase
+
+
+def help_with(f: Facet, b: str) -> str:
+    """What a method is asked to help with, after "can it": by the purpose's form."""
+    kind = form(f)
+    if kind == "clause":
+        if inverted(f.phrase):
+            return f"help with a question {b} asks, {f.phrase}"
+        return f"help find out {f.phrase} in {b}"
+    if kind == "verb":
+        return f"help {base_verb(f.phrase)} in {b}"
+    if kind == "sentence":
+        return f"help with a problem {b} states: {f.phrase}"
+    return f"help the study of {the_phrase(f.phrase)} in {b}"
+
+
+def applied_to(f: Facet) -> str:
+    """What follows "we will use the method": the purpose, by its form ("to find out ...",
+    "to ask ...", "on the study of ...")."""
+    kind = form(f)
+    if kind == "clause":
+        return f"on the question {f.phrase}" if inverted(f.phrase) else f"to find out {f.phrase}"
+    if kind == "verb":
+        return f"to {base_verb(f.phrase)}"
+    if kind == "sentence":
+        return f"on the problem: {f.phrase}"
+    return f"on {the_phrase(f.phrase)}"
