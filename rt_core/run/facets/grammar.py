@@ -104,3 +104,16 @@ def applied_to(f: Facet) -> str:
     if kind == "sentence":
         return f"on the problem: {f.phrase}"
     return f"on {the_phrase(f.phrase)}"
+
+
+def topic(f: Facet) -> str:
+    """A purpose as a noun phrase a question can carry as its subject or object ("the
+    gaia data release", "the question whether ...", "the effort to select patients")."""
+    kind = form(f)
+    if kind == "clause":
+        return f"the question {f.phrase}"
+    if kind == "verb":
+        return f"the effort to {base_verb(f.phrase)}"
+    if kind == "sentence":
+        return f"the problem “{f.phrase}”"
+    return the_phrase(f.phrase)

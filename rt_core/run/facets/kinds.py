@@ -100,6 +100,15 @@ class Fit:
     generic: str = ""  # "any data" or "models to train", when the method is a general tool
     method_kinds: tuple[str, ...] = ()
     side_kinds: tuple[str, ...] = ()
+    # Units both papers study (units.py), set only when no method bridge exists: the
+    # proposal then asks whether one side's topic bears on the other's (write.py).
+    units: tuple[str, ...] = ()
+
+    @property
+    def bridge_used(self) -> str:
+        """Which question a proposal of this fit asks: "method" (the method runs on the
+        other side's data), "unit" (the two sides study the same units) or "none"."""
+        return "method" if self.plausible else "unit" if self.units else "none"
 
     @property
     def value(self) -> float:

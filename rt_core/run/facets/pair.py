@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...text import words, wordset
-from . import kinds
+from . import kinds, units
 from .extract import Facet, PaperFacets
 
 FIT_WEIGHT = 1.0
@@ -80,6 +80,11 @@ class Pairing:
     @property
     def plausible(self) -> bool:
         return self.fit is None or self.fit.plausible
+
+    @property
+    def bridge(self) -> str:
+        """"method", "unit" or "none" (kinds.Fit.bridge_used); "method" without a fit."""
+        return self.fit.bridge_used if self.fit is not None else "method"
 
     @property
     def fields(self) -> tuple[str, str]:
@@ -203,13 +208,53 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
                                            ("reach", round(reach, 4)))}))
     # A mechanism that names no method (data, or a sentence's opening) is a last resort.
     methods = [p for p in scored if dict(p.parts)["method"] > 0]
-    scored = methods or scored
+    scored = (methods or scored) + _unit_plans(by_field, fields, text, embedder, size)
     scored.sort(key=lambda p: (-p.score, p.mechanism.paper_id, p.purpose.paper_id))
-    # Plausible pairings first, each group made distinct on its own: an implausible pairing
-    # is taken only when the plausible ones have all been used.
-    good = [p for p in scored if p.plausible]
-    bad = [p for p in scored if not p.plausible]
-    return Pairings(tuple((distinct(good) + distinct(bad))[:limit]))
+    # Plausible pairings first, then questions on units both sides study, then the long
+    # shots, each group made distinct on its own: a later group is taken only when the
+    # earlier ones have all been used.
+    groups = {g: [p for p in scored if p.bridge == g] for g in ("method", "unit", "none")}
+    return Pairings(tuple(sum((distinct(g) for g in groups.values()), [])[:limit]))
+
+
+def _unit_plans(by_field: dict[str, list[PaperFacets]], fields: list[str], text: dict[str, str],
+                embedder, size: dict[str, int]) -> list[Pairing]:
+    """Shared-unit questions: the purpose of a paper of one field (the exposure) with the
+    purpose of a paper of another (the outcome) when both papers study the same units
+    (units.py). No method is carried across, so the exposure stands where a mechanism
+    stands and no mechanism is needed; scored by how close the two purposes' sentences are,
+    whether the outcome's side has data and a gap, and the fields' reach."""
+    plans = []
+    for fa in fields:
+        for fb in fields:
+            if fa == fb:
+                continue
+            for pa in by_field[fa]:
+                own = pa.of("purpose")
+                for pb in by_field[fb]:
+                    purp = pb.of("purpose")
+                    shared = units.shared(text[pa.paper_id], text[pb.paper_id]) if own and purp else ()
+                    if not shared:
+                        continue
+                    method = pb.of("mechanism")
+                    own_eval = pa.of("evaluation")
+                    fit = kinds.fit(text[pa.paper_id], own.phrase, text[pb.paper_id])
+                    plans.append(Pairing(
+                        own, purp, own, own_eval if usable(own_eval) else None,
+                        _first_usable(by_field[fb], pb.paper_id),
+                        method if method and methodness(method) > 0 else None,
+                        tuple(g for g in (pb.of("gap"), pa.of("gap")) if g is not None),
+                        fit=kinds.Fit(False, units=shared, method_kinds=fit.method_kinds,
+                                      side_kinds=fit.side_kinds)))
+    out = []
+    for plan, f in zip(plans, _fits(plans, embedder), strict=True):
+        ready = usable(plan.target_eval) + bool(plan.gaps) + usable(plan.method_eval)
+        reach = min(size[plan.mechanism.field], size[plan.purpose.field]) / max(size.values())
+        total = FIT_WEIGHT * f + READY_WEIGHT * ready + REACH_WEIGHT * reach
+        out.append(Pairing(**{**plan.__dict__, "score": round(total, 4),
+                              "parts": (("fit", round(f, 4)), ("ready", float(ready)),
+                                        ("reach", round(reach, 4)))}))
+    return out
 
 
 def _bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,

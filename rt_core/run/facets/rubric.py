@@ -12,7 +12,8 @@ The checks (`KEYS`): each chosen field's facet is used; Q5 runs the method on da
 other side uses; the nearest paper the reviewer knows (their own papers, and the novelty
 check's nearest titles when it ran) is not close to Q1; the method works on a kind of data
 the other side has (kinds.py; given by the pairing, so a proposal without one has no such
-check); Q5 names a measure; Q4 quotes a
+check), or, when it has none, the two papers study the same units (units.py; the "unit" check
+names them, so a review says which bridge the proposal uses); Q5 names a measure; Q4 quotes a
 gap the papers state; Q3 says what makes the carry-over hard. Nothing claims a result, a
 test, a first or a fact about the world.
 """
@@ -28,9 +29,10 @@ import numpy as np
 from ...types import Ground, Paper, Proposal
 from .kinds import Fit
 from .kinds import name as kind_name
+from .units import said as units_said
 from .write import MEASURES
 
-KEYS = ("fields", "data", "kind", "prior", "measure", "gap", "hard")
+KEYS = ("fields", "data", "kind", "unit", "prior", "measure", "gap", "hard")
 # A reviewer's paper this close to Q1 (MiniLM cosine, title and first sentence) is close:
 # two real papers on one idea score about 0.8 (DESIGN.md, section 4).
 CLOSE = 0.75
@@ -51,6 +53,13 @@ SAY = {
                       "states is of that kind.",
                       "The {side} paper of the problem states no data of the kind the method "
                       "works on ({mine})."),
+    ("unit", True): ("It carries no method across: it asks whether what the {mine_field} paper studies "
+                     "bears on what the {side} paper of the problem studies, on units both study ({units}).",
+                     "Both papers study {units}, so the question links the two fields' measures on the "
+                     "same {units} instead of carrying a method across."),
+    ("unit", False): ("The two papers study no units in common, so no measure of one can be set "
+                      "beside the other's.",
+                      "Nothing the two papers study is the same unit, so their measures cannot be matched."),
     ("prior", True): ("Of my own papers, the nearest to Q1 by title and opening sentence, "
                       "“{title}”, is not close to it (cosine {sim:.2f}).",
                       "Q1 is not close to any of my own papers; the nearest by title and opening "
@@ -81,6 +90,8 @@ SUMMARY = {
     ("data", False): "Q5 names no data of the other side",
     ("kind", True): "The method works on a kind of data the problem's paper has",
     ("kind", False): "The method works on no kind of data the problem's paper states",
+    ("unit", True): "The two papers study the same units, and the question links them (no method is carried across)",
+    ("unit", False): "The two papers study no units in common",
     ("prior", True): "No paper the reviewers compared is close to Q1",
     ("prior", False): "Q1 is close to a paper a reviewer compared it with",
     ("measure", True): "Q5 names a measure",
@@ -127,9 +138,19 @@ def _grounds(p: Proposal, key: str) -> list[Ground]:
 
 def sides(p: Proposal) -> tuple[str, str]:
     """(the mechanism's field, the purpose's field) of a proposal written from a pairing."""
+    mech, purp = _q1_sides(p)
+    return (mech.field if mech else ""), (purp.field if purp else "")
+
+
+def _q1_sides(p: Proposal) -> tuple[Ground | None, Ground | None]:
+    """Q1's grounds of the lending side and of the problem: the mechanism, or for a
+    shared-unit question (no mechanism) the other field's purpose; the first purpose is
+    the problem's (write.py puts it first)."""
     q1 = _grounds(p, "q1")
-    mech = next((g.field for g in q1 if g.facet == "mechanism"), "")
-    purp = next((g.field for g in q1 if g.facet == "purpose"), "")
+    purp = next((g for g in q1 if g.facet == "purpose"), None)
+    mech = next((g for g in q1 if g.facet == "mechanism"), None)
+    if mech is None and purp is not None:
+        mech = next((g for g in q1 if g.facet == "purpose" and g.field != purp.field), None)
     return mech, purp
 
 
@@ -148,9 +169,8 @@ def nearest(q1: str, papers: list[Paper], titles: list[str], embedder) -> tuple[
 def fit_of(p: Proposal, plans) -> Fit | None:
     """The fit of the pairing a proposal was written from (its Q1's method and problem
     papers), from the neighbourhood's ranked `plans`; None when it is not among them."""
-    q1 = _grounds(p, "q1")
-    mech = next((g.paper_id for g in q1 if g.facet == "mechanism"), "")
-    purp = next((g.paper_id for g in q1 if g.facet == "purpose"), "")
+    m, u = _q1_sides(p)
+    mech, purp = (m.paper_id if m else ""), (u.paper_id if u else "")
     same = next((r for r in getattr(plans, "ranked", ()) if (r.mechanism.paper_id, r.purpose.paper_id)
                  == (mech, purp)), None)
     return same.fit if same is not None else None
@@ -183,7 +203,10 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
                                       "missing": " and ".join(name(f) for f in missing)}),
              ("data", data is not None, {"side": name(purp_field),
                                          "data": _phrase_in(q5, data) if data else ""})]
-    if fit is not None:
+    if fit is not None and fit.bridge_used == "unit":
+        found.append(("unit", True, {"side": name(purp_field), "mine_field": name(mech_field),
+                                     "units": units_said(fit.units)}))
+    elif fit is not None:
         mine = " and ".join(kind_name(k) for k in fit.method_kinds[:2]) or "no kind of data its paper names"
         found.append(("kind", fit.plausible, {"side": name(purp_field), "bridge": _bridge_words(fit),
                                               "mine": mine}))
@@ -209,7 +232,8 @@ def _judged_by(q5: str) -> str:
 
 def _phrase_in(q5: str, g: Ground) -> str:
     """The data as Q5 words it: the part of Q5 after "to", up to "from"."""
-    after = q5.split(" to ", 1)[1] if " to " in q5 else g.sentence
+    m = re.search(r"\b(?:to|take)\s", q5)
+    after = q5[m.end():] if m else g.sentence
     return after.split(" from ", 1)[0].strip()[:120]
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ... import fiveq
 from ...text import clip
-from . import grammar, kinds
+from . import grammar, kinds, units
 from .extract import Facet
 from .pair import Pairing
 
@@ -123,7 +123,7 @@ def fields_used(p: Pairing, name: Callable[[str], str]) -> list[str]:
                                *(name(f.field) for f in p.also)]))
 
 
-def question(p: Pairing, name: Callable[[str], str]) -> str:
+def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | None = None) -> str:
     """Q1 as a researcher would ask it: where the method comes from, the bridge to the other
     field when one is known (the kind of data both work on, or a general tool), and the
     question; when the method works on no kind of data the other side states, Q1 says so
@@ -133,6 +133,8 @@ def question(p: Pairing, name: Callable[[str], str]) -> str:
     also = [f"{f.phrase} from {name(f.field)}" for f in p.also]
     second = f", with a second test on {' and '.join(also)}" if also else ""
     fit = p.fit
+    if p.bridge == "unit":
+        return _unit_question(p, a, b, titles or {})
     if fit is None:
         return f"{_context(p, a)} Can it {target}{second}?"
     if fit.shared:
@@ -152,8 +154,10 @@ def _kind_words(ks: tuple[str, ...]) -> str:
 def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Written:
     """The five answers of one pairing, in the stem leads of fiveq.py."""
     a, b = name(p.mechanism.field), name(p.purpose.field)
+    if p.bridge == "unit":
+        return _write_unit(p, a, b, titles)
     mech = method_name(p.mechanism)
-    q1 = question(p, name)
+    q1 = question(p, name, titles)
     q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
           f"The pairing asks whether a method from {a} can serve it.")
     made = made_for(p) or f"for problems of {a}"
@@ -210,6 +214,72 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     # first purpose in Q1's as the problem (rubric.sides, revision's pairing_of).
     q1_grounds = (p.mechanism, p.purpose, *([p.method_purpose] if made_for(p) else []), *p.also)
     grounds = {"q1": q1_grounds, "q2": (p.purpose,), "q3": tuple(q3_grounds),
+               "q4": tuple(p.gaps), "q5": tuple(q5_grounds)}
+    return Written(tuple((k, _tidy(v)) for k, v in answers.items()),
+                   tuple((k, v) for k, v in grounds.items()), p)
+
+
+def unit_topic(f: Facet, titles: dict[str, str]) -> str:
+    """What a paper studies, for a shared-unit question: its title's head when short (the
+    authors' own name for their topic, "robots and jobs"), else its purpose by its form."""
+    head = titles.get(f.paper_id, "").split(":")[0].strip().rstrip("?.")
+    ws = head.split()
+    if 2 <= len(ws) <= 8:
+        return " ".join(w if w[1:2].isupper() or w[1:].lower() != w[1:] else w.lower() for w in ws)
+    return grammar.topic(f)
+
+
+def _unit_question(p: Pairing, a: str, b: str, titles: dict[str, str]) -> str:
+    """Q1 of a shared-unit pairing: what each field studies, the units both study, and
+    whether the first field's topic bears on the second's (no method is carried across)."""
+    us = units.said(p.fit.units)
+    return (f"{a} studies {unit_topic(p.method_purpose, titles)} and {b} studies "
+            f"{unit_topic(p.purpose, titles)}, both on {us}. Taking the first as the exposure and the "
+            f"second as the outcome: does the first bear on the second, measured on the same {us}?")
+
+
+def _write_unit(p: Pairing, a: str, b: str, titles: dict[str, str]) -> Written:
+    """The five answers of a shared-unit pairing: one field's topic as an exposure, the
+    other's as the outcome, measured with the outcome side's data on the units both study.
+    What is said is only what the four facets state, and that the link is untested."""
+    us = units.said(p.fit.units)
+    own, purp = p.method_purpose, p.purpose
+    q1 = _unit_question(p, a, b, titles)
+    q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(purp, titles)} The question "
+          f"asks whether what {a} studies, on the same {us}, is part of the answer.")
+    unnamed = "data its paper does not name"
+    a_data = f"{a} with {p.method_eval.phrase if p.method_eval is not None else unnamed}"
+    b_data = f"{b} with {p.target_eval.phrase if p.target_eval is not None else unnamed}"
+    q3 = (f"{_lead('q3')} the two fields observe {us} with different data and for different ends "
+          f"({a_data}; {b_data}), so the two measures must first be matched on the same {us}, and a "
+          f"link between them may come from something that drives both.")
+    q3_grounds = [own] + [f for f in (p.method_eval, p.target_eval) if f is not None]
+    if p.gaps:
+        q4 = f"{_lead('q4')} the papers name what is still missing: " + " ".join(_quote(g, titles) for g in p.gaps)
+    else:
+        q4 = (f"{_lead('q4')} none of the chosen papers states a gap that this question fills; the case "
+              f"for it rests on joining what {a} studies with what {b} measures, which neither paper does.")
+    base = p.target_method
+    baseline = (f"The baseline is {base.phrase}, the method the {b} paper uses, without the {a} measure."
+                if base is not None else f"The {b} papers state no method to compare with, so no baseline "
+                f"is named.")
+    exposure = f"a measure of {unit_topic(own, titles)} as the {a} paper describes it"
+    if p.target_eval is not None:
+        measure = measure_of(p.target_eval)
+        judged = (f"what the {b} paper measures there ({measure})" if measure
+                  else f"the outcome the {b} paper studies")
+        q5 = (f"{_lead('q5')} take {p.target_eval.phrase} from {b}, add for the same {us} {exposure}, "
+              f"and test whether it accounts for differences in {judged}. {baseline}")
+        q5_grounds = [own, p.target_eval] + ([base] if base else [])
+    else:
+        q5 = (f"{_lead('q5')} find data in {b} on {us} for {unit_topic(purp, titles)}, add {exposure}, and "
+              f"test whether it accounts for differences there; the {b} papers' abstracts name no data "
+              f"for it, so choosing it comes first. {baseline}")
+        q5_grounds = [own, purp] + ([base] if base else [])
+    answers = {"q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5}
+    # The problem's facet first (readers of the grounds take the first purpose as the
+    # problem, rubric.sides); no mechanism is a ground, for Q1 carries none across.
+    grounds = {"q1": (purp, own), "q2": (purp,), "q3": tuple(q3_grounds),
                "q4": tuple(p.gaps), "q5": tuple(q5_grounds)}
     return Written(tuple((k, _tidy(v)) for k, v in answers.items()),
                    tuple((k, v) for k, v in grounds.items()), p)
