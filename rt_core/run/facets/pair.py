@@ -19,6 +19,12 @@ a proposal is chosen here, from what the papers state, with measured signals onl
   tests/test_pairing.py). An implausible pairing is used only when no plausible one is
   left, and its proposal and reviews say so.
 
+When no method bridge exists, two fields whose papers study the same units (units.py:
+neighbourhoods, workers, countries, patients ...) are paired the other way (`_unit_plans`):
+one paper's purpose as the exposure, another's as the outcome, measured on the outcome side's
+data. Ranked: method bridges, then shared-unit questions, then the long shots
+(`Pairing.bridge`).
+
 Each candidate of a brainstorm takes a different pairing (`distinct`): no two share both
 papers, and the direction (which field lends the method) alternates where it can.
 """
@@ -177,13 +183,16 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
                         mech, purp, mech_pf.of("purpose"), own_eval if usable(own_eval) else None,
                         target_eval, target_method if target_method and methodness(target_method) > 0
                         else None, gaps))
-    if not plans:
-        return Pairings(note="The chosen papers state no method in one field and no problem "
-                             "in another, so no two fields' facets could be paired.")
-    fit = _fits(plans, embedder)
     text = _texts(by_field, texts)
-    seen_also: dict[tuple[str, str, str], tuple[tuple[Facet, ...], tuple[str, ...]]] = {}
     size = {f: len(found) for f, found in by_field.items()}
+    if not plans:  # no method to carry across; two problems on the same units still pair
+        unit = _unit_plans(by_field, fields, text, embedder, size)
+        unit.sort(key=lambda p: (-p.score, p.mechanism.paper_id, p.purpose.paper_id))
+        return Pairings(tuple(distinct(unit)[:limit])) if unit else Pairings(note=(
+            "The chosen papers state no method in one field and no problem in another, and no "
+            "two of them study the same units, so no two fields' facets could be paired."))
+    fit = _fits(plans, embedder)
+    seen_also: dict[tuple[str, str, str], tuple[tuple[Facet, ...], tuple[str, ...]]] = {}
     scored = []
     for plan, f in zip(plans, fit, strict=True):
         data = _data_overlap(plan.method_eval, plan.target_eval)
