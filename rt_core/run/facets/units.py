@@ -27,8 +27,9 @@ def _words(text: str) -> re.Pattern[str]:
 # are said of any applied work, and "people" of any paper that compares a model with people
 # (on the labelled pairs, tests/test_units.py, each made false shared units).
 UNITS: dict[str, tuple[str, re.Pattern[str]]] = {
-    "workers": ("workers and jobs", _words(r"workers? employment wages? jobs? labou?r\s+markets? "
-                                           r"occupations? unemploy\w*")),
+    # Not bare "workers" or "jobs": distributed training has workers and jobs too.
+    "workers": ("workers and jobs", _words(r"employment wages? labou?r\s+markets? occupations? "
+                                           r"unemploy\w* (?:low|high)-skill\w*\s+workers")),
     "places": ("neighbourhoods and cities", _words(
         r"neighbou?rhoods? localities cities city commuting\s+zones urban counties "
         r"communities\s+of\s+residents residents")),
