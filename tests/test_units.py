@@ -87,7 +87,8 @@ def test_a_planted_shared_unit_proposal_gets_exactly_its_faults_and_the_unit_bri
     fit = next(p for p in _plans().ranked if p.bridge == "unit").fit
     r = rubric.check(_planted_unit(), "r-x", "economics", hood, str.title, ("A far paper", 0.2), fit)
     assert {c.key for c in r.checks if not c.holds} == {"fields", "measure", "gap"}
-    assert {c.key for c in r.checks} == {"fields", "data", "unit", "prior", "measure", "gap", "hard"}
+    assert {c.key for c in r.checks} == {"fields", "data", "unit", "prior", "measure", "gap", "match"}
+    assert "method" not in " ".join(c.said for c in r.checks if c.key != "unit")
     good, bad = rubric.sections(r, "Economics")
     assert "neighbourhoods and cities" in good and "method across" in good
     assert len([x for x in bad.splitlines() if x.strip()]) == 3

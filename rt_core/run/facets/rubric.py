@@ -32,7 +32,7 @@ from .kinds import name as kind_name
 from .units import said as units_said
 from .write import MEASURES
 
-KEYS = ("fields", "data", "kind", "unit", "prior", "measure", "gap", "hard")
+KEYS = ("fields", "data", "kind", "unit", "prior", "measure", "gap", "hard", "match")
 # A reviewer's paper this close to Q1 (MiniLM cosine, title and first sentence) is close:
 # two real papers on one idea score about 0.8 (DESIGN.md, section 4).
 CLOSE = 0.75
@@ -43,7 +43,7 @@ SAY = {
                        "Each chosen field contributes a stated facet ({names})."),
     ("fields", False): ("It uses nothing that the {missing} papers state.",
                         "No facet of the {missing} papers appears in it."),
-    ("data", True): ("Q5 runs the method on data the {side} side already works with ({data}).",
+    ("data", True): ("Q5 works on data the {side} side already works with ({data}).",
                      "The data Q5 names ({data}) is data the {side} papers use."),
     ("data", False): ("Q5 names no data from the {side} side for the method to run on.",
                       "Nothing in Q5 is data the {side} papers use."),
@@ -81,6 +81,12 @@ SAY = {
                      "something else."),
     ("hard", False): ("Q3 does not say what stands in the way of carrying the method across.",
                       "Why the carry-over is hard is left unsaid in Q3."),
+    ("match", True): ("Q3 says why linking the two is hard: the two fields' measures have to be matched on "
+                      "the same units, and something else may drive both.",
+                      "Q3 names what stands in the way: measures from two fields to match on the same "
+                      "units, and a possible common cause."),
+    ("match", False): ("Q3 does not say what stands in the way of linking the two fields' measures.",
+                       "Why linking the two measures is hard is left unsaid in Q3."),
 }
 # What the meta-review says of a check, counted over reviewers.
 SUMMARY = {
@@ -100,6 +106,8 @@ SUMMARY = {
     ("gap", False): "Q4 names no stated gap",
     ("hard", True): "Q3 says why the carry-over is hard",
     ("hard", False): "Q3 does not say why the carry-over is hard",
+    ("match", True): "Q3 says why linking the two fields' measures is hard",
+    ("match", False): "Q3 does not say why linking the two fields' measures is hard",
 }
 VOICE = ("From {field}'s side: ", "Reading it as someone in {field}: ", "In {field}: ")
 
@@ -214,7 +222,8 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
         found.append(("prior", near[1] < CLOSE, {"title": near[0], "sim": near[1]}))
     found += [("measure", measure is not None, {"measure": measure.group(1).lower() if measure else ""}),
               ("gap", bool(gaps), {}),
-              ("hard", hard, {})]
+              # A shared-unit question carries no method, so Q3's difficulty is the matching.
+              ("match" if fit is not None and fit.bridge_used == "unit" else "hard", hard, {})]
     checks = []
     for i, (key, holds, values) in enumerate(found):
         said = SAY[(key, holds)][(h + i) % 2].format(**values)
