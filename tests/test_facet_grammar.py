@@ -67,3 +67,9 @@ def test_a_method_and_its_own_aim_are_said_by_their_forms():
     assert grammar.with_article("industrial robots") == "industrial robots"
     assert grammar.with_article("ClimaX (a foundation model)") == "ClimaX (a foundation model)"
     assert grammar.base_verb("studies movers") == "study movers"
+
+
+def test_a_cut_relative_clause_leaves_no_participle_at_a_noun_phrases_end():
+    trained = _f("purpose", "word embeddings trained", "We study word embeddings trained on abstracts.")
+    assert grammar.help_with(trained, "Materials") == "help the study of word embeddings in Materials"
+    assert grammar.noun_part("supervised networks") == "supervised networks"

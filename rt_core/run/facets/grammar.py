@@ -73,8 +73,18 @@ def with_article(phrase: str) -> str:
     return f"{article} {phrase}"
 
 
+def noun_part(phrase: str) -> str:
+    """A noun phrase without a trailing participle, the remains of a cut relative clause
+    ("word embeddings trained [on abstracts]" -> "word embeddings")."""
+    ws = phrase.split()
+    if len(ws) >= 3 and ws[-1].islower() and ws[-1].endswith("ed") and not ws[-2].endswith("ed"):
+        return " ".join(ws[:-1])
+    return phrase
+
+
 def the_phrase(phrase: str) -> str:
     """As `with_article`, with "the" (a problem's topic is a definite thing)."""
+    phrase = noun_part(phrase)
     said = with_article(phrase)
     return "the " + phrase if said != phrase else phrase
 
