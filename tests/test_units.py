@@ -56,7 +56,7 @@ def test_a_shared_unit_proposal_says_what_it_is_and_carries_no_method():
     best = next(p for p in _plans().ranked if p.bridge == "unit")
     w = write(best, str.title, TITLES)
     a = dict(w.answers)
-    assert "neighbourhoods and cities" in a["q1"] and "exposure" in a["q1"] and a["q1"].endswith("?")
+    assert "neighbourhoods and cities" in a["q1"] and "go with differences in" in a["q1"] and a["q1"].endswith("?")
     assert "long shot" not in a["q1"] and "apply" not in a["q5"]
     assert best.target_eval.phrase in a["q5"]
     g = dict(w.grounds)

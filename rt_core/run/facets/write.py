@@ -233,9 +233,11 @@ def _unit_question(p: Pairing, a: str, b: str, titles: dict[str, str]) -> str:
     """Q1 of a shared-unit pairing: what each field studies, the units both study, and
     whether the first field's topic bears on the second's (no method is carried across)."""
     us = units.said(p.fit.units)
-    return (f"{a} studies {unit_topic(p.method_purpose, titles)} and {b} studies "
-            f"{unit_topic(p.purpose, titles)}, both on {us}. Taking the first as the exposure and the "
-            f"second as the outcome: does the first bear on the second, measured on the same {us}?")
+    first, second = unit_topic(p.method_purpose, titles), unit_topic(p.purpose, titles)
+    # Asked as an association, not a cause: which of two topics drives the other is not
+    # something the two papers' facets can say (a blind read found crime "causing" robots).
+    return (f"{a} studies {first} and {b} studies {second}, both on {us}. Across the same {us}, "
+            f"do differences in {first} go with differences in {second}?")
 
 
 def _write_unit(p: Pairing, a: str, b: str, titles: dict[str, str]) -> Written:
