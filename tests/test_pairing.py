@@ -91,7 +91,22 @@ def _hood_pairings(store, preset_id: str):
            if p.fields and p.fields[0] in chosen]
     pool = list({p.id: p for p in [*papers, *own]}.values())
     texts = {p.id: f"{p.title}. {p.abstract or ''}" for p in pool}
-    return pairings(by_field(pool, facets_of(pool)), Embedder(LOCAL_EMBEDDER), limit=1000, texts=texts)
+    return pairings(by_field(pool, facets_of(pool)), Embedder(LOCAL_EMBEDDER), limit=1000, texts=texts,
+                    paper_fields={p.id: tuple(p.fields) for p in pool})
+
+
+def test_two_papers_that_share_a_field_are_never_paired(loaded):
+    """systems-biology: its LLM-training paper is filed under NLP and systems; paired with a
+    systems method (TVM) it joined no two fields and left biology out. Planted: `_apart`
+    always true (the TVM pairing came back on top)."""
+    fields = {p.id: p.fields for p in loaded.corpus.get_papers(list(PAPERS))}
+    for hood in ("systems-biology", "systems-criminology-biology"):
+        plans = _hood_pairings(loaded, hood)
+        assert plans.ranked
+        for p in plans.ranked:
+            a, b = fields[p.mechanism.paper_id], fields[p.purpose.paper_id]
+            assert a[0] not in b and b[0] not in a, (hood, p.mechanism.phrase, p.purpose.phrase)
+        assert plans.ranked[0].purpose.field == "biology", (hood, plans.ranked[0].purpose.phrase)
 
 
 def test_where_a_plausible_pairing_exists_the_top_picks_are_plausible(loaded):

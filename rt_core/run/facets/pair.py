@@ -154,10 +154,13 @@ def _texts(by_field: dict[str, list[PaperFacets]], texts: dict[str, str] | None)
 
 
 def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int = 24,
-             name=lambda f: f, texts: dict[str, str] | None = None) -> Pairings:
+             name=lambda f: f, texts: dict[str, str] | None = None,
+             paper_fields: dict[str, tuple[str, ...]] | None = None) -> Pairings:
     """Every mechanism of one field with every purpose of another, scored and ranked
     (`name`: a field's name, for the note said when there is none; `texts`: each paper's
-    title and abstract by id, for the kinds of data it works on)."""
+    title and abstract by id, for the kinds of data it works on; `paper_fields`: every field
+    of each paper, so two papers that share one are never paired)."""
+    apart = _apart(paper_fields)
     fields = [f for f, found in by_field.items() if any(pf.facets for pf in found)]
     if len(fields) < 2:
         return Pairings(note=_why_none(by_field, name))
@@ -172,7 +175,7 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
                     continue
                 for purp_pf in by_field[fb]:
                     purp = purp_pf.of("purpose")
-                    if purp is None:
+                    if purp is None or not apart(mech_pf.paper_id, purp_pf.paper_id):
                         continue
                     target_eval = _first_usable(by_field[fb], purp_pf.paper_id)
                     # Only the two papers' own gaps: another paper's is about something else.
@@ -186,7 +189,7 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
     text = _texts(by_field, texts)
     size = {f: len(found) for f, found in by_field.items()}
     if not plans:  # no method to carry across; two problems on the same units still pair
-        unit = _unit_plans(by_field, fields, text, embedder, size)
+        unit = _unit_plans(by_field, fields, text, embedder, size, apart)
         unit.sort(key=lambda p: (-p.score, p.mechanism.paper_id, p.purpose.paper_id))
         return Pairings(tuple(distinct(unit)[:limit])) if unit else Pairings(note=(
             "The chosen papers state no method in one field and no problem in another, and no "
@@ -217,7 +220,7 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
                                            ("reach", round(reach, 4)))}))
     # A mechanism that names no method (data, or a sentence's opening) is a last resort.
     methods = [p for p in scored if dict(p.parts)["method"] > 0]
-    scored = (methods or scored) + _unit_plans(by_field, fields, text, embedder, size)
+    scored = (methods or scored) + _unit_plans(by_field, fields, text, embedder, size, apart)
     scored.sort(key=lambda p: (-p.score, p.mechanism.paper_id, p.purpose.paper_id))
     # Plausible pairings first, then questions on units both sides study, then the long
     # shots, each group made distinct on its own: a later group is taken only when the
@@ -226,8 +229,23 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
     return Pairings(tuple(sum((distinct(g) for g in groups.values()), [])[:limit]))
 
 
+def _apart(paper_fields: dict[str, tuple[str, ...]] | None):
+    """Whether neither paper's own (first) field is among the other's fields: a paper filed
+    under NLP and systems is a systems paper too, and pairing it with a systems method joins
+    no two fields (the systems-biology case study paired TVM with LLM training and left
+    biology out). Two papers that only share a secondary field (neuroscience and materials
+    papers both also filed under NLP) still join their own two fields."""
+    if not paper_fields:
+        return lambda a, b: True
+
+    def apart(a: str, b: str) -> bool:
+        fa, fb = paper_fields.get(a, ()), paper_fields.get(b, ())
+        return not (fa and fa[0] in fb) and not (fb and fb[0] in fa)
+    return apart
+
+
 def _unit_plans(by_field: dict[str, list[PaperFacets]], fields: list[str], text: dict[str, str],
-                embedder, size: dict[str, int]) -> list[Pairing]:
+                embedder, size: dict[str, int], apart=lambda a, b: True) -> list[Pairing]:
     """Shared-unit questions: the purpose of a paper of one field (the exposure) with the
     purpose of a paper of another (the outcome) when both papers study the same units
     (units.py). No method is carried across, so the exposure stands where a mechanism
@@ -242,6 +260,8 @@ def _unit_plans(by_field: dict[str, list[PaperFacets]], fields: list[str], text:
                 own = pa.of("purpose")
                 for pb in by_field[fb]:
                     purp = pb.of("purpose")
+                    if not apart(pa.paper_id, pb.paper_id):
+                        continue
                     shared = units.shared(text[pa.paper_id], text[pb.paper_id]) if own and purp else ()
                     if not shared:
                         continue

@@ -240,6 +240,7 @@ class Grounding:
                 pool = list({p.id: p for p in [*self.papers, *extra]}.values())
                 found = facets_of(pool, self.store, self.embedder)
                 texts = {p.id: f"{p.title}. {p.abstract or ''}" for p in pool}
-                plans = pairings(by_field(pool, found), self.embedder, name=self.name, texts=texts)
+                plans = pairings(by_field(pool, found), self.embedder, name=self.name, texts=texts,
+                                 paper_fields={p.id: tuple(p.fields) for p in pool})
                 self._pairings = Pairings(plans.ranked, one_note(pool, found, plans.note))
             return self._pairings
