@@ -195,6 +195,10 @@ def test_a_loopback_sqlite_server_turns_shared_at_its_first_proxied_request(tmp_
             open_app(page, url)
             assert history_options(page) == []
             expect(page.get_by_text("All runs in the store")).to_have_count(0)
+        # The owner's History lists their run once the page has drawn its list (a loaded
+        # machine showed the empty state of a render before the browser's identity was read).
+        go(owner, "History")
+        expect(owner.get_by_text("Open or delete a run")).to_be_visible(timeout=60_000)
         assert len(history_options(owner)) == 1
         assert "operator link" in (ARTIFACTS / "streamlit-lab-proxied.log").read_text()  # made from the start
     finally:
