@@ -30,23 +30,23 @@ def _words(text: str) -> re.Pattern[str]:
 # "sky survey" is no survey of people, "sequence length" of a transformer is no genome.
 KINDS: dict[str, tuple[str, re.Pattern[str]]] = {
     "text": ("text", _words(r"language\s+models? LLMs? texts? sentences? documents? abstracts "
-                            r"corpus dialogues? conversations? question\s+answering wording "
+                            r"corpus dialogues? conversations? question\s+answering machine\s+translation wording "
                             r"prompts? web\s+pages? summari[sz]ation word\s+embeddings")),
     "images": ("images", _words(r"images? imaging x-rays? radiograph\w* vision visual video\w* "
-                                r"photographs? pixels? convolutional camera")),
+                                r"photographs? pixels? camera")),
     "networks": ("networks of people or places", _words(
         r"social\s+networks? co-offending network\s+data networked graph\s+data ties friendship "
-        r"network\s+of\s+(?:agents|people|killings|cities) links? commuting\s+flows "
+        r"network\s+of\s+(?:agents|people|killings|cities) links commuting\s+flows "
         r"network\s+structure connected")),
-    "series": ("time series", _words(r"time\s+series forecast\w* weekly daily monthly streams? "
+    "series": ("time series", _words(r"time\s+series forecast\w* weekly daily monthly data\s+streams "
                                      r"seasons? seasonal trajector\w* medium-range")),
     "fields": ("gridded fields of weather and climate", _words(
-        r"weather climate reanalysis humidity gridded temperature precipitation atmospher\w*")),
+        r"weather climate reanalysis humidity gridded precipitation atmospher\w*")),
     "places": ("places such as neighbourhoods, cities and regions", _words(
         r"neighbou?rhoods? localities cities city commuting\s+zones countries regions "
         r"US\s+states locations parish")),
     "genomes": ("genomes and sequencing data", _words(
-        r"DNA (?<!materials\s)genomes? genomic\w* sequencing sequence\s+markers reads loci phylogen\w* "
+        r"DNA (?<!materials\s)genom(?:es?|ic\w*) sequencing sequence\s+markers sequencing\s+reads loci phylogen\w* "
         r"genealog\w* RADseq bacteria\w* microb\w* species lineages")),
     "materials": ("crystals and molecules", _words(
         r"crystals? crystalline compounds? atoms? atomic atomistic molecules inorganic "
@@ -60,7 +60,7 @@ KINDS: dict[str, tuple[str, re.Pattern[str]]] = {
     "agents": ("interacting agents", _words(
         r"agents? role-play\w* game\s+dynamics game\s+theory evolutionary\s+game actors players")),
     "compute": ("programs and computing systems", _words(
-        r"compil\w* programs? programming workflows? GPUs? accelerators? hardware "
+        r"compil\w* programs? programming GPUs accelerators hardware memory\s+cost "
         r"distributed\s+(?:training|systems?) servers? key-value\s+cache inference\s+time")),
     "neural": ("recordings of neurons and brains", _words(
         r"neurons? neural\s+responses recordings fMRI intracranial cortex cortical brain")),
@@ -68,15 +68,19 @@ KINDS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"stars? stellar parallax\w* proper\s+motions? astrometr\w* photometr\w* galax\w* "
         r"radial\s+velocit\w* sky telescopes?")),
     "theory": ("equations and theorems", _words(
-        r"theorems? prove[sd]? proofs? conjectures? inequalit\w* equations? lemma matroids? "
-        r"varieties cohomology curvature geodesics operators")),
+        r"theorems? prove[sd]? proofs? conjectures? inequalities equations? lemma matroids? "
+        r"varieties cohomology curvature geodesics (?<!neural\s)operators")),
 }
 # Methods that run on any data (a side with data of any kind but theory alone can use them).
 ANY_DATA = _words(r"workflows? parallel\s+programming boosting regression Bayesian estimators? "
                   r"statistical\s+(?:model|test|learning)")
 # Optimisers of models: they need a side that trains or fits a model, or solves an
-# optimisation problem.
-OPTIMISER = _words(r"optimi[sz]\w* optimizer SGD gradient\s+descent stochastic\s+gradient")
+# optimisation problem. Only optimisation algorithms count: an "optimizing compiler" or
+# "optimized kernels" (TVM) make programs fast and fit no model (issue 49).
+OPTIMISER = _words(r"optimi[sz]ers? SGD Adam gradient\s+descent stochastic\s+gradient "
+                   r"stochastic\s+optimi[sz]ation optimi[sz]ation\s+(?:algorithms?|methods?|solvers?) "
+                   r"solv\w+\s+(?:\w+\s+){0,3}optimi[sz]ation "
+                   r"(?:methods?|solvers?|algorithms?)\s+for\s+(?:\w+\s+){0,2}optimi[sz]ation")
 TRAINS = _words(r"train\w* fit fits fitted fitting optimi[sz]\w* learned learning "
                 r"neural\s+networks? machine\s+learning")
 
@@ -103,6 +107,8 @@ class Fit:
     # Units both papers study (units.py), set only when no method bridge exists: the
     # proposal then asks whether one side's topic bears on the other's (write.py).
     units: tuple[str, ...] = ()
+    # The side names no images but gridded fields, which the method (a vision model) reads as images.
+    as_images: bool = False
 
     @property
     def bridge_used(self) -> str:
@@ -117,7 +123,8 @@ class Fit:
 
     def bridge(self) -> str:
         """The bridge in words ("text"; "text and surveys of people"), or ""."""
-        names = [name(k) for k in self.shared[:2]]
+        names = [name("fields") + ", which a vision model reads as images" if k == "images" and self.as_images
+                 else name(k) for k in self.shared[:2]]
         return " and ".join(names)
 
 
@@ -126,7 +133,10 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
     the data of the side (its papers' text)? See the module's docstring for the rule."""
     mine, theirs = kinds_of(method_text), kinds_of(side_text)
     order = list(KINDS)
-    shared = tuple(k for k in order if k in mine & theirs and k != "theory")
+    # Gridded weather and climate fields are images to a vision model (ClimaX is a vision
+    # transformer over them), so a method on images can run on a side with such fields.
+    readable = theirs | ({"images"} if "images" in mine and "fields" in theirs else set())
+    shared = tuple(k for k in order if k in mine & readable and k != "theory")
     has_data = bool(theirs - {"theory"})
     generic = ""
     if ANY_DATA.search(method_phrase) and has_data:
@@ -135,4 +145,5 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
         generic = "models to train"
     ok = bool(shared) or bool(generic) or ("theory" in mine and "theory" in theirs)
     return Fit(ok, shared, generic, tuple(k for k in order if k in mine),
-               tuple(k for k in order if k in theirs))
+               tuple(k for k in order if k in theirs),
+               as_images="images" in shared and "images" not in theirs)
