@@ -144,3 +144,18 @@ def test_the_data_of_an_evaluation_is_a_data_set_not_a_verbs_object(sentence, da
     """Q5 applies a method to the other side's data: "moving data" is none, and "Using
     survey data ..." names the survey's data, not "survey" alone (too short to use)."""
     assert X.data_of(sentence) == data
+
+
+def test_a_result_or_a_description_of_the_paper_is_no_gap_even_with_a_gap_word():
+    """Issue 49: a blind reader found both quoted in Q4 as stated gaps."""
+    for abstract in ("Supervised networks predict ventral-stream responses well. The authors show that "
+                     "contrastive networks reach neural predictivity comparable to supervised networks, and "
+                     "remain predictive when trained on video.",
+                     "The second release provides positions for a billion sources. The summary describes the "
+                     "processing advances, the validation performed, and limitations that users should keep "
+                     "in mind."):
+        sents = sentences(abstract)
+        assert "gap" not in X.choose(X.sentence_scores(sents, None, None, True, True)), abstract
+    sents = sentences("Models answer exam questions. A large model achieves high accuracy, but human "
+                      "raters find it still lacks the care of clinicians.")
+    assert X.choose(X.sentence_scores(sents, None, None, True, True)).get("gap") == 1

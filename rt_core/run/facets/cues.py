@@ -73,6 +73,18 @@ GAP_STRONG = _cues(r"however remains? lacks? lacking limited limitations? limits
                    r"not\s+the\s+same diverge\w* only\s+a\s+few warn\w*")
 GAP_WEAK = _cues(r"but yet still not no open")
 GAP_STRONG_WEIGHT, GAP_WEAK_WEIGHT = 2.0, 0.5
+# A sentence that reports a result ("reach ... comparable to", "outperforms") or describes
+# the paper itself ("The summary describes ... and limitations users should keep in mind")
+# states no gap even when a gap word turns up in it: a blind reader found both quoted as
+# gaps (issue 49). A result with one gap word is no gap, one with a gap word and a contrast
+# ("achieves high accuracy ... but ... remains") still is; a self-description never is.
+GAP_RESULT = re.compile(r"\b(?:(?:authors|we|they|results?|experiments?)\s+(?:also\s+)?show|achieves?|"
+                        r"outperform\w*|reach(?:es)?\s+(?:[\w,-]+\s+){0,8}comparable\s+to|"
+                        r"(?:performs?|performing)\s+(?:\w+\s+){0,2}(?:competitively|comparably|well))\b")
+GAP_SELF = re.compile(r"^(?:this|the)\s+(?:paper|summary|article|report|release|commentary|notes?|"
+                      r"overview|work)\s+(?:also\s+)?(?:describes|presents|summari[sz]es|introduces|"
+                      r"covers|walks|recalls|outlines|documents|gives)\b")
+GAP_RESULT_PENALTY, GAP_SELF_PENALTY = 1.0, 6.0
 
 
 def cue_scores(sents: list[str]) -> list[dict[str, float]]:
@@ -88,6 +100,8 @@ def cue_scores(sents: list[str]) -> list[dict[str, float]]:
         found["evaluation"] += EVAL_PATTERN_WEIGHT * min(len(EVAL_PATTERNS.findall(s)), 2)
         found["evaluation"] -= REVIEW_PENALTY * review
         found["gap"] = (GAP_STRONG_WEIGHT * min(len(GAP_STRONG.findall(s)), 2)
-                        + GAP_WEAK_WEIGHT * min(len(GAP_WEAK.findall(s)), 2))
+                        + GAP_WEAK_WEIGHT * min(len(GAP_WEAK.findall(s)), 2)
+                        - GAP_RESULT_PENALTY * (GAP_RESULT.search(s) is not None)
+                        - GAP_SELF_PENALTY * (GAP_SELF.search(s) is not None))
         out.append(found)
     return out
