@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rt_core.run.facets import kinds
+from rt_core.run.facets import kinds, rubric
 from tests.kind_measure import LABELS, measure, totals
+from tests.test_facets import _planted
 
 PAPERS = {p["id"]: p for p in json.loads((Path(__file__).resolve().parents[1] / "assets" / "community"
                                           / "papers.json").read_text("utf-8"))}
@@ -53,3 +54,24 @@ def test_gridded_weather_fields_are_images_to_a_vision_model_and_the_bridge_says
     assert f.plausible and f.shared == ("images",) and "images" not in f.side_kinds
     assert f.bridge() == "gridded fields of weather and climate, which a vision model reads as images"
     assert not kinds.fit("A survey of residents.", "a survey", _text("ClimaX")).shared
+
+
+def test_the_kind_check_says_what_it_read_and_claims_no_kind_the_labels_do_not_give():
+    hood = ["materials", "criminology"]
+
+    def said(fit: kinds.Fit, reviewer: str) -> str:
+        checks = rubric.check(_planted(), reviewer, "materials", hood, str.title, None, fit).checks
+        return next(c.said for c in checks if c.key == "kind")
+
+    for reviewer in ("r-a", "r-b"):  # both wordings
+        both = said(kinds.Fit(True, ("series",), "", ("text", "series"), ("series",)), reviewer)
+        assert "abstract says the method works on time series" in both and "names time series too" in both
+        assert "text" not in both  # the side never said text
+        f = kinds.fit("A deep network reads knee X-ray images.", "a deep network", _text("ClimaX"))
+        grid = said(f, reviewer)
+        assert "names gridded fields of weather and climate, which a vision model reads as images" in grid
+        assert "names images" not in grid
+        tool = said(kinds.Fit(True, (), "any data", ("compute",), ("records",)), reviewer)
+        assert "words that name the method make it a general tool" in tool and "(records of people)" in tool
+        none = said(kinds.Fit(False, (), "", ("images",), ("text",)), reviewer)
+        assert "works on images" in none and "names nothing of that kind" in none and "text" not in none

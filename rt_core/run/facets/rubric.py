@@ -47,12 +47,12 @@ SAY = {
                      "The data Q5 names ({data}) is data the {side} papers use."),
     ("data", False): ("Q5 names no data from the {side} side for the method to run on.",
                       "Nothing in Q5 is data the {side} papers use."),
-    ("kind", True): ("The method works on {bridge}, which the {side} paper of the problem has too.",
-                     "The {side} paper of the problem has what the method works on: {bridge}."),
-    ("kind", False): ("The method works on {mine}, and nothing the {side} paper of the problem "
-                      "states is of that kind.",
-                      "The {side} paper of the problem states no data of the kind the method "
-                      "works on ({mine})."),
+    # Each says what it is read from (the method paper's abstract, or the words naming the
+    # method) and claims of the problem's paper only the kinds its text names (issue 49).
+    ("kind", True): ("{Reads}; the {side} paper of the problem {has}.",
+                     "The {side} paper of the problem {has}, and {reads}."),
+    ("kind", False): ("{Reads}; the {side} paper of the problem {has}.",
+                      "The {side} paper of the problem {has}, while {reads}."),
     ("unit", True): ("It carries no method across: it asks whether what the {mine_field} paper studies "
                      "bears on what the {side} paper of the problem studies, on units both study ({units}).",
                      "Both papers study {units}, so the question links the two fields' measures on the "
@@ -184,12 +184,27 @@ def fit_of(p: Proposal, plans) -> Fit | None:
     return same.fit if same is not None else None
 
 
-def _bridge_words(fit: Fit) -> str:
+_FROM_ABSTRACT = "the method paper's abstract says the method works on "
+_FROM_NAME = "the words that name the method make it "
+
+
+def _kind_words(fit: Fit) -> tuple[str, str]:
+    """What the kind check says of the method (and what that is read from) and of the
+    problem's paper: never more than the kinds each text names."""
+    mine = " and ".join(kind_name(k) for k in fit.method_kinds[:2])
     if fit.shared:
-        return fit.bridge()
+        said = " and ".join(kind_name(k) for k in fit.shared[:2])
+        if fit.as_images:
+            return _FROM_ABSTRACT + "images", "names " + fit.bridge()
+        return _FROM_ABSTRACT + said, f"names {said} too"
     if fit.generic == "any data":
-        return "data of any kind (it is a general tool)"
-    return "models to fit (it is an optimiser)"
+        theirs = " and ".join(kind_name(k) for k in fit.side_kinds if k != "theory")
+        return _FROM_NAME + "a general tool for data of any kind", f"names data ({theirs})"
+    if fit.generic:
+        return _FROM_NAME + "an optimiser of models", "trains or fits models"
+    if mine:
+        return _FROM_ABSTRACT + mine, "names nothing of that kind"
+    return "the method paper's abstract names no kind of data the method works on", "shares no kind of data with it"
 
 
 def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
@@ -215,9 +230,9 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
         found.append(("unit", True, {"side": name(purp_field), "mine_field": name(mech_field),
                                      "units": units_said(fit.units)}))
     elif fit is not None:
-        mine = " and ".join(kind_name(k) for k in fit.method_kinds[:2]) or "no kind of data its paper names"
-        found.append(("kind", fit.plausible, {"side": name(purp_field), "bridge": _bridge_words(fit),
-                                              "mine": mine}))
+        reads, has = _kind_words(fit)
+        found.append(("kind", fit.plausible, {"side": name(purp_field), "reads": reads,
+                                              "Reads": reads[0].upper() + reads[1:], "has": has}))
     if near is not None:
         found.append(("prior", near[1] < CLOSE, {"title": near[0], "sim": near[1]}))
     found += [("measure", measure is not None, {"measure": measure.group(1).lower() if measure else ""}),
