@@ -89,41 +89,36 @@ def the_phrase(phrase: str) -> str:
     return "the " + phrase if said != phrase else phrase
 
 
+def said(f: Facet, frames: dict[str, str]) -> str:
+    """A phrase put into the frame its form asks for: the one place where a purpose's form
+    (clause, question-order clause, verb phrase, sentence, noun phrase) decides its words.
+    A frame may use `{p}` (the phrase as found), `{verb}` (a verb phrase in its base form)
+    and `{the}` (a noun phrase with "the"); a form without its own frame takes the "other"
+    frame if there is one, else the "noun" frame ("inverted" only where it is given)."""
+    kind = form(f)
+    if kind == "clause" and inverted(f.phrase) and "inverted" in frames:
+        kind = "inverted"
+    frame = frames.get(kind, frames.get("other", frames["noun"]))
+    return frame.format(p=f.phrase, verb=base_verb(f.phrase) if "{verb}" in frame else f.phrase,
+                        the=the_phrase(f.phrase) if "{the}" in frame else f.phrase)
+
+
 def help_with(f: Facet, b: str) -> str:
     """What a method is asked to help with, after "can it": by the purpose's form."""
-    kind = form(f)
-    if kind == "clause":
-        if inverted(f.phrase):
-            return f"help with a question {b} asks, {f.phrase}"
-        return f"help find out {f.phrase} in {b}"
-    if kind == "verb":
-        return f"help {base_verb(f.phrase)} in {b}"
-    if kind == "sentence":
-        return f"help with a problem {b} states: {f.phrase}"
-    return f"help the study of {the_phrase(f.phrase)} in {b}"
+    return said(f, {"inverted": f"help with a question {b} asks, {{p}}", "clause": f"help find out {{p}} in {b}",
+                    "verb": f"help {{verb}} in {b}", "sentence": f"help with a problem {b} states: {{p}}",
+                    "noun": f"help the study of {{the}} in {b}"})
 
 
 def applied_to(f: Facet) -> str:
     """What follows "we will use the method": the purpose, by its form ("to find out ...",
     "to ask ...", "on the study of ...")."""
-    kind = form(f)
-    if kind == "clause":
-        return f"on the question {f.phrase}" if inverted(f.phrase) else f"to find out {f.phrase}"
-    if kind == "verb":
-        return f"to {base_verb(f.phrase)}"
-    if kind == "sentence":
-        return f"on the problem: {f.phrase}"
-    return f"on {the_phrase(f.phrase)}"
+    return said(f, {"inverted": "on the question {p}", "clause": "to find out {p}", "verb": "to {verb}",
+                    "sentence": "on the problem: {p}", "noun": "on {the}"})
 
 
 def topic(f: Facet) -> str:
     """A purpose as a noun phrase a question can carry as its subject or object ("the
     gaia data release", "the question whether ...", "the effort to select patients")."""
-    kind = form(f)
-    if kind == "clause":
-        return f"the question {f.phrase}"
-    if kind == "verb":
-        return f"the effort to {base_verb(f.phrase)}"
-    if kind == "sentence":
-        return f"the problem “{f.phrase}”"
-    return the_phrase(f.phrase)
+    return said(f, {"clause": "the question {p}", "verb": "the effort to {verb}",
+                    "sentence": "the problem “{p}”", "noun": "{the}"})

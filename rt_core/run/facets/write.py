@@ -63,14 +63,8 @@ def measure_of(f: Facet | None) -> str:
 def aim(f: Facet) -> str:
     """What a method was made for, after "was made": "to find out whether ...", "to assess
     ...", "for work on stellar velocity distributions"."""
-    form = grammar.form(f)
-    if form == "clause":
-        return f"to find out {f.phrase}"
-    if form == "verb":
-        return f"to {grammar.base_verb(f.phrase)}"
-    if form == "noun":
-        return f"for work on {f.phrase}"
-    return f"for a problem of {f.field}"
+    return grammar.said(f, {"clause": "to find out {p}", "verb": "to {verb}", "noun": "for work on {p}",
+                            "other": f"for a problem of {f.field}"})
 
 
 # A mechanism phrase that opens on one of these verbs names what the method does, not the
@@ -106,14 +100,10 @@ def _context(p: Pairing, a: str) -> str:
     mech, own = method_name(p.mechanism), p.method_purpose
     if own is None or not made_for(p):
         return f"{a} uses {mech}."
-    form = grammar.form(own)
-    if form == "clause":
-        return f"{a} uses {mech} to find out {own.phrase}."
-    if form == "verb":
-        return f"{a} uses {mech} to {grammar.base_verb(own.phrase)}."
-    if form == "noun":
-        return f"{a} studies {own.phrase} with {mech}."
-    return f"{a} uses {mech}."
+    return grammar.said(own, {"clause": f"{a} uses {mech} to find out {{p}}.",
+                              "verb": f"{a} uses {mech} to {{verb}}.",
+                              "noun": f"{a} studies {{p}} with {mech}.",
+                              "other": f"{a} uses {mech}."})
 
 
 def fields_used(p: Pairing, name: Callable[[str], str]) -> list[str]:
