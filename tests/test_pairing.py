@@ -21,6 +21,7 @@ from rt_core.run.facets.pair import pairings
 from rt_core.run.facets.write import write
 from rt_core.types import Paper
 from tests.test_facets import _paper, _planted
+from tests.test_novelty import shipped  # noqa: F401  (the shipped community in a store of its own)
 
 LABELS = json.loads((Path(__file__).parent / "fixtures" / "pairing_labels.json").read_text("utf-8"))
 PAPERS = {p["id"]: p for p in json.loads((Path(__file__).resolve().parents[1] / "assets" / "community"
@@ -73,16 +74,6 @@ HOODS = ("nlp-criminology", "systems-biology", "math-criminology", "publichealth
          "neuroscience-materials")
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory):
-    from rt_core.store import Store
-
-    store = Store(tmp_path_factory.mktemp("pairing") / "s.sqlite3")
-    community.ensure_loaded(store)
-    yield store
-    store.close()
-
-
 def _hood_pairings(store, preset_id: str):
     pre = community.preset(preset_id)
     papers = store.corpus.get_papers(pre["paper_ids"])
@@ -95,13 +86,13 @@ def _hood_pairings(store, preset_id: str):
                     paper_fields={p.id: tuple(p.fields) for p in pool})
 
 
-def test_two_papers_that_share_a_field_are_never_paired(loaded):
+def test_two_papers_that_share_a_field_are_never_paired(shipped):  # noqa: F811
     """systems-biology: its LLM-training paper is filed under NLP and systems; paired with a
     systems method (TVM) it joined no two fields and left biology out. Planted: `_apart`
     always true (the TVM pairing came back on top)."""
-    fields = {p.id: p.fields for p in loaded.corpus.get_papers(list(PAPERS))}
+    fields = {p.id: p.fields for p in shipped.corpus.get_papers(list(PAPERS))}
     for hood in ("systems-biology", "systems-criminology-biology"):
-        plans = _hood_pairings(loaded, hood)
+        plans = _hood_pairings(shipped, hood)
         assert plans.ranked
         for p in plans.ranked:
             a, b = fields[p.mechanism.paper_id], fields[p.purpose.paper_id]
@@ -109,13 +100,13 @@ def test_two_papers_that_share_a_field_are_never_paired(loaded):
         assert plans.ranked[0].purpose.field == "biology", (hood, plans.ranked[0].purpose.phrase)
 
 
-def test_where_a_plausible_pairing_exists_the_top_picks_are_plausible(loaded):
+def test_where_a_plausible_pairing_exists_the_top_picks_are_plausible(shipped):  # noqa: F811
     """Before this signal, 3 of these 5 case studies' top picks were labelled implausible
     (MagicPIG for soil bacteria, Adam for movers and stayers, knee X-rays for medical QA)."""
     label = {(r["mechanism_paper"], r["purpose_paper"]): r["plausible"]
              for r in LABELS["tuned"] + LABELS["held_out"]}
     for hood in HOODS:
-        plans = _hood_pairings(loaded, hood)
+        plans = _hood_pairings(shipped, hood)
         known = [label.get((p.mechanism.paper_id, p.purpose.paper_id)) for p in plans.ranked]
         assert any(known), hood  # the hood has a labelled plausible pairing
         assert known[0] is not False, (hood, plans.ranked[0].mechanism.phrase, plans.ranked[0].purpose.phrase)
