@@ -32,8 +32,11 @@ KINDS: dict[str, tuple[str, re.Pattern[str]]] = {
     "text": ("text", _words(r"language\s+models? LLMs? texts? sentences? documents? abstracts "
                             r"corpus dialogues? conversations? question\s+answering machine\s+translation wording "
                             r"prompts? web\s+pages? summari[sz]ation word\s+embeddings")),
-    "images": ("images", _words(r"images? imaging x-rays? radiograph\w* vision visual video\w* "
-                                r"photographs? pixels? camera")),
+    # "periodic images" of a crystal's unit cell and "image charges" of electrostatics are
+    # copies of atoms or charges, no pictures: a blind reader found a vision model paired
+    # with crystals on that pun alone (issue 49).
+    "images": ("images", _words(r"(?<!periodic\s)(?<!mirror\s)images?(?!\s+charges?) imaging x-rays? "
+                                r"radiograph\w* vision visual video\w* photographs? pixels? camera")),
     "networks": ("networks of people or places", _words(
         r"social\s+networks? co-offending network\s+data networked graph\s+data ties friendship "
         r"network\s+of\s+(?:agents|people|killings|cities) links commuting\s+flows "
@@ -67,13 +70,38 @@ KINDS: dict[str, tuple[str, re.Pattern[str]]] = {
     "sky": ("catalogues of stars and the sky", _words(
         r"stars? stellar parallax\w* proper\s+motions? astrometr\w* photometr\w* galax\w* "
         r"radial\s+velocit\w* sky telescopes?")),
+    # Tables of records or variables, what a tabular learner (boosting, decision trees)
+    # reads: named as such, or data said per unit ("industry-level data"), or a score
+    # computed from a person's variables. Records and surveys are such tables too (fit).
+    "tables": ("tables of records and variables", _words(
+        r"tabular spreadsheets? panel\s+data [\w]+-level\s+data risk\s+scores? claims\s+data "
+        r"administrative\s+data")),
     "theory": ("equations and theorems", _words(
         r"theorems? prove[sd]? proofs? conjectures? inequalities equations? lemma matroids? "
         r"varieties cohomology curvature geodesics (?<!neural\s)operators")),
 }
 # Methods that run on any data (a side with data of any kind but theory alone can use them).
-ANY_DATA = _words(r"workflows? parallel\s+programming boosting regression Bayesian estimators? "
+# Boosting, decision trees and regression are no such tools: they learn from tables of
+# records or variables (a blind reader: XGBoost is a learner for tabular data, not a tool
+# "for data of any kind"), so the words naming them make the method one on tables.
+ANY_DATA = _words(r"workflows? parallel\s+programming Bayesian estimators? "
                   r"statistical\s+(?:model|test|learning)")
+TABLES_SAID = _words(r"tabular")
+# Kinds whose data come as tables of records or variables: records, surveys, catalogues.
+TABLED = frozenset({"records", "surveys", "sky"})
+TABULAR = _words(r"boost\w* gradient-boosted decision\s+trees random\s+forests? regressions?")
+# A field's written sources: a method that reads text can read them ("a large literature
+# on the indirect harms", interviews, transcripts). Only methods about what text says
+# count (their paper works on text, or text and agents, alone): one that makes a model run
+# faster (programs and computing systems) or reads images too (a vision-language model)
+# has nothing to say about a field's literature.
+TEXT_ONLY = frozenset({"text", "agents"})
+WRITTEN = _words(r"literature interviews? transcripts? narratives? case\s+notes")
+# Transformers: a method that changes how a transformer's attention or cache runs (an
+# LLM inference method) can run on a side that builds transformers of its own (a weather
+# transformer), whatever data either feeds them.
+ATTENTION = _words(r"attention KV\s+cache key-value\s+cache transformers?")
+TRANSFORMER = _words(r"transformers?")
 # Optimisers of models: they need a side that trains or fits a model, or solves an
 # optimisation problem. Only optimisation algorithms count: an "optimizing compiler" or
 # "optimized kernels" (TVM) make programs fast and fit no model (issue 49).
@@ -92,8 +120,12 @@ def kinds_of(text: str) -> frozenset[str]:
     return frozenset(k for k, (_, pat) in KINDS.items() if pat.search(text or ""))
 
 
+# Kinds found only by fit, from both sides together (never by a paper's text alone).
+PAIR_KINDS = {"transformers": "transformer models"}
+
+
 def name(kind: str) -> str:
-    return KINDS[kind][0]
+    return PAIR_KINDS[kind] if kind in PAIR_KINDS else KINDS[kind][0]
 
 
 @dataclass(frozen=True)
@@ -131,19 +163,40 @@ class Fit:
 def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
     """Can the method (its paper's title and abstract, and the phrase that names it) run on
     the data of the side (its papers' text)? See the module's docstring for the rule."""
-    mine, theirs = kinds_of(method_text), kinds_of(side_text)
+    mine, theirs = set(kinds_of(method_text)), kinds_of(side_text)
     order = list(KINDS)
-    # Gridded weather and climate fields are images to a vision model (ClimaX is a vision
-    # transformer over them), so a method on images can run on a side with such fields.
-    readable = theirs | ({"images"} if "images" in mine and "fields" in theirs else set())
-    shared = tuple(k for k in order if k in mine & readable and k != "theory")
+    # A method works on tables only when it is a tabular learner (its name, or its paper
+    # says "tabular"): a paper that merely has a risk score is no such method.
+    mine.discard("tables")
+    if TABULAR.search(method_phrase) or TABLES_SAID.search(method_text):
+        mine.add("tables")
+    # What the method reads, beyond what the side names in the same words: gridded weather
+    # and climate fields are images to a vision model (ClimaX is a vision transformer over
+    # them); records and surveys are tables to a tabular learner; a field's literature or
+    # interviews are text to a method on what text says; a weather transformer is a
+    # transformer to a method on attention and caches.
+    readable = set(theirs)
+    if "images" in mine and "fields" in theirs:
+        readable.add("images")
+    if "tables" in mine and theirs & TABLED:
+        readable.add("tables")
+    if "text" in mine and not mine - TEXT_ONLY and WRITTEN.search(side_text):
+        readable.add("text")
+    if "compute" in mine and ATTENTION.search(method_text) and TRANSFORMER.search(side_text):
+        mine.add("transformers")
+        readable.add("transformers")
+    shared = tuple(k for k in [*order, "transformers"] if k in mine & readable and k != "theory")
     has_data = bool(theirs - {"theory"})
     generic = ""
     if ANY_DATA.search(method_phrase) and has_data:
         generic = "any data"
     elif OPTIMISER.search(method_phrase) and TRAINS.search(side_text):
         generic = "models to train"
-    ok = bool(shared) or bool(generic) or ("theory" in mine and "theory" in theirs)
-    return Fit(ok, shared, generic, tuple(k for k in order if k in mine),
+    # Theorems bridge only two papers that work on theorems alone: "density functional
+    # theory" or a model's equations make no materials paper a reader of Ricci curvature
+    # (a blind reader called that shared "theory" a pun, issue 49).
+    pure = "theory" in mine and "theory" in theirs and not (mine | theirs) - {"theory"}
+    ok = bool(shared) or bool(generic) or pure
+    return Fit(ok, shared, generic, tuple(k for k in [*order, "transformers"] if k in mine),
                tuple(k for k in order if k in theirs),
                as_images="images" in shared and "images" not in theirs)

@@ -289,14 +289,20 @@ def _unit_plans(by_field: dict[str, list[PaperFacets]], fields: list[str], text:
 def _bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,
                   text: dict[str, str]) -> Facet | None:
     """The purpose's side's data Q5 runs the method on: when the bridge is a shared kind of
-    data, an evaluation of a paper that works on that kind (the purpose's own paper first),
-    else the side's first usable evaluation."""
+    data, an evaluation of a paper whose data the method reads as that kind (the purpose's
+    own paper first), or none: a literature review bridged by its text must not send the
+    method to the side's survey data (kinds.fit reads a paper's literature, records or
+    gridded fields as text, tables or images, which its kinds alone do not say). Else the
+    side's first usable evaluation."""
     if bridge.shared:
+        mech = plan.mechanism
         ordered = sorted(side, key=lambda pf: pf.paper_id != plan.purpose.paper_id)
         for pf in ordered:
             ev = pf.of("evaluation")
-            if usable(ev) and set(bridge.shared) & kinds.kinds_of(text[pf.paper_id]):
+            if usable(ev) and set(bridge.shared) & set(
+                    kinds.fit(text[mech.paper_id], mech.phrase, text[pf.paper_id]).shared):
                 return ev
+        return None
     return plan.target_eval
 
 
