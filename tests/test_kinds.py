@@ -75,3 +75,72 @@ def test_the_kind_check_says_what_it_read_and_claims_no_kind_the_labels_do_not_g
         assert "words that name the method make it a general tool" in tool and "(records of people)" in tool
         none = said(kinds.Fit(False, (), "", ("images",), ("text",)), reviewer)
         assert "works on images" in none and "names nothing of that kind" in none and "text" not in none
+
+
+# -- the false bridges a blind reader found (issue 49, blind reading v5) -------------------------
+
+def test_periodic_images_and_image_charges_are_no_images():
+    """CGCNN's crystal graph has edges to "periodic images" of atoms; a vision model was
+    paired with it on that word alone. Planted: the lookbehind on "periodic" removed."""
+    assert "images" not in kinds.kinds_of(_text("Crystal Graph Convolutional"))
+    assert "images" not in kinds.kinds_of("The solver sums the image charges of each ion.")
+    assert "images" in kinds.kinds_of("A network reads periodic scans and images of the knee.")
+    vision = kinds.fit(_text("Using goal-driven deep learning"), "a network architecture",
+                       _text("Crystal Graph Convolutional"))
+    assert not vision.plausible and vision.shared == ()
+
+
+def test_boosting_learns_from_tables_not_from_data_of_any_kind():
+    """XGBoost was "a general tool for data of any kind"; it is a learner for tables.
+    Planted: "boosting regression" back in ANY_DATA, and records/surveys/catalogues not
+    read as tables (each fails a line below)."""
+    xgb, phrase = _text("XGBoost"), "XGBoost (a Scalable Tree Boosting System)"
+    robots = kinds.fit(xgb, phrase, _text("Robots and Jobs"))
+    assert robots.plausible and robots.shared == ("tables",) and robots.generic == ""
+    assert kinds.fit(xgb, phrase, _text("Neighborhoods and Violent Crime")).shared == ("tables",)  # surveys
+    assert kinds.fit(xgb, phrase, _text("Gaia Data Release 2")).shared == ("tables",)  # a catalogue
+    for side in ("unexplained pain disparities", "HaluEval", "Lorentzian polynomials"):  # images, text, theorems
+        assert not kinds.fit(xgb, phrase, _text(side)).plausible, side
+    # A paper that only has a risk score of its own is no tabular learner.
+    assert "tables" not in kinds.fit(_text("Dissecting racial bias"), "commercial algorithms",
+                                     _text("Robots and Jobs")).method_kinds
+    assert kinds.name("tables") == "tables of records and variables"
+
+
+def test_theorems_bridge_only_two_papers_on_theorems_alone():
+    """High-throughput DFT ("density functional theory", equations) was bridged to Ricci
+    curvature by the shared word. Planted: the old rule (theory on both sides is enough)."""
+    dft = kinds.fit(_text("The Materials Project"), "high-throughput density functional theory "
+                    "calculations", _text("Ricci curvature for metric-measure"))
+    assert not dft.plausible
+    model = "We prove a theorem on the equations of our model and fit it to census records of cities."
+    assert not kinds.fit(model, "a model", _text("Ricci curvature for metric-measure")).plausible
+    pure = kinds.fit(_text("Ricci curvature for metric-measure"), "optimal transport",
+                     _text("Enumeration of points, lines"))
+    assert pure.plausible and pure.shared == ()
+
+
+def test_a_fields_literature_is_text_only_to_a_method_on_what_text_says():
+    """A review of "a large literature" has text a hallucination checker or an idea
+    generator can read; an LLM inference speed-up (compute) or a vision-language method
+    (images) has nothing to read there. Planted: the TEXT_ONLY condition dropped (MagicPIG
+    becomes plausible), and WRITTEN emptied (HaluEval does not)."""
+    review = _text("Collateral Consequences of Punishment")
+    assert "text" not in kinds.kinds_of(review)
+    assert kinds.fit(_text("HaluEval"), "HaluEval", review).shared == ("text",)
+    assert kinds.fit(_text("ResearchAgent"), "ResearchAgent", review).shared == ("text",)
+    assert not kinds.fit(_text("MagicPIG"), "MagicPIG", review).plausible
+    assert not kinds.fit(_text("Evaluating Object Hallucination"), "adversarial sampling", review).plausible
+    assert not kinds.fit(_text("HaluEval"), "HaluEval", _text("Cultural Mechanisms and the Persistence")).plausible
+
+
+def test_an_llm_inference_method_runs_on_another_fields_transformer():
+    """MagicPIG samples attention and Deja Vu sparsifies a transformer at inference: a
+    weather transformer (ClimaX, Stormer) is one they can run on; a text benchmark is not,
+    and a side without a transformer is not. Planted: the ATTENTION/TRANSFORMER rule removed."""
+    for method, side in (("MagicPIG", "ClimaX"), ("Deja Vu", "Scaling transformer neural networks")):
+        f = kinds.fit(_text(method), method, _text(side))
+        assert f.plausible and f.shared == ("transformers",), (method, side)
+    assert kinds.name("transformers") == "transformer models"
+    assert not kinds.fit(_text("HaluEval"), "HaluEval", _text("ClimaX")).plausible
+    assert not kinds.fit(_text("MagicPIG"), "MagicPIG", _text("GraphCast")).plausible

@@ -250,3 +250,63 @@ def test_a_missing_field_is_not_bought_with_an_implausible_pairing():
     after, _ = revise_facets.revised(before, [failed], plans, ["criminology", "public_health", "astronomy"],
                                      str.title, {}, found)
     assert rubric.fit_of(after, plans).plausible
+
+
+# -- issue 49, blind reading v5: false bridges and new ones -------------------------------------
+
+def test_the_pairings_labelled_for_the_false_bridges_and_random_pairs_are_told_apart():
+    """'new': pairings a blind reader found to be puns (periodic images, boosting for any
+    data, DFT against theorems, knee X-rays against projective space) and the bridges
+    added for them (a literature read as text, another field's transformer); 'random':
+    pairs drawn at random, all implausible. The old rule scored 'new' at AUC 0.5 and made
+    a false bridge of one random pair (XGBoost for a text benchmark). Planted: the old
+    kinds.py (both asserts fail)."""
+    scores, labels = kind_scores("new")
+    assert len(labels) >= 10 and auc(scores, labels) >= 0.95, auc(scores, labels)
+    rows = LABELS["random"]
+    assert len(rows) >= 10 and not any(r["plausible"] for r in rows)
+    false = [r["note"] for r in rows if kinds.fit(_text(r["mechanism_paper"]), r["mechanism"]["phrase"],
+                                                  _text(r["purpose_paper"])).plausible]
+    assert false == []
+
+
+def test_a_text_bridge_to_a_review_never_sends_the_method_to_the_sides_survey_data():
+    """Criminology's review has a literature (text) but no data; its survey paper has data
+    a text method cannot read. Q5 then names no data rather than the survey's. Planted:
+    `_bridged_eval` falling back to the side's first usable evaluation."""
+    hood = [
+        _paper("n1", "nlp", "To study when language models produce false content, we introduce a "
+               "benchmark of hallucinated text. On question answering data the models reach low accuracy.",
+               "HaluCheck: a benchmark of hallucinated text"),
+        _paper("c1", "criminology", "The growth of imprisonment has prompted a large literature on the "
+               "indirect harms of punishment. This review summarises what is known about them."),
+        _paper("c2", "criminology", "Why does violence persist in some neighbourhoods? Using Chicago survey "
+               "data of residents, we measure legal cynicism. On the survey data the model explains more "
+               "variance."),
+    ]
+    texts = {p.id: f"{p.title}. {p.abstract}" for p in hood}
+    plans = pairings(by_field(hood, facets_of(hood)), None, texts=texts)
+    text = [p for p in plans.ranked if p.plausible and p.fit.shared == ("text",)]
+    assert text and all(p.purpose.paper_id == "c1" for p in text)
+    assert all(p.target_eval is None or p.target_eval.paper_id != "c2" for p in text)
+
+
+def _researcher_pairings(store, researchers: list[str]):
+    """The pairings a run of these researchers makes from their own papers."""
+    pool = [p for r in researchers for p in store.corpus.publications(r)[:5] if p.fields]
+    pool = list({p.id: p for p in pool}.values())
+    texts = {p.id: f"{p.title}. {p.abstract or ''}" for p in pool}
+    return pairings(by_field(pool, facets_of(pool)), Embedder(LOCAL_EMBEDDER), limit=1000, texts=texts,
+                    paper_fields={p.id: tuple(p.fields) for p in pool})
+
+
+def test_a_tabular_learner_goes_to_the_side_with_tables_and_never_claims_any_kind(shipped):  # noqa: F811
+    """XGBoost with a public-health neighbourhood: the risk-score algorithm's paper, not the
+    knee X-rays; no pairing calls it a general tool. Planted: boosting back in ANY_DATA
+    (the knee-X-ray pairing came back as "any data")."""
+    plans = _researcher_pairings(shipped, ["r-obermeyer-ziad", "r-chen-tianqi"])
+    best = plans.pick(0)
+    assert best.plausible and best.fit.shared == ("tables",)
+    assert "Dissecting racial bias" in PAPERS[best.purpose.paper_id]["title"]
+    assert not any(p.fit.generic == "any data" for p in plans.ranked if p.fit is not None)
+    assert "tables of records and variables" in dict(write(best, str.title, {}).answers)["q1"]
