@@ -144,3 +144,15 @@ def test_an_llm_inference_method_runs_on_another_fields_transformer():
     assert kinds.name("transformers") == "transformer models"
     assert not kinds.fit(_text("HaluEval"), "HaluEval", _text("ClimaX")).plausible
     assert not kinds.fit(_text("MagicPIG"), "MagicPIG", _text("GraphCast")).plausible
+
+
+def test_a_bridge_keeps_the_words_of_the_side_it_was_read_from():
+    """What write.py can quote for an abstract kind ("tables of records and variables").
+    Planted: `_read_from` returning "" (every assert fails)."""
+    xgb = _text("XGBoost")
+    assert kinds.fit(xgb, "XGBoost", _text("Robots and Jobs")).side_words == (("tables", "industry-level data"),)
+    assert kinds.fit(xgb, "XGBoost", _text("Gaia Data Release 2")).side_words[0][0] == "tables"
+    assert kinds.fit(xgb, "XGBoost", _text("Gaia Data Release 2")).side_words[0][1]
+    review = _text("Collateral Consequences of Punishment")
+    assert kinds.fit(_text("HaluEval"), "HaluEval", review).side_words == (("text", "literature"),)
+    assert kinds.fit(_text("MagicPIG"), "MagicPIG", _text("ClimaX")).side_words == (("transformers", "transformer"),)

@@ -141,6 +141,10 @@ class Fit:
     units: tuple[str, ...] = ()
     # The side names no images but gridded fields, which the method (a vision model) reads as images.
     as_images: bool = False
+    # Per shared kind, the words of the side's text it was read from ("industry-level data",
+    # "literature", "transformer"): a proposal can say what on the other side the method
+    # reads, where the kind's name alone ("tables of records and variables") is abstract.
+    side_words: tuple[tuple[str, str], ...] = ()
 
     @property
     def bridge_used(self) -> str:
@@ -199,4 +203,14 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
     ok = bool(shared) or bool(generic) or pure
     return Fit(ok, shared, generic, tuple(k for k in [*order, "transformers"] if k in mine),
                tuple(k for k in order if k in theirs),
-               as_images="images" in shared and "images" not in theirs)
+               as_images="images" in shared and "images" not in theirs,
+               side_words=tuple((k, _read_from(k, theirs, side_text)) for k in shared))
+
+
+def _read_from(kind: str, theirs: frozenset[str], side_text: str) -> str:
+    """The words of the side's text a shared kind was read from (see `fit`)."""
+    pats = {"transformers": [TRANSFORMER]}.get(kind, [KINDS[kind][1]] if kind in theirs else [])
+    pats += {"images": [KINDS["fields"][1]], "tables": [KINDS[k][1] for k in sorted(TABLED)],
+             "text": [WRITTEN]}.get(kind, [])
+    found = next((m for m in (pat.search(side_text) for pat in pats) if m), None)
+    return found.group(0) if found else ""
