@@ -5,11 +5,17 @@ Why: a 270M base model cannot tell that a benchmark of LLM agents says nothing a
 matter, and the cosine of two sentences cannot either (both are "evaluation" and "models").
 A blind reader rejected exactly those pairings (issue 49). What a method needs is data of
 the kind it was made for; a pairing is plausible when the purpose's side works on that kind
-too, or when the method is a general tool (parallel workflows, boosting, statistical
-estimation) and the purpose's side has data at all, or an optimiser of models and the
-purpose's side trains or fits models. Measured on pairings labelled by hand
-(tests/fixtures/pairing_labels.json, tests/test_pairing.py), this separates plausible from
-implausible pairings better than the sentence cosine the ranking used alone.
+too (or has data the method reads as that kind: `fit`), or when the method is a general
+tool (parallel workflows, statistical estimation) and the purpose's side has data at all,
+or an optimiser of models and the purpose's side trains or fits models. Measured on
+pairings labelled by hand (tests/fixtures/pairing_labels.json, tests/test_pairing.py), this
+separates plausible from implausible pairings better than the sentence cosine the ranking
+used alone.
+
+A bridge that rests on a word, not on data, is worse than none: a blind reader found
+each of these false (issue 49, reading v5) and each is now ruled out here: a crystal's
+"periodic images" read as images, boosting called a tool for data of any kind (it learns
+from tables), and "theory" shared by a DFT paper and a theorem.
 
 Each kind is found by a small stated list of words in a paper's title and abstract, and
 named in words a proposal can say ("text", "networks of people or places").

@@ -15,7 +15,7 @@ a proposal is chosen here, from what the papers state, with measured signals onl
 - `kind`: whether the method can run on what the purpose's side works on (kinds.py: the
   kinds of data each paper states, or a general tool). Plausible pairings rank before all
   implausible ones: on 126 pairings labelled by hand the score without it ranked them with
-  AUC 0.79, and the kind alone separates them with AUC 0.98 (0.66 -> 0.85 on 40 held out;
+  AUC 0.79, and the kind alone separates them with AUC 0.96 (0.66 -> 0.85 on 40 held out;
   tests/test_pairing.py). An implausible pairing is used only when no plausible one is
   left, and its proposal and reviews say so.
 
