@@ -141,8 +141,10 @@ def test_an_llm_inference_method_runs_on_another_fields_transformer():
     for method, side in (("MagicPIG", "ClimaX"), ("Deja Vu", "Scaling transformer neural networks")):
         f = kinds.fit(_text(method), method, _text(side))
         assert f.plausible and f.shared == ("transformers",), (method, side)
-    assert kinds.name("transformers") == "transformer models"
+    assert kinds.name("transformers") == "transformers (models built on attention)"
     assert not kinds.fit(_text("HaluEval"), "HaluEval", _text("ClimaX")).plausible
+    # FourCastNet is "vision-transformer-like" but mixes tokens with Fourier operators.
+    assert not kinds.fit(_text("MagicPIG"), "MagicPIG", _text("FourCastNet")).plausible
     assert not kinds.fit(_text("MagicPIG"), "MagicPIG", _text("GraphCast")).plausible
 
 

@@ -107,7 +107,9 @@ WRITTEN = _words(r"literature interviews? transcripts? narratives? case\s+notes"
 # LLM inference method) can run on a side that builds transformers of its own (a weather
 # transformer), whatever data either feeds them.
 ATTENTION = _words(r"attention KV\s+cache key-value\s+cache transformers?")
-TRANSFORMER = _words(r"transformers?")
+# "vision-transformer-like" (FourCastNet mixes its tokens with Fourier operators, no
+# attention) is no transformer to run attention methods on.
+TRANSFORMER = _words(r"(?<!-)transformers?(?!-)")
 # Optimisers of models: they need a side that trains or fits a model, or solves an
 # optimisation problem. Only optimisation algorithms count: an "optimizing compiler" or
 # "optimized kernels" (TVM) make programs fast and fit no model (issue 49).
@@ -127,7 +129,9 @@ def kinds_of(text: str) -> frozenset[str]:
 
 
 # Kinds found only by fit, from both sides together (never by a paper's text alone).
-PAIR_KINDS = {"transformers": "transformer models"}
+# Named so both sides' abstracts bear it out: the method's names attention (MagicPIG, Deja
+# Vu never say "transformer"), the side's names a transformer.
+PAIR_KINDS = {"transformers": "transformers (models built on attention)"}
 
 
 def name(kind: str) -> str:
