@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...text import STOP
+from ...text import STOP, wordset
 from .extract import Facet
 
 # A claim a theory or view makes, which a study can test: "X holds that <claim>", "the
@@ -26,12 +26,12 @@ _CLAIM = re.compile(r"\b(?:holds?|says?|argues?|claims?|posits?|predicts?|propos
 # Who runs the analysis, then its verb: "the authors measure ...", "this study follows ...".
 _DOER = re.compile(r"(?:^|[,;:]\s+|\b)(the authors|we|they|this (?:study|paper|work)|it)\s+(?:also\s+)?"
                    r"([a-z]+)\s+(.+)", re.IGNORECASE)
-_NOT_VERB = frozenset("""is are was were be been can could may might will would should has have had do
-does did not also often usually""".split())
+_NOT_VERB = wordset("""is are was were be been can could may might will would should has have had do
+does did not also often usually""")
 # Verbs that report a finding rather than run an analysis.
-_REPORTS = frozenset("""show shows find finds report reports argue argues suggest suggests conclude
+_REPORTS = wordset("""show shows find finds report reports argue argues suggest suggests conclude
 concludes demonstrate demonstrates describe describes discuss discusses summarise summarises
-summarize summarizes review reviews recall recalls lists list""".split())
+summarize summarizes review reviews recall recalls lists list""")
 # Verbs whose object is what the analysis is judged on ("estimate the local effects ...").
 _AIMS = {"estimate": "estimates", "estimates": "estimates", "predict": "predicts", "predicts": "predicts",
          "explain": "explains", "explains": "explains", "forecast": "forecasts", "forecasts": "forecasts",
@@ -99,7 +99,7 @@ def doing(f: Facet | None, findings: bool = False) -> Doing | None:
         return None
     for m in _DOER.finditer(f.sentence):
         verb = m.group(2).lower()
-        if verb in _NOT_VERB or verb in STOP or (verb in _REPORTS and not findings):
+        if verb in _NOT_VERB or verb in ("the", "a", "an", "and", "or") or (verb in _REPORTS and not findings):
             continue
         clause = _cut(f"{m.group(2)} {m.group(3)}")
         if len(clause.split()) >= 3:
@@ -138,8 +138,9 @@ class Problem:
         own = [purpose] + [f for f in (method, data) if f is not None and f.paper_id == purpose.paper_id]
         return cls(tuple(dict.fromkeys(own)))
 
-    def claim(self) -> str:
-        return next((c for c in map(claim, self.facets) if c), "")
+    def claim(self) -> tuple[str, Facet] | None:
+        """The claim the paper tests, and the facet whose sentence states it."""
+        return next(((claim(f), f) for f in self.facets if claim(f)), None)
 
     def doing(self) -> Doing | None:
         return next((d for d in map(doing, self.facets) if d is not None), None)

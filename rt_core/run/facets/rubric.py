@@ -26,10 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...text import clip
 from ...types import Ground, Paper, Proposal
 from .kinds import Fit
 from .kinds import name as kind_name
 from .units import said as units_said
+from .plan import MEASURE_IS
 from .write import MEASURES
 
 KEYS = ("fields", "data", "kind", "unit", "prior", "measure", "gap", "hard", "match")
@@ -218,7 +220,7 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
     q5 = p.q5 or ""
     data = next((g for g in _grounds(p, "q5") if g.facet == "evaluation"
                  and g.field != mech_field), None)
-    measure = MEASURES.search(_judged_by(q5))
+    measure = measure_in(q5)
     gaps = [g for g in _grounds(p, "q4") if g.facet == "gap" and g.sentence.strip() in (p.q4 or "")]
     q3_fields = {g.field for g in _grounds(p, "q3")}
     hard = "because" in (p.q3 or "") and (len(q3_fields) >= 2 or name(purp_field) in (p.q3 or ""))
@@ -235,7 +237,7 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
                                               "Reads": reads[0].upper() + reads[1:], "has": has}))
     if near is not None:
         found.append(("prior", near[1] < CLOSE, {"title": near[0], "sim": near[1]}))
-    found += [("measure", measure is not None, {"measure": measure.group(1).lower() if measure else ""}),
+    found += [("measure", bool(measure), {"measure": measure}),
               ("gap", bool(gaps), {}),
               # A shared-unit question carries no method, so Q3's difficulty is the matching.
               ("match" if fit is not None and fit.bridge_used == "unit" else "hard", hard, {})]
@@ -244,6 +246,18 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
         said = SAY[(key, holds)][(h + i) % 2].format(**values)
         checks.append(Check(key, holds, said))
     return Rubric(reviewer_id, tuple(checks))
+
+
+def measure_in(q5: str) -> str:
+    """The measure Q5 names, "" for none: what follows "The measure is" (write.py says a
+    measure so when the papers' sentences name none and it is taken from what the problem's
+    paper studies), else a measure word outside the baseline's sentence."""
+    judged = _judged_by(q5)
+    named = re.search(re.escape(MEASURE_IS) + r"\s+(.+?)(?:[.;](?:\s|$)|$)", judged)
+    if named:
+        return clip(named.group(1), 90)
+    word = MEASURES.search(judged)
+    return word.group(1).lower() if word else ""
 
 
 def _judged_by(q5: str) -> str:
