@@ -30,8 +30,8 @@ from ...text import clip
 from ...types import Ground, Paper, Proposal
 from .kinds import Fit
 from .kinds import name as kind_name
-from .units import said as units_said
 from .plan import MEASURE_IS
+from .units import said as units_said
 from .write import MEASURES
 
 KEYS = ("fields", "data", "kind", "unit", "prior", "measure", "gap", "hard", "match")
