@@ -187,7 +187,7 @@ def fit_of(p: Proposal, plans) -> Fit | None:
 
 
 _FROM_ABSTRACT = "the method paper's abstract says the method works on "
-_FROM_NAME = "the words that name the method make it "
+_FROM_NAME = "the words that name the method mark it as "
 
 
 def _kind_words(fit: Fit) -> tuple[str, str]:
@@ -201,7 +201,8 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
         return _FROM_ABSTRACT + said, f"names {said} too"
     if fit.generic == "any data":
         theirs = " and ".join(kind_name(k) for k in fit.side_kinds if k != "theory")
-        return _FROM_NAME + "a general tool for data of any kind", f"names data ({theirs})"
+        # Not "for data of any kind": a blind reader found that false of a tabular learner (XGBoost).
+        return _FROM_NAME + "a general-purpose method", f"names data ({theirs})"
     if fit.generic:
         return _FROM_NAME + "an optimiser of models", "trains or fits models"
     if mine:
