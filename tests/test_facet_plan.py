@@ -103,7 +103,7 @@ def test_a_general_tool_gets_no_second_test_and_q5_says_which_field_it_leaves_ou
     w = write(p, str.title, TITLES)
     a = dict(w.answers)
     assert "second test" not in a["q1"] and "second test" not in a["q5"]
-    assert "The Nlp papers' data (image tasks) serves another question than this one" in a["q5"]
+    assert "The data of Nlp (image tasks) serves other questions than this one, so the proposal leaves it" in a["q5"]
     assert IMAGES not in dict(w.grounds)["q1"] + dict(w.grounds)["q5"]  # so the fields check says Nlp is unused
 
 
@@ -112,7 +112,7 @@ def test_data_of_the_shared_kind_is_still_a_second_test_of_the_same_question():
     a = dict(write(p, str.title, TITLES).answers)
     assert "second test on social network data of friendship ties from Sociology" in a["q1"]
     assert "As a second test of the same question, apply it to social network data" in a["q5"]
-    assert "image tasks" not in a["q1"] and "leaves Nlp out" in a["q5"]
+    assert "image tasks" not in a["q1"] and "The data of Nlp (image tasks)" in a["q5"]
 
 
 def test_a_revision_round_reads_no_gap_from_q4s_sentences_about_the_problem_paper():
@@ -152,3 +152,18 @@ def test_on_the_bundled_papers_a_criminology_question_gets_crime_as_measure_and_
     assert "The measure is how well it accounts for crime" in a["q5"]
     assert "The baseline is the approach of the Criminology paper (Community Structure and Crime" in a["q5"]
     assert "find out whether community structure affects crime" in a["q1"]
+
+
+def test_a_second_test_runs_on_the_kind_of_data_the_main_test_runs_on():
+    """The method shares networks and time series with the problem's side, but the main test's
+    data is a weekly series: the friendship ties (networks) test another question."""
+    fit = kinds.Fit(True, ("networks", "series"), method_kinds=("networks", "series"),
+                    side_kinds=("networks", "series"))
+    weekly = _f("evaluation", "weekly counts of reported offences", "Using weekly counts of reported offences, "
+                "the authors measure how crime rises after a shooting.", "c1", "crime")
+    daily = _f("evaluation", "daily admissions data", "On daily admissions data from hospitals the model "
+               "forecasts demand.", "h2", "hospitals")
+    p = dataclasses.replace(_bare(), fit=fit, target_eval=weekly, also=(TIES, daily))
+    a = dict(write(p, str.title, TITLES).answers)
+    assert "second test on daily admissions data from Hospitals" in a["q1"]
+    assert "friendship ties" not in a["q1"] and "The data of Sociology (social network data" in a["q5"]

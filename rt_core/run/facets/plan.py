@@ -43,19 +43,26 @@ def second_tests(p: Pairing) -> tuple[Facet, ...]:
     nothing to do with the economics question")."""
     if p.fit is None or not p.fit.shared:
         return ()
-    return tuple(f for f in p.also if set(p.fit.shared) & kinds.kinds_of(f.sentence))
+    # The kind the main test runs on: named by its data's sentence, else the shared kinds.
+    main = set(p.fit.shared) & kinds.kinds_of(p.target_eval.sentence) if p.target_eval is not None else set()
+    return tuple(f for f in p.also if (main or set(p.fit.shared)) & kinds.kinds_of(f.sentence))
 
 
 def left_out(p: Pairing, name: Callable[[str], str]) -> str:
     """Q5's sentence on the further fields the proposal does not use, and why ("" if none)."""
     kept = second_tests(p)
     other = [f for f in p.also if f not in kept]
-    said = "".join(f" The {name(f.field)} papers' data ({f.phrase}) serves another question than this one, "
-                   f"so the proposal leaves {name(f.field)} out." for f in other)
+    fields = _and([name(f.field) for f in other])
+    said = (f" The data of {fields} ({'; '.join(f.phrase for f in other)}) serves other questions than this one, "
+            f"so the proposal leaves {'it' if len(other) == 1 else 'them'} out.") if other else ""
     if p.unfit:
-        said += (f" The {' and '.join(name(f) for f in p.unfit)} papers state no data this method "
+        said += (f" The {_and([name(f) for f in p.unfit])} papers state no data this method "
                  f"could run on, so the proposal leaves them out.")
     return said
+
+
+def _and(names: list[str]) -> str:
+    return "" if not names else names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def measure(p: Pairing, b: str, titles: dict[str, str], stated: str) -> str:

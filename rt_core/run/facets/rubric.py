@@ -28,6 +28,7 @@ import numpy as np
 
 from ...text import clip
 from ...types import Ground, Paper, Proposal
+from .grammar import possessive
 from .kinds import Fit
 from .kinds import name as kind_name
 from .plan import MEASURE_IS
@@ -111,7 +112,7 @@ SUMMARY = {
     ("match", True): "Q3 says why linking the two fields' measures is hard",
     ("match", False): "Q3 does not say why linking the two fields' measures is hard",
 }
-VOICE = ("From {field}'s side: ", "Reading it as someone in {field}: ", "In {field}: ")
+VOICE = ("From {field_s} side: ", "Reading it as someone in {field}: ", "In {field}: ")
 
 
 @dataclass(frozen=True)
@@ -280,7 +281,7 @@ def sections(r: Rubric, field_name: str) -> tuple[str, str]:
     """Strengths and weaknesses as bullets in the reviewer's voice (the checks that hold,
     and those that do not); a section with nothing to say says so."""
     h = zlib.crc32(r.reviewer_id.encode("utf-8"))
-    voice = VOICE[h % len(VOICE)].format(field=field_name) if field_name else ""
+    voice = VOICE[h % len(VOICE)].format(field=field_name, field_s=possessive(field_name)) if field_name else ""
 
     def bullets(items: list[Check], empty: str) -> str:
         if not items:

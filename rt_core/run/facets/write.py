@@ -144,6 +144,8 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
         return f"A general-purpose method can run on the data the {b} paper of this problem has. {ask}"
     if fit.generic:
         return f"It optimises models, and {b} fits models too. {_asking(p, a)} be used {target}?"
+    if fit.plausible:  # a method of theory for a problem of theory (kinds.fit)
+        return f"Both fields work with {kinds.name('theory')}. {ask}"
     return (f"This is a long shot. {_asking(p, a)} be used {target}, although the {b} paper of this problem "
             f"states no data of the kind it works on?")
 
