@@ -161,9 +161,20 @@ def test_a_second_test_runs_on_the_kind_of_data_the_main_test_runs_on():
                     side_kinds=("networks", "series"))
     weekly = _f("evaluation", "weekly counts of reported offences", "Using weekly counts of reported offences, "
                 "the authors measure how crime rises after a shooting.", "c1", "crime")
-    daily = _f("evaluation", "daily admissions data", "On daily admissions data from hospitals the model "
-               "forecasts demand.", "h2", "hospitals")
-    p = dataclasses.replace(_bare(), fit=fit, target_eval=weekly, also=(TIES, daily))
+    daily = _f("evaluation", "daily police records of crime", "On daily police records of crime the model "
+               "forecasts where crime rises.", "h2", "policing")
+    ties = _f("evaluation", "network data of ties among offenders", "On network data of ties among offenders "
+              "the model predicts crime.", "s2", "sociology")
+    p = dataclasses.replace(_bare(), fit=fit, target_eval=weekly, also=(ties, daily))
     a = dict(write(p, str.title, TITLES).answers)
-    assert "second test on daily admissions data from Hospitals" in a["q1"]
-    assert "friendship ties" not in a["q1"] and "The data of Sociology (social network data" in a["q5"]
+    assert "second test on daily police records of crime from Policing" in a["q1"]
+    assert "offenders" not in a["q1"] and "The data of Sociology (network data of ties among offenders)" in a["q5"]
+
+
+def test_a_second_test_serves_the_same_question():
+    """Data of the shared kind about something else (friendship in schools, for a question on
+    crime) is no second test of the question."""
+    pupils = _f("evaluation", "friendship network data of pupils", "On the friendship network data of pupils "
+                "in schools the model reaches a lower error.", "s3", "sociology")
+    a = dict(write(dataclasses.replace(_bare(), also=(pupils,)), str.title, TITLES).answers)
+    assert "second test" not in a["q5"] and "The data of Sociology (friendship network data of pupils)" in a["q5"]

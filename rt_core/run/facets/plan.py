@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...text import clip
+from ...text import clip, words
 from . import kinds
 from .extract import Facet
 from .pair import Pairing
@@ -37,15 +37,20 @@ def told(p: Pairing) -> Problem:
 
 def second_tests(p: Pairing) -> tuple[Facet, ...]:
     """Further fields' data Q5 tests the method on as well: only data of a kind the method
-    and the problem's side share, named in the data's own sentence, so the second test runs
-    the same question on the same kind of data. A general tool ("any data") fits any data,
+    and the problem's side share, named in the data's own sentence as in the main test's, and
+    about what the question is about (a word of its topic or outcome), so the second test runs
+    the same question on the same kind of data; one at most. A general tool ("any data") fits any data,
     which makes no second test of this question (a blind reader: "image tasks ... have
     nothing to do with the economics question")."""
     if p.fit is None or not p.fit.shared:
         return ()
     # The kind the main test runs on: named by its data's sentence, else the shared kinds.
     main = set(p.fit.shared) & kinds.kinds_of(p.target_eval.sentence) if p.target_eval is not None else set()
-    return tuple(f for f in p.also if (main or set(p.fit.shared)) & kinds.kinds_of(f.sentence))
+    # The same question: the further data's sentence names something the question names
+    # (its topic or outcome), not only data of the same kind ("crime" in both, say).
+    asked = words(" ".join([p.purpose.phrase, told(p).outcome()[1], *(c[0] for c in [told(p).claim()] if c)]))
+    return tuple(f for f in p.also if (main or set(p.fit.shared)) & kinds.kinds_of(f.sentence)
+                 and asked & words(f.sentence))[:1]
 
 
 def left_out(p: Pairing, name: Callable[[str], str]) -> str:
