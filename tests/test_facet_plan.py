@@ -178,3 +178,16 @@ def test_a_second_test_serves_the_same_question():
                 "in schools the model reaches a lower error.", "s3", "sociology")
     a = dict(write(dataclasses.replace(_bare(), also=(pupils,)), str.title, TITLES).answers)
     assert "second test" not in a["q5"] and "The data of Sociology (friendship network data of pupils)" in a["q5"]
+
+
+def test_an_estimate_is_judged_against_the_estimate_the_problem_paper_reports():
+    robots = _f("purpose", "industrial robots", "Using industry-level data on the adoption of industrial robots, "
+                "the authors estimate the local labour-market effects of robots between 1990 and 2007.", "e2", "econ")
+    data = dataclasses.replace(robots, kind="evaluation", phrase="industry-level data on the adoption of robots")
+    boost = _f("mechanism", "XGBoost", "XGBoost is a scalable tree boosting system.", "x1", "systems", "name")
+    p = Pairing(boost, robots, None, None, data, None, (), fit=kinds.Fit(True, (), "any data", (), ("places",)))
+    a = dict(write(p, str.title, {"e2": "Robots and Jobs: Evidence from US Labor Markets"}).answers)
+    assert "be used in Econ to estimate the local labour-market effects of robots between 1990 and 2007?" in a["q1"]
+    assert ("The measure is the agreement between its estimate of the local labour-market effects of robots "
+            "between 1990 and 2007 and the one the Econ paper (Robots and Jobs: Evidence from US Labor Markets) "
+            "reports") in a["q5"]

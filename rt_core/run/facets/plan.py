@@ -70,6 +70,10 @@ def _and(names: list[str]) -> str:
     return "" if not names else names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+# What an analysis of these verbs yields, which the paper reports and the method's can be set beside.
+_RESULTS = {"estimates": "estimate", "maps": "map", "models": "model", "measures": "measurement"}
+
+
 def measure(p: Pairing, b: str, titles: dict[str, str], stated: str) -> str:
     """What the outcome is judged by, as a phrase after "The measure is": the measure the
     data's sentence names (`stated`); else how well the method does what the problem's
@@ -80,6 +84,8 @@ def measure(p: Pairing, b: str, titles: dict[str, str], stated: str) -> str:
     verb, what = told(p).outcome()
     if not what and p.target_eval is not None:
         verb, what = outcome(p.target_eval)
+    if verb in _RESULTS:  # an estimate, a map or a model is judged against the paper's own
+        return f"the agreement between its {_RESULTS[verb]} of {what} and the one {who(p.purpose, b, titles)} reports"
     if what:
         there = " on that data" if p.target_eval is not None and len(what.split()) <= 4 else ""
         return f"how well it {verb} {what}{there}"
