@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...text import clip, words
-from . import kinds
+from . import grammar, kinds
 from .extract import Facet
 from .pair import Pairing
 from .problem import Problem, doing, outcome
@@ -110,7 +110,9 @@ def baseline(p: Pairing, b: str, titles: dict[str, str], mech: str) -> str:
     the carried method."""
     same = f"so the same question is answered with and without {mech}"
     if p.target_method is not None:
-        return (f"The baseline is {p.target_method.phrase}, the method {who(p.purpose, b, titles)} uses, "
+        named = p.target_method.phrase
+        named = grammar.with_article(named) if p.target_method.form in ("noun", "found") else named
+        return (f"The baseline is {named}, the method {who(p.purpose, b, titles)} uses, "
                 f"{same}.")
     done = _analysis(p, b, titles)
     if done:
