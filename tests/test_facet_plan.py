@@ -191,3 +191,17 @@ def test_an_estimate_is_judged_against_the_estimate_the_problem_paper_reports():
     assert ("The measure is the agreement between its estimate of the local labour-market effects of robots "
             "between 1990 and 2007 and the one the Econ paper (Robots and Jobs: Evidence from US Labor Markets) "
             "reports") in a["q5"]
+
+
+def test_a_topic_is_named_by_its_papers_title_where_the_phrase_says_less():
+    harms = _f("purpose", "indirect harms", "The growth of imprisonment in the United States has prompted a large "
+               "literature on the indirect harms of punishment.", "c2", "crime")
+    p = Pairing(MECH, harms, OWN, None, None, None, (), fit=SHARED)
+    titles = {"c2": "Collateral Consequences of Punishment: A Critical Review and Path Forward",
+              "m1": "Forecasting the spatial transmission of influenza in the United States"}
+    q1 = dict(write(p, str.title, titles).answers)["q1"]
+    assert "be used in Crime's work on collateral consequences of punishment?" in q1
+    assert "which Health uses for work on forecasting the spatial transmission of influenza in the United States" in q1
+    # Without titles, the phrases of the sentences (with the "of ..." that follows the topic).
+    bare = dict(write(p, str.title, {}).answers)["q1"]
+    assert "Crime's work on indirect harms of punishment" in bare and "influenza spreads" in bare

@@ -136,5 +136,5 @@ def already(p: Pairing, b: str, titles: dict[str, str], mech: str) -> str:
         did = f"{own} works with {data.phrase}"
     else:
         did = f"{own} states the problem and names no method for it"
-    return (f"the work on it among the chosen papers does without {mech}: {did}. None of the chosen papers "
+    return (f"the chosen papers work on it without {mech}: {did}. None of the chosen papers "
             f"brings {mech} to this problem, and none states a gap that it would fill.")

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ... import fiveq
-from ...text import clip
+from ...text import STOP, clip
 from . import grammar, kinds, plan, units
 from .extract import Facet
 from .pair import Pairing
@@ -80,13 +80,16 @@ def method_name(f: Facet) -> str:
     return grammar.with_article(f.phrase) if f.form in ("noun", "found") else f.phrase
 
 
-def made_for(p: Pairing) -> str:
+def made_for(p: Pairing, titles: dict[str, str] | None = None) -> str:
     """What the mechanism was made for on its own side ("to assess ...", "for work on ..."),
-    or "" when its paper states nothing apart from the method itself."""
+    or "" when its paper states nothing apart from the method itself. A topic is named by
+    the method paper's title where it can be ("for work on forecasting the spatial
+    transmission of influenza in the United States", not "influenza spreads")."""
     own, mech = p.method_purpose, p.mechanism.phrase.lower()
     if own is None or own.phrase.lower() in mech or mech in own.phrase.lower():
         return ""
-    return aim(own)
+    named = titled(own, titles or {}, 10) if grammar.form(own) == "noun" else ""
+    return f"for work on {named}" if named else aim(own)
 
 
 def _target(p: Pairing, b: str, titles: dict[str, str]) -> tuple[str, Facet | None]:
@@ -109,10 +112,10 @@ def _target(p: Pairing, b: str, titles: dict[str, str]) -> tuple[str, Facet | No
     return grammar.asked(p.purpose, b), None
 
 
-def _asking(p: Pairing, a: str) -> str:
+def _asking(p: Pairing, a: str, titles: dict[str, str]) -> str:
     """The question's opening: the method and what its own field uses it for ("Can a
     metapopulation model, which Public Health uses for work on influenza spreads,")."""
-    mech, made = method_name(p.mechanism), made_for(p)
+    mech, made = method_name(p.mechanism), made_for(p, titles)
     return f"Can {mech}, which {a} uses {made}," if made else f"Can {mech}, a method from {a},"
 
 
@@ -135,7 +138,7 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
     fit = p.fit
     if p.bridge == "unit":
         return _unit_question(p, a, b, titles or {})
-    ask = f"{_asking(p, a)} be used {target}{second}?"
+    ask = f"{_asking(p, a, titles or {})} be used {target}{second}?"
     if fit is None:
         return ask
     if fit.shared:
@@ -143,11 +146,11 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
     if fit.generic == "any data":
         return f"A general-purpose method can run on the data the {b} paper of this problem has. {ask}"
     if fit.generic:
-        return f"It optimises models, and {b} fits models too. {_asking(p, a)} be used {target}?"
+        return f"It optimises models, and {b} fits models too. {_asking(p, a, titles or {})} be used {target}?"
     if fit.plausible:  # a method of theory for a problem of theory (kinds.fit)
         return f"Both fields work with {kinds.name('theory')}. {ask}"
-    return (f"This is a long shot. {_asking(p, a)} be used {target}, although the {b} paper of this problem "
-            f"states no data of the kind it works on?")
+    return (f"This is a long shot. {_asking(p, a, titles or {})} be used {target}, although the {b} paper of "
+            f"this problem states no data of the kind it works on?")
 
 
 def _kind_words(ks: tuple[str, ...]) -> str:
@@ -164,7 +167,7 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     asked_from = tuple(f for f in (_target(p, b, titles)[1],) if f is not None and f != p.purpose)
     q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
           f"The pairing asks whether a method from {a} can serve it.")
-    made = made_for(p) or f"for problems of {a}"
+    made = made_for(p, titles) or f"for problems of {a}"
     q3_grounds = [p.mechanism] + ([p.method_purpose] if p.method_purpose else [])
     if p.fit is not None and not p.fit.plausible:
         q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made} and works on "
@@ -225,15 +228,19 @@ _NOT_TOPIC = re.compile(r"^(?:how|why|what|when|where|which|who|do|does|can|is|a
                         r"using|on|a|an)\b|\b(?:is|are|was|were|do|does|can|need|needs)\b|\?", re.IGNORECASE)
 
 
-def titled(f: Facet, titles: dict[str, str]) -> str:
+def titled(f: Facet, titles: dict[str, str], most: int = 8) -> str:
     """What a paper studies by its title's head, when short and a name of a topic (the
     authors' own name for it, "robots and jobs"), else ""."""
     head = titles.get(f.paper_id, "").split(":")[0].strip().rstrip(".")
     ws = head.split()
-    if not 2 <= len(ws) <= 8 or _NOT_TOPIC.search(head):
+    if not 2 <= len(ws) <= most or _NOT_TOPIC.search(head):
         return ""
-    # A word keeps its capital where it is a name: written so inside the paper's sentence too.
+    # A word keeps its capital where it is a name: written so inside the paper's sentence too,
+    # or anywhere but first in a title written in sentence case ("... in the United States").
     names = set(re.findall(r"(?<=\S\s)[A-Z][\w-]*", f.sentence))
+    later = [w for w in ws[1:] if w.lower() not in STOP]
+    if later and sum(w[:1].isupper() for w in later) * 2 < len(later):
+        names |= set(ws[1:])
     return " ".join(w if w[1:2].isupper() or w[1:].lower() != w[1:] or w in names else w.lower() for w in ws)
 
 
