@@ -7,14 +7,15 @@ words that make sense. A template joins them; a 270M base model asked to join th
 invents (README, "Ideas from facets"). What each answer says is only what a sentence it
 cites states, or the plan itself (this method, that problem), never a result.
 
-- Q1 says where the mechanism comes from, the bridge to the purpose's field (the kind of
-  data both work on, kinds.py) or that there is none, and asks the question in a form that
-  fits the purpose's phrase;
+- Q1 says the bridge to the purpose's field (the kind of data both work on, kinds.py) or
+  that there is none, and asks one question: the method, what its own field uses it for, and
+  what it would do for the problem, in the problem paper's words (problem.py);
 - Q2 is the purpose's own motivation, quoted from its paper;
 - Q3 says what the mechanism was made for and tested on, against the other side's data;
-- Q4 quotes the gaps the papers state (or says that none is stated);
-- Q5 applies the mechanism to the other side's data and measure, and to a further field's
-  data of the same kind when the neighbourhood has one (`Pairing.also`).
+- Q4 quotes the gaps the papers state, or says what the problem's paper does without the
+  method (plan.py);
+- Q5 applies the mechanism to the other side's data with a measure and a baseline (plan.py),
+  and to a further field's data when it tests the same question on the same kind of data.
 """
 from __future__ import annotations
 
@@ -215,7 +216,8 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     answers = {"q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5}
     # The problem's facet before the method's own purpose: readers of the grounds take the
     # first purpose in Q1's as the problem (rubric.sides, revision's pairing_of).
-    q1_grounds = (p.mechanism, p.purpose, *([p.method_purpose] if made_for(p) else []), *asked_from, *kept)
+    q1_grounds = (p.mechanism, p.purpose, *([p.method_purpose] if made_for(p, titles) else []), *asked_from,
+                  *kept)
     grounds = {"q1": q1_grounds, "q2": (p.purpose,), "q3": tuple(q3_grounds),
                "q4": q4_grounds, "q5": tuple(dict.fromkeys(q5_grounds))}
     return Written(tuple((k, _tidy(v)) for k, v in answers.items()),
