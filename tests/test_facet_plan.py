@@ -205,3 +205,19 @@ def test_a_topic_is_named_by_its_papers_title_where_the_phrase_says_less():
     # Without titles, the phrases of the sentences (with the "of ..." that follows the topic).
     bare = dict(write(p, str.title, {}).answers)["q1"]
     assert "Crime's work on indirect harms of punishment" in bare and "influenza spreads" in bare
+
+
+def test_a_shared_unit_question_measures_the_outcome_the_problem_paper_names_against_its_approach():
+    robots = _f("purpose", "robots and jobs", "The authors estimate the effects of robots on employment across US "
+                "commuting zones.", "e3", "econ")
+    disorder = _f("purpose", "disorder causes crime", "The broken-windows view says visible disorder causes crime.",
+                  "c4", "crime")
+    surveys = _f("evaluation", "resident surveys", "The authors measure physical and social disorder directly by "
+                 "videotaping Chicago street segments, and combine this with resident surveys.", "c4", "crime")
+    p = Pairing(robots, disorder, robots, None, surveys, None, (), fit=kinds.Fit(False, units=("places",)))
+    a = dict(write(p, str.title, {"c4": "Systematic Social Observation of Public Spaces"}).answers)
+    assert "find out whether" not in a["q1"] and "go with differences in" in a["q1"]  # still the unit question
+    assert ("The measure is the share of the differences in crime across the same neighbourhoods and cities that "
+            "it accounts for") in a["q5"]
+    assert "The baseline is the approach of the Crime paper (Systematic Social Observation" in a["q5"]
+    assert "the authors measure physical and social disorder directly" in a["q4"]

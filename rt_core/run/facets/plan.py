@@ -74,6 +74,12 @@ def _and(names: list[str]) -> str:
 _RESULTS = {"estimates": "estimate", "maps": "map", "models": "model", "measures": "measurement"}
 
 
+def outcome_of(p: Pairing) -> tuple[str, str]:
+    """The outcome the problem's paper names, else the one the sentence of Q5's data names."""
+    verb, what = told(p).outcome()
+    return (verb, what) if what or p.target_eval is None else outcome(p.target_eval)
+
+
 def measure(p: Pairing, b: str, titles: dict[str, str], stated: str) -> str:
     """What the outcome is judged by, as a phrase after "The measure is": the measure the
     data's sentence names (`stated`); else how well the method does what the problem's
@@ -81,9 +87,7 @@ def measure(p: Pairing, b: str, titles: dict[str, str], stated: str) -> str:
     agreement with what the data's paper reports from that data."""
     if stated:
         return f"its {stated}, the measure the {b} paper reports on that data"
-    verb, what = told(p).outcome()
-    if not what and p.target_eval is not None:
-        verb, what = outcome(p.target_eval)
+    verb, what = outcome_of(p)
     if verb in _RESULTS:  # an estimate, a map or a model is judged against the paper's own
         return f"the agreement between its {_RESULTS[verb]} of {what} and the one {who(p.purpose, b, titles)} reports"
     if what:

@@ -287,7 +287,7 @@ def _write_unit(p: Pairing, a: str, b: str, titles: dict[str, str]) -> Written:
     base = p.target_method
     baseline = plan.baseline(p, b, titles, carried)
     exposure = f"a measure of {unit_topic(own, titles)} as the {a} paper describes it"
-    measure, (_, outcome) = measure_of(p.target_eval), told.outcome()
+    measure, (_, outcome) = measure_of(p.target_eval), plan.outcome_of(p)
     judged = (f"what the {b} paper measures there ({measure})" if measure
               else outcome or f"the outcome the {b} paper studies")
     share = f"{plan.MEASURE_IS} the share of the differences in {judged} across the same {us} that it accounts for."
