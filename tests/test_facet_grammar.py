@@ -42,10 +42,11 @@ def test_a_purpose_is_said_by_its_form_in_q1_and_q5(purpose, broken):
 
 def test_each_form_reads_as_english():
     sel, ans, gaia, why, asks = (b[0] for b in BROKEN)
-    assert grammar.form(sel) == "verb" and grammar.help_with(sel, "Health") == "help select patients in Health"
+    assert grammar.form(sel) == "verb" and grammar.asked(sel, "Health") == "in Health to select patients"
     assert grammar.applied_to(ans) == "to answer factual questions"
-    assert grammar.help_with(gaia, "Astronomy") == "help the study of the gaia data release in Astronomy"
-    assert grammar.help_with(why, "Economics").startswith("help with a question Economics asks, why are")
+    assert grammar.asked(gaia, "Astronomy") == "in Astronomy's work on the gaia data release"
+    assert grammar.asked(why, "Economics").startswith("in Economics to answer the question why are")
+    assert grammar.asked(gaia, "Economics") == "in Economics' work on the gaia data release"
     assert grammar.applied_to(asks) == "to ask yes/no questions"
     # A noun phrase whose first word merely could be a verb stays a noun phrase.
     data = _f("purpose", "survey data of residents", "The survey data of residents is sparse.")
@@ -61,7 +62,7 @@ def test_a_method_and_its_own_aim_are_said_by_their_forms():
               pid="n1", field="neuro")
     q1 = dict(write(Pairing(mech, purp, own), str.title, {}).answers)["q1"]
     assert "studies survey Fisher information" not in q1
-    assert "uses a broader framework to survey Fisher information" in q1
+    assert "a broader framework, which Maths uses to survey Fisher information" in q1
     knee = _f("mechanism", "deep network on knee X-rays", "We train a deep network on knee X-rays.")
     assert grammar.with_article(knee.phrase) == "a deep network on knee X-rays"
     assert grammar.with_article("industrial robots") == "industrial robots"
@@ -71,5 +72,5 @@ def test_a_method_and_its_own_aim_are_said_by_their_forms():
 
 def test_a_cut_relative_clause_leaves_no_participle_at_a_noun_phrases_end():
     trained = _f("purpose", "word embeddings trained", "We study word embeddings trained on abstracts.")
-    assert grammar.help_with(trained, "Materials") == "help the study of word embeddings in Materials"
+    assert grammar.asked(trained, "Materials") == "in Materials' work on word embeddings"
     assert grammar.noun_part("supervised networks") == "supervised networks"

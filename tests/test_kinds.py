@@ -72,7 +72,8 @@ def test_the_kind_check_says_what_it_read_and_claims_no_kind_the_labels_do_not_g
         assert "names gridded fields of weather and climate, which a vision model reads as images" in grid
         assert "names images" not in grid
         tool = said(kinds.Fit(True, (), "any data", ("compute",), ("records",)), reviewer)
-        assert "words that name the method make it a general tool" in tool and "(records of people)" in tool
+        assert "words that name the method mark it as a general-purpose method" in tool
+        assert "any kind" not in tool and "(records of people)" in tool
         none = said(kinds.Fit(False, (), "", ("images",), ("text",)), reviewer)
         assert "works on images" in none and "names nothing of that kind" in none and "text" not in none
 

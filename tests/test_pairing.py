@@ -182,8 +182,10 @@ def test_a_planted_proposal_gets_exactly_its_faults_said_with_the_kind_check():
 
 
 def test_a_third_field_with_data_of_the_same_kind_is_a_second_test_named_in_q1_and_q5():
+    # About infections, as the question is: data of the same kind on another subject is no
+    # second test of this question (tests/test_facet_plan.py).
     extra = _paper("s1", "sociology", "Why friendships form is unclear. We survey pupils. On the social "
-                   "network data of friendship ties in schools the model reaches a lower error.")
+                   "network data of friendship ties in schools the model predicts infections with a lower error.")
     hood = [*HOOD3, extra]
     texts = {p.id: f"{p.title}. {p.abstract}" for p in hood}
     plans = pairings(by_field(hood, facets_of(hood)), Embedder(LOCAL_EMBEDDER), texts=texts)

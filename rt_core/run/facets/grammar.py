@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ...text import wordset
+from ...text import STOP, wordset
 from .extract import Facet
 
 # A phrase's first word is a verb when its sentence has it right after "to", a subject
@@ -96,18 +96,43 @@ def said(f: Facet, frames: dict[str, str]) -> str:
     and `{the}` (a noun phrase with "the"); a form without its own frame takes the "other"
     frame if there is one, else the "noun" frame ("inverted" only where it is given)."""
     kind = form(f)
-    if kind == "clause" and inverted(f.phrase) and "inverted" in frames:
+    if kind in ("clause", "sentence") and inverted(f.phrase) and "inverted" in frames:
         kind = "inverted"
     frame = frames.get(kind, frames.get("other", frames["noun"]))
     return frame.format(p=f.phrase, verb=base_verb(f.phrase) if "{verb}" in frame else f.phrase,
-                        the=the_phrase(f.phrase) if "{the}" in frame else f.phrase)
+                        the=the_phrase(of_tail(f)) if "{the}" in frame else f.phrase)
 
 
-def help_with(f: Facet, b: str) -> str:
-    """What a method is asked to help with, after "can it": by the purpose's form."""
-    return said(f, {"inverted": f"help with a question {b} asks, {{p}}", "clause": f"help find out {{p}} in {b}",
-                    "verb": f"help {{verb}} in {b}", "sentence": f"help with a problem {b} states: {{p}}",
-                    "noun": f"help the study of {{the}} in {b}"})
+_OF = re.compile(r"\s+of\s+((?:the\s+)?[\w-]+(?:\s+[\w-]+){0,2})")
+
+
+def of_tail(f: Facet) -> str:
+    """A noun phrase with the "of ..." that follows it in its sentence ("indirect harms" ->
+    "indirect harms of punishment"): the head alone says less than the sentence did."""
+    at = f.sentence.find(f.phrase)
+    m = _OF.match(f.sentence, at + len(f.phrase)) if at >= 0 and f.form == "noun" else None
+    if not m:
+        return f.phrase
+    ws = m.group(1).split()
+    cut = next((i for i, w in enumerate(ws) if i and w.lower() in STOP), len(ws))
+    return f"{f.phrase} of {' '.join(ws[:cut])}"
+
+
+
+
+
+def asked(f: Facet, b: str) -> str:
+    """What a method is asked to be used for, after "can it be used": by the purpose's form,
+    naming the purpose's field ("in Criminology to find out whether ..."). A noun phrase
+    names a topic, not a question, so it is asked as the field's work on it."""
+    return said(f, {"inverted": f"in {b} to answer the question {{p}}", "clause": f"in {b} to find out {{p}}",
+                    "verb": f"in {b} to {{verb}}", "sentence": f"on a problem {b} states: {{p}}",
+                    "noun": f"in {possessive(b)} work on {{the}}"})
+
+
+def possessive(name: str) -> str:
+    """"Criminology's", "Economics'": a name ending in s takes the apostrophe alone."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
 def applied_to(f: Facet) -> str:

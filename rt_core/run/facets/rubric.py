@@ -26,9 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...text import clip
 from ...types import Ground, Paper, Proposal
+from .grammar import possessive
 from .kinds import Fit
 from .kinds import name as kind_name
+from .plan import MEASURE_IS
 from .units import said as units_said
 from .write import MEASURES
 
@@ -109,7 +112,7 @@ SUMMARY = {
     ("match", True): "Q3 says why linking the two fields' measures is hard",
     ("match", False): "Q3 does not say why linking the two fields' measures is hard",
 }
-VOICE = ("From {field}'s side: ", "Reading it as someone in {field}: ", "In {field}: ")
+VOICE = ("From {field_s} side: ", "Reading it as someone in {field}: ", "In {field}: ")
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,7 @@ def fit_of(p: Proposal, plans) -> Fit | None:
 
 
 _FROM_ABSTRACT = "the method paper's abstract says the method works on "
-_FROM_NAME = "the words that name the method make it "
+_FROM_NAME = "the words that name the method mark it as "
 
 
 def _kind_words(fit: Fit) -> tuple[str, str]:
@@ -199,7 +202,8 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
         return _FROM_ABSTRACT + said, f"names {said} too"
     if fit.generic == "any data":
         theirs = " and ".join(kind_name(k) for k in fit.side_kinds if k != "theory")
-        return _FROM_NAME + "a general tool for data of any kind", f"names data ({theirs})"
+        # Not "for data of any kind": a blind reader found that false of a tabular learner (XGBoost).
+        return _FROM_NAME + "a general-purpose method", f"names data ({theirs})"
     if fit.generic:
         return _FROM_NAME + "an optimiser of models", "trains or fits models"
     if mine:
@@ -218,7 +222,7 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
     q5 = p.q5 or ""
     data = next((g for g in _grounds(p, "q5") if g.facet == "evaluation"
                  and g.field != mech_field), None)
-    measure = MEASURES.search(_judged_by(q5))
+    measure = measure_in(q5)
     gaps = [g for g in _grounds(p, "q4") if g.facet == "gap" and g.sentence.strip() in (p.q4 or "")]
     q3_fields = {g.field for g in _grounds(p, "q3")}
     hard = "because" in (p.q3 or "") and (len(q3_fields) >= 2 or name(purp_field) in (p.q3 or ""))
@@ -235,7 +239,7 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
                                               "Reads": reads[0].upper() + reads[1:], "has": has}))
     if near is not None:
         found.append(("prior", near[1] < CLOSE, {"title": near[0], "sim": near[1]}))
-    found += [("measure", measure is not None, {"measure": measure.group(1).lower() if measure else ""}),
+    found += [("measure", bool(measure), {"measure": measure}),
               ("gap", bool(gaps), {}),
               # A shared-unit question carries no method, so Q3's difficulty is the matching.
               ("match" if fit is not None and fit.bridge_used == "unit" else "hard", hard, {})]
@@ -244,6 +248,18 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
         said = SAY[(key, holds)][(h + i) % 2].format(**values)
         checks.append(Check(key, holds, said))
     return Rubric(reviewer_id, tuple(checks))
+
+
+def measure_in(q5: str) -> str:
+    """The measure Q5 names, "" for none: what follows "The measure is" (write.py says a
+    measure so when the papers' sentences name none and it is taken from what the problem's
+    paper studies), else a measure word outside the baseline's sentence."""
+    judged = _judged_by(q5)
+    named = re.search(re.escape(MEASURE_IS) + r"\s+(.+?)(?:[.;](?:\s|$)|$)", judged)
+    if named:
+        return clip(named.group(1), 90)
+    word = MEASURES.search(judged)
+    return word.group(1).lower() if word else ""
 
 
 def _judged_by(q5: str) -> str:
@@ -265,7 +281,7 @@ def sections(r: Rubric, field_name: str) -> tuple[str, str]:
     """Strengths and weaknesses as bullets in the reviewer's voice (the checks that hold,
     and those that do not); a section with nothing to say says so."""
     h = zlib.crc32(r.reviewer_id.encode("utf-8"))
-    voice = VOICE[h % len(VOICE)].format(field=field_name) if field_name else ""
+    voice = VOICE[h % len(VOICE)].format(field=field_name, field_s=possessive(field_name)) if field_name else ""
 
     def bullets(items: list[Check], empty: str) -> str:
         if not items:

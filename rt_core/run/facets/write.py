@@ -7,14 +7,15 @@ words that make sense. A template joins them; a 270M base model asked to join th
 invents (README, "Ideas from facets"). What each answer says is only what a sentence it
 cites states, or the plan itself (this method, that problem), never a result.
 
-- Q1 says where the mechanism comes from, the bridge to the purpose's field (the kind of
-  data both work on, kinds.py) or that there is none, and asks the question in a form that
-  fits the purpose's phrase;
+- Q1 says the bridge to the purpose's field (the kind of data both work on, kinds.py) or
+  that there is none, and asks one question: the method, what its own field uses it for, and
+  what it would do for the problem, in the problem paper's words (problem.py);
 - Q2 is the purpose's own motivation, quoted from its paper;
 - Q3 says what the mechanism was made for and tested on, against the other side's data;
-- Q4 quotes the gaps the papers state (or says that none is stated);
-- Q5 applies the mechanism to the other side's data and measure, and to a further field's
-  data of the same kind when the neighbourhood has one (`Pairing.also`).
+- Q4 quotes the gaps the papers state, or says what the problem's paper does without the
+  method (plan.py);
+- Q5 applies the mechanism to the other side's data with a measure and a baseline (plan.py),
+  and to a further field's data when it tests the same question on the same kind of data.
 """
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ... import fiveq
-from ...text import clip
-from . import grammar, kinds, units
+from ...text import STOP, clip
+from . import grammar, kinds, plan, units
 from .extract import Facet
 from .pair import Pairing
 
@@ -80,37 +81,50 @@ def method_name(f: Facet) -> str:
     return grammar.with_article(f.phrase) if f.form in ("noun", "found") else f.phrase
 
 
-def made_for(p: Pairing) -> str:
+def made_for(p: Pairing, titles: dict[str, str] | None = None) -> str:
     """What the mechanism was made for on its own side ("to assess ...", "for work on ..."),
-    or "" when its paper states nothing apart from the method itself."""
+    or "" when its paper states nothing apart from the method itself. A topic is named by
+    the method paper's title where it can be ("for work on forecasting the spatial
+    transmission of influenza in the United States", not "influenza spreads")."""
     own, mech = p.method_purpose, p.mechanism.phrase.lower()
     if own is None or own.phrase.lower() in mech or mech in own.phrase.lower():
         return ""
-    return aim(own)
+    named = titled(own, titles or {}, 10) if grammar.form(own) == "noun" else ""
+    return f"for work on {named}" if named else aim(own)
 
 
-def _target(p: Pairing, b: str) -> str:
-    """What Q1 asks the method to help with, in a form that fits the purpose's phrase."""
-    return grammar.help_with(p.purpose, b)
+def _target(p: Pairing, b: str, titles: dict[str, str]) -> tuple[str, Facet | None]:
+    """What Q1 asks the method to be used for, in the problem paper's words: its own
+    question when its purpose is one (a clause, a verb phrase); for a topic, the claim the
+    paper tests ("whether community structure affects crime ...") or the analysis it runs
+    ("to estimate the local labour-market effects of robots"), else the field's work on it (named
+    by the paper's title where it can be); with the facet whose sentence it was read from."""
+    if grammar.form(p.purpose) in ("noun", "sentence") and not grammar.inverted(p.purpose.phrase):
+        told = plan.told(p)
+        claimed = told.claim()
+        if claimed is not None:
+            return f"in {b} to find out whether {claimed[0]}", claimed[1]
+        aim = told.aim()
+        if aim is not None:
+            return f"in {b} to {aim.clause}", aim.facet
+        named = titled(p.purpose, titles)
+        if named and grammar.form(p.purpose) == "noun":  # the authors' own name for their topic
+            return f"in {grammar.possessive(b)} work on {named}", None
+    return grammar.asked(p.purpose, b), None
 
 
-def _context(p: Pairing, a: str) -> str:
-    """Where the method comes from, as a statement: "Criminology studies criminal
-    enterprises with X." / "Mathematics uses X." (only what its paper states)."""
-    mech, own = method_name(p.mechanism), p.method_purpose
-    if own is None or not made_for(p):
-        return f"{a} uses {mech}."
-    return grammar.said(own, {"clause": f"{a} uses {mech} to find out {{p}}.",
-                              "verb": f"{a} uses {mech} to {{verb}}.",
-                              "noun": f"{a} studies {{p}} with {mech}.",
-                              "other": f"{a} uses {mech}."})
+def _asking(p: Pairing, a: str, titles: dict[str, str]) -> str:
+    """The question's opening: the method and what its own field uses it for ("Can a
+    metapopulation model, which Public Health uses for work on influenza spreads,")."""
+    mech, made = method_name(p.mechanism), made_for(p, titles)
+    return f"Can {mech}, which {a} uses {made}," if made else f"Can {mech}, a method from {a},"
 
 
 def fields_used(p: Pairing, name: Callable[[str], str]) -> list[str]:
     """The names of the fields a proposal of this pairing takes something from, in order:
     the method's, the problem's, then any further field whose data Q5 names."""
     return list(dict.fromkeys([name(p.mechanism.field), name(p.purpose.field),
-                               *(name(f.field) for f in p.also)]))
+                               *(name(f.field) for f in plan.second_tests(p))]))
 
 
 def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | None = None) -> str:
@@ -119,22 +133,25 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
     question; when the method works on no kind of data the other side states, Q1 says so
     rather than pretend a bridge."""
     a, b = name(p.mechanism.field), name(p.purpose.field)
-    target = _target(p, b)
-    also = [f"{f.phrase} from {name(f.field)}" for f in p.also]
+    target = _target(p, b, titles or {})[0]
+    also = [f"{f.phrase} from {name(f.field)}" for f in plan.second_tests(p)]
     second = f", with a second test on {' and '.join(also)}" if also else ""
     fit = p.fit
     if p.bridge == "unit":
         return _unit_question(p, a, b, titles or {})
+    ask = f"{_asking(p, a, titles or {})} be used {target}{second}?"
     if fit is None:
-        return f"{_context(p, a)} Can it {target}{second}?"
+        return ask
     if fit.shared:
-        return f"{_context(p, a)} Both fields work with {fit.bridge()}: can the same method {target}{second}?"
+        return f"Both fields work with {fit.bridge()}. {ask}"
     if fit.generic == "any data":
-        return f"{_context(p, a)} It is a general tool for data of any kind: can it {target}{second}?"
+        return f"A general-purpose method can run on the data the {b} paper of this problem has. {ask}"
     if fit.generic:
-        return f"{_context(p, a)} It optimises models, and {b} fits models too: can it {target}?"
-    return (f"{_context(p, a)} The {b} paper of this problem states no data of the kind it works on, so this is a "
-            f"long shot: can it {target}?")
+        return f"It optimises models, and {b} fits models too. {_asking(p, a, titles or {})} be used {target}?"
+    if fit.plausible:  # a method of theory for a problem of theory (kinds.fit)
+        return f"Both fields work with {kinds.name('theory')}. {ask}"
+    return (f"This is a long shot. {_asking(p, a, titles or {})} be used {target}, although the {b} paper of "
+            f"this problem states no data of the kind it works on?")
 
 
 def _kind_words(ks: tuple[str, ...]) -> str:
@@ -148,9 +165,10 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
         return _write_unit(p, a, b, titles)
     mech = method_name(p.mechanism)
     q1 = question(p, name, titles)
+    asked_from = tuple(f for f in (_target(p, b, titles)[1],) if f is not None and f != p.purpose)
     q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
           f"The pairing asks whether a method from {a} can serve it.")
-    made = made_for(p) or f"for problems of {a}"
+    made = made_for(p, titles) or f"for problems of {a}"
     q3_grounds = [p.mechanism] + ([p.method_purpose] if p.method_purpose else [])
     if p.fit is not None and not p.fit.plausible:
         q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made} and works on "
@@ -167,56 +185,71 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
         q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made}, not for {b}: "
               f"what it assumes about its inputs has to be checked against the data of {b} "
               f"before it can be trusted.")
+    told = plan.told(p)
     if p.gaps:
         q4 = f"{_lead('q4')} the papers name what is still missing: " + " ".join(
             _quote(g, titles) for g in p.gaps)
+        q4_grounds = tuple(p.gaps)
     else:
-        q4 = (f"{_lead('q4')} none of the chosen papers states a gap that this pairing fills; "
-              f"the case for it rests on joining {a}'s method with {b}'s problem, which "
-              f"neither paper does.")
-    measure = measure_of(p.target_eval)
+        q4 = f"{_lead('q4')} {plan.already(p, b, titles, mech)}"
+        q4_grounds = told.facets
     base = p.target_method
-    baseline = (f"The baseline is {base.phrase}, the method the {b} paper uses."
-                if base is not None else f"The {b} papers state no method to compare with, so no "
-                f"baseline is named.")
-    second = "".join(f" As a second test, apply it to {f.phrase} from {name(f.field)}, data the "
-                     f"method can also run on." for f in p.also)
-    if p.unfit:
-        second += (f" The {' and '.join(name(f) for f in p.unfit)} papers state no data this method "
-                   f"could run on, so the proposal leaves them out.")
+    baseline = plan.baseline(p, b, titles, mech)
+    kept = plan.second_tests(p)
+    second = "".join(f" As a second test of the same question, apply it to {f.phrase} from {name(f.field)}, "
+                     f"data of the same kind." for f in kept) + plan.left_out(p, name)
     if not p.plausible:
         q5 = (f"{_lead('q5')} look first for data in {b} of the kind {mech} works on "
               f"({_kind_words(p.fit.method_kinds)}); the {b} paper of the problem names none, and until it is "
-              f"found the method cannot be applied or measured. {baseline}{second}")
+              f"found the method cannot be applied, measured or set beside that paper's own approach.{second}")
         q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
     elif p.target_eval is not None:
-        judged = (f", measure its {measure} there as the {b} paper does" if measure else
-                  f"; the {b} papers name no measure for it, so what to measure comes first")
-        q5 = f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}{judged}. {baseline}{second}"
-        q5_grounds = [p.mechanism, p.target_eval] + ([base] if base else []) + list(p.also)
+        judged = plan.measure(p, b, titles, measure_of(p.target_eval))
+        q5 = (f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}. {plan.MEASURE_IS} {judged}. "
+              f"{baseline}{second}")
+        q5_grounds = [p.mechanism, p.target_eval] + ([base] if base else []) + list(kept) + list(told.facets)
     else:
         q5 = (f"{_lead('q5')} use {mech} {grammar.applied_to(p.purpose)} in {b}; the {b} papers' "
-              f"abstracts name no data or measure for it, so choosing them comes first. {baseline}")
-        q5 += second
-        q5_grounds = [p.mechanism, p.purpose] + ([base] if base else []) + list(p.also)
+              f"abstracts name no data for it, so choosing the data comes first. {plan.MEASURE_IS} "
+              f"{plan.measure(p, b, titles, '')}. {baseline}{second}")
+        q5_grounds = [p.mechanism, p.purpose] + ([base] if base else []) + list(kept) + list(told.facets)
     answers = {"q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5}
     # The problem's facet before the method's own purpose: readers of the grounds take the
     # first purpose in Q1's as the problem (rubric.sides, revision's pairing_of).
-    q1_grounds = (p.mechanism, p.purpose, *([p.method_purpose] if made_for(p) else []), *p.also)
+    q1_grounds = (p.mechanism, p.purpose, *([p.method_purpose] if made_for(p, titles) else []), *asked_from,
+                  *kept)
     grounds = {"q1": q1_grounds, "q2": (p.purpose,), "q3": tuple(q3_grounds),
-               "q4": tuple(p.gaps), "q5": tuple(q5_grounds)}
+               "q4": q4_grounds, "q5": tuple(dict.fromkeys(q5_grounds))}
     return Written(tuple((k, _tidy(v)) for k, v in answers.items()),
-                   tuple((k, v) for k, v in grounds.items()), p)
+                   tuple((k, tuple(dict.fromkeys(v))) for k, v in grounds.items()), p)
+
+
+# A title that opens on these, or has a verb of being or doing, is a sentence or a question,
+# no name of a topic ("Attention Is All You Need", "How does the brain solve ...?").
+_NOT_TOPIC = re.compile(r"^(?:how|why|what|when|where|which|who|do|does|can|is|are|should|towards?|"
+                        r"using|on|a|an)\b|\b(?:is|are|was|were|do|does|can|need|needs)\b|\?", re.IGNORECASE)
+
+
+def titled(f: Facet, titles: dict[str, str], most: int = 8) -> str:
+    """What a paper studies by its title's head, when short and a name of a topic (the
+    authors' own name for it, "robots and jobs"), else ""."""
+    head = titles.get(f.paper_id, "").split(":")[0].strip().rstrip(".")
+    ws = head.split()
+    if not 2 <= len(ws) <= most or _NOT_TOPIC.search(head):
+        return ""
+    # A word keeps its capital where it is a name: written so inside the paper's sentence too,
+    # or anywhere but first in a title written in sentence case ("... in the United States").
+    names = set(re.findall(r"(?<=\S\s)[A-Z][\w-]*", f.sentence))
+    later = [w for w in ws[1:] if w.lower() not in STOP]
+    if later and sum(w[:1].isupper() for w in later) * 2 < len(later):
+        names |= set(ws[1:])
+    return " ".join(w if w[1:2].isupper() or w[1:].lower() != w[1:] or w in names else w.lower() for w in ws)
 
 
 def unit_topic(f: Facet, titles: dict[str, str]) -> str:
-    """What a paper studies, for a shared-unit question: its title's head when short (the
-    authors' own name for their topic, "robots and jobs"), else its purpose by its form."""
-    head = titles.get(f.paper_id, "").split(":")[0].strip().rstrip("?.")
-    ws = head.split()
-    if 2 <= len(ws) <= 8:
-        return " ".join(w if w[1:2].isupper() or w[1:].lower() != w[1:] else w.lower() for w in ws)
-    return grammar.topic(f)
+    """What a paper studies, for a shared-unit question: its title's head (`titled`), else
+    its purpose by its form."""
+    return titled(f, titles) or grammar.topic(f)
 
 
 def _unit_question(p: Pairing, a: str, b: str, titles: dict[str, str]) -> str:
@@ -246,35 +279,34 @@ def _write_unit(p: Pairing, a: str, b: str, titles: dict[str, str]) -> Written:
           f"({a_data}; {b_data}), so the two measures must first be matched on the same {us}, and a "
           f"link between them may come from something that drives both.")
     q3_grounds = [own] + [f for f in (p.method_eval, p.target_eval) if f is not None]
+    told, carried = plan.told(p), f"a measure of {unit_topic(own, titles)}"
     if p.gaps:
         q4 = f"{_lead('q4')} the papers name what is still missing: " + " ".join(_quote(g, titles) for g in p.gaps)
     else:
-        q4 = (f"{_lead('q4')} none of the chosen papers states a gap that this question fills; the case "
-              f"for it rests on joining what {a} studies with what {b} measures, which neither paper does.")
+        q4 = f"{_lead('q4')} {plan.already(p, b, titles, carried)}"
     base = p.target_method
-    baseline = (f"The baseline is {base.phrase}, the method the {b} paper uses, without the {a} measure."
-                if base is not None else f"The {b} papers state no method to compare with, so no baseline "
-                f"is named.")
+    baseline = plan.baseline(p, b, titles, carried)
     exposure = f"a measure of {unit_topic(own, titles)} as the {a} paper describes it"
+    measure, (_, outcome) = measure_of(p.target_eval), plan.outcome_of(p)
+    judged = (f"what the {b} paper measures there ({measure})" if measure
+              else outcome or f"the outcome the {b} paper studies")
+    share = f"{plan.MEASURE_IS} the share of the differences in {judged} across the same {us} that it accounts for."
     if p.target_eval is not None:
-        measure = measure_of(p.target_eval)
-        judged = (f"what the {b} paper measures there ({measure})" if measure
-                  else f"the outcome the {b} paper studies")
         q5 = (f"{_lead('q5')} take {p.target_eval.phrase} from {b}, add for the same {us} {exposure}, "
-              f"and test whether it accounts for differences in {judged}. {baseline}")
-        q5_grounds = [own, p.target_eval] + ([base] if base else [])
+              f"and test whether it accounts for differences in {judged}. {share} {baseline}")
+        q5_grounds = [own, p.target_eval] + ([base] if base else []) + list(told.facets)
     else:
         q5 = (f"{_lead('q5')} find data in {b} on {us} for {unit_topic(purp, titles)}, add {exposure}, and "
               f"test whether it accounts for differences there; the {b} papers' abstracts name no data "
-              f"for it, so choosing it comes first. {baseline}")
-        q5_grounds = [own, purp] + ([base] if base else [])
+              f"for it, so choosing it comes first. {share} {baseline}")
+        q5_grounds = [own, purp] + ([base] if base else []) + list(told.facets)
     answers = {"q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5}
     # The problem's facet first (readers of the grounds take the first purpose as the
     # problem, rubric.sides); no mechanism is a ground, for Q1 carries none across.
     grounds = {"q1": (purp, own), "q2": (purp,), "q3": tuple(q3_grounds),
-               "q4": tuple(p.gaps), "q5": tuple(q5_grounds)}
+               "q4": tuple(p.gaps) or told.facets, "q5": tuple(q5_grounds)}
     return Written(tuple((k, _tidy(v)) for k, v in answers.items()),
-                   tuple((k, v) for k, v in grounds.items()), p)
+                   tuple((k, tuple(dict.fromkeys(v))) for k, v in grounds.items()), p)
 
 
 def _tidy(text: str) -> str:

@@ -63,7 +63,9 @@ def pairing_of(proposal: Proposal, facets: Iterable[Facet]) -> Pairing | None:
     mech, purp = one("q1", "mechanism"), one("q1", "purpose")
     if mech is None or purp is None:
         return None
-    gaps = tuple(f for f in (at.get(_key(g)) for g in proposal.grounds.get("q4") or []) if f is not None)
+    # Q4 also keeps the problem paper's sentences it says what that paper does from: only gaps are gaps.
+    gaps = tuple(f for f in (at.get(_key(g)) for g in proposal.grounds.get("q4") or [] if g.facet == "gap")
+                 if f is not None)
     return Pairing(mech, purp, one("q3", "purpose", lambda f: f.field == mech.field),
                    one("q3", "evaluation", lambda f: f.field == mech.field),
                    one("q5", "evaluation", lambda f: f.field == purp.field),
