@@ -221,3 +221,14 @@ def test_a_shared_unit_question_measures_the_outcome_the_problem_paper_names_aga
             "it accounts for") in a["q5"]
     assert "The baseline is the approach of the Crime paper (Systematic Social Observation" in a["q5"]
     assert "the authors measure physical and social disorder directly" in a["q4"]
+
+
+def test_the_measure_a_review_quotes_leaves_out_the_papers_titles_in_brackets():
+    """A review quotes Q5's measure; cut with a paper's long title inside it, it ended mid-bracket
+    ("... the Criminology paper (Collateral Consequences of Punishment: A ...")."""
+    from rt_core.run.facets.rubric import measure_in
+    q5 = ("We will use X on Y. The measure is its agreement with what the Criminology paper (Collateral "
+          "Consequences of Punishment: A Critical Review and Path Forward) reports. The baseline is Z.")
+    said = measure_in(q5)
+    assert said == "its agreement with what the Criminology paper reports"
+    assert "(" not in said and ")" not in said

@@ -257,7 +257,9 @@ def measure_in(q5: str) -> str:
     judged = _judged_by(q5)
     named = re.search(re.escape(MEASURE_IS) + r"\s+(.+?)(?:[.;](?:\s|$)|$)", judged)
     if named:
-        return clip(named.group(1), 90)
+        # Without the papers' titles in brackets: a review quotes the measure, and a title
+        # cut at 90 characters left "(... A ..." open mid-sentence (issue 49's dev reading).
+        return clip(re.sub(r"\s*\([^()]*\)", "", named.group(1)), 90)
     word = MEASURES.search(judged)
     return word.group(1).lower() if word else ""
 
