@@ -138,6 +138,8 @@ def test_a_run_on_the_command_line_with_papers_without_abstracts_says_so_once_an
     ("Using survey data from hundreds of British localities, the authors measure networks.",
      "survey data from hundreds of British localities"),
     ("Evaluated on web search logs with human judgements, it is more relevant.", "web search logs"),
+    ("They propose POPE, a polling evaluation that asks yes/no questions about object presence.",
+     "yes/no questions"),
     ("On GPUs, attention is limited more by moving data between memories than by arithmetic.", ""),
 ])
 def test_the_data_of_an_evaluation_is_a_data_set_not_a_verbs_object(sentence, data):
@@ -153,7 +155,10 @@ def test_a_result_or_a_description_of_the_paper_is_no_gap_even_with_a_gap_word()
                      "remain predictive when trained on video.",
                      "The second release provides positions for a billion sources. The summary describes the "
                      "processing advances, the validation performed, and limitations that users should keep "
-                     "in mind."):
+                     "in mind.",
+                     # said of its authors (blind reading v7: quoted as a gap, 4 false review sentences)
+                     "Gaia's third data release adds spectra and astrophysical parameters. The authors "
+                     "summarise the content, validation and known limitations for users."):
         sents = sentences(abstract)
         assert "gap" not in X.choose(X.sentence_scores(sents, None, None, True, True)), abstract
     sents = sentences("Models answer exam questions. A large model achieves high accuracy, but human "

@@ -83,7 +83,11 @@ GAP_RESULT = re.compile(r"\b(?:(?:authors|we|they|results?|experiments?)\s+(?:al
                         r"(?:performs?|performing)\s+(?:\w+\s+){0,2}(?:competitively|comparably|well))\b")
 GAP_SELF = re.compile(r"^(?:this|the)\s+(?:paper|summary|article|report|release|commentary|notes?|"
                       r"overview|work)\s+(?:also\s+)?(?:describes|presents|summari[sz]es|introduces|"
-                      r"covers|walks|recalls|outlines|documents|gives)\b")
+                      r"covers|walks|recalls|outlines|documents|gives)\b|"
+                      # "The authors summarise the content, validation and known limitations for
+                      # users": the paper's own contents, said of its authors (blind reading v7).
+                      r"^(?:the\s+authors|we)\s+(?:also\s+)?(?:describe|present|summari[sz]e|introduce|"
+                      r"cover|outline|document|give|list|report)\b")
 GAP_RESULT_PENALTY, GAP_SELF_PENALTY = 1.0, 6.0
 
 

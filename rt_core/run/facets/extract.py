@@ -291,6 +291,9 @@ _MOVED = re.compile(r"(?<![\w-])(?:moving|producing|generating|creating|collecti
 _TAIL = re.compile(r"^\s+(?:of|from|on)\s+", re.IGNORECASE)
 
 
+_RELATIVE = wordset("that which who")
+
+
 def data_of(sentence: str) -> str:
     """The data an evaluation sentence names ("machine translation benchmarks", "survey
     data from hundreds of British localities"), or "" when it names none: the data noun,
@@ -306,6 +309,10 @@ def data_of(sentence: str) -> str:
     for w in reversed(before[-4:]):
         bare = w.lower()
         if bare in STOP or bare in _NOT_MODIFIER or not w[-1:].isalnum() or not w[:1].isalnum():
+            # "a polling evaluation that asks yes/no questions": the word after "that" is
+            # the clause's verb, not a modifier of the data ("asks yes/no questions").
+            if bare in _RELATIVE and kept and kept[0].endswith("s") and kept[0].islower():
+                kept.pop(0)
             break
         kept.insert(0, w)
     head = " ".join([*kept, m.group(0)])
