@@ -12,10 +12,12 @@ import hashlib
 import re
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests import test_browser
+from tests.reliability.browserhelp import settle
 from tests.test_browser import (
     ARTIFACTS,
     PRESET_NAME,
@@ -48,16 +50,28 @@ def operator_link(log: Path, deadline_s: float = 60.0) -> str:
 
 
 def history_options(page) -> list[str]:
-    """The runs History offers to open (its table is drawn on a canvas; the picker is text)."""
+    """The runs History offers to open (its table is drawn on a canvas; the picker is text),
+    read from a History drawn anew whose script run has finished, and from the picker once its
+    options are drawn. The options used to be read the moment the picker was clicked, during
+    History's run: on a loaded machine that read [] twice (CI) from a History the server had
+    drawn with the owner's run in it (its log). A click on the page already shown reruns it
+    with nothing to wait for, so such a page is left first."""
+    if urlsplit(page.url).path.rstrip("/").endswith("/history"):
+        go(page, "Settings")
     go(page, "History")
+    settle(page)  # History's heading is this run's, so the run has started; now it has ended
     empty, some = page.get_by_text("no run yet"), page.get_by_text("Open or delete a run")
     expect(empty.or_(some)).to_be_visible(timeout=60_000)
     if empty.count():
         return []
-    page.get_by_test_id("stSelectbox").filter(has_text="Run").first.click()
-    options = page.get_by_role("option").all_inner_texts()
+    box = page.get_by_test_id("stSelectbox").filter(has_text="Run").first
+    box.locator("input").press("ArrowDown")  # opens it where it is (a click aims at a point)
+    options = page.get_by_role("option")
+    expect(options.first).to_be_visible(timeout=30_000)
+    texts = options.all_inner_texts()
     page.keyboard.press("Escape")
-    return options
+    expect(options).to_have_count(0, timeout=30_000)  # closed: the next step starts clean
+    return texts
 
 
 def seed_items(data: Path, owner_token: str) -> str:
