@@ -25,6 +25,9 @@ _COST_NAME = {"faster": "speed-up", "cheaper": "cost", "speed-ups": "speed-up", 
               "speedups": "speed-up"}
 
 
+_ARTICLE = re.compile(r"(?:a|an|the|its|their)\b", re.IGNORECASE)
+
+
 def cost_measure(p: Pairing) -> str:
     """The method paper's own kind of measure (its evaluation's sentence first, then the
     method's and its purpose's), else training and inference time and memory."""
@@ -38,7 +41,10 @@ def cost_measure(p: Pairing) -> str:
 
 def model_of(p: Pairing) -> str:
     """The other side's network as its paper names it: its method, else "the neural network"."""
-    return p.target_method.phrase if p.target_method is not None else "the neural network"
+    m = p.target_method
+    if m is None:
+        return "the neural network"
+    return f"the {m.phrase}" if m.form in ("noun", "found") and not _ARTICLE.match(m.phrase) else m.phrase
 
 
 def opening(p: Pairing, a: str, b: str) -> str:
@@ -59,9 +65,9 @@ def ask(p: Pairing, b: str, asking: str, target: str, made: str) -> str:
     if p.fit.generic == "deep networks":
         return (f"{asking} make {model_of(p)} of that paper faster or cheaper to train or run, at the "
                 f"accuracy it reports? That paper uses it {target}.")
-    does = made[3:] if made.startswith("to ") else "be applied"
+    does = f"{made[3:]} for" if made.startswith("to ") else "be applied to"
     named = f"the {b} paper's question, {aim}" if aim.startswith("to ") else aim
-    return f"{asking} {does} for {named}, starting from that paper and the literature it draws on?"
+    return f"{asking} {does} {named}, starting from that paper and the literature it draws on?"
 
 
 def hard(p: Pairing, lead: str, mech: str, a: str, b: str, made: str) -> tuple[str, list[Facet]]:
