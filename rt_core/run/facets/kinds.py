@@ -7,7 +7,9 @@ A blind reader rejected exactly those pairings (issue 49). What a method needs i
 the kind it was made for; a pairing is plausible when the purpose's side works on that kind
 too (or has data the method reads as that kind: `fit`), or when the method is a general
 tool (parallel workflows, statistical estimation) and the purpose's side has data at all,
-or an optimiser of models and the purpose's side trains or fits models. Measured on
+or an optimiser of models and the purpose's side trains or fits models, or a system for
+deep learning and the side runs a neural network, or a reader of the scientific
+literature and the side is a paper of it (the problem's own). Measured on
 pairings labelled by hand (tests/fixtures/pairing_labels.json, tests/test_pairing.py), this
 separates plausible from implausible pairings better than the sentence cosine the ranking
 used alone.
