@@ -177,6 +177,10 @@ def test_a_system_for_deep_learning_runs_on_another_fields_neural_network():
     for method, side in (("SpecInfer", "Crystal Graph Convolutional"), ("MagicPIG", "Crystal Graph Convolutional"),
                          ("TVM", "Neighborhoods and Violent Crime"), ("Training Deep Nets", "Gaia Data Release 2")):
         assert not kinds.fit(_text(method), method, _text(side)).plausible, (method, side)
+    # A grid's transformers are no model (planted: the POWER guard removed, this fails).
+    grid = "Transformers at substations overheat when voltage swings on the power grid."
+    assert not kinds.fit(_text("TVM"), "TVM", grid).plausible
+    assert not kinds.fit(_text("MagicPIG"), "MagicPIG", grid).plausible
     # "Neural responses" are a brain's: a side that records neurons runs no network for it.
     assert not kinds.DEEP_SIDE.search("neurons and neural responses in cortex")
 

@@ -129,6 +129,19 @@ OPTIMISER = _words(r"optimi[sz]ers? SGD Adam gradient\s+descent stochastic\s+gra
 DEEP_METHOD = _words(r"deep\s+learning deep\s+(?:neural\s+)?(?:networks?|nets?) neural\s+networks?")
 DEEP_SIDE = _words(r"deep\s+learning deep\s+(?:\w+\s+){0,2}(?:networks?|nets?) neural\s+networks? "
                    r"convolutional\s+(?:\w+\s+){0,2}networks? (?<!-)transformers?(?!-) diffusion\s+models?")
+# A power grid's transformers carry current, not attention: a side about grids names none
+# of the models above by that word (Donti's power-systems papers sit beside ClimaX).
+POWER = _words(r"substations? voltages? power\s+grids? distribution\s+grids? electricity\s+grids?")
+
+
+def _deep_network(side_text: str) -> str:
+    """The words by which the side's text says it trains or runs a neural network, or ""."""
+    for m in DEEP_SIDE.finditer(side_text):
+        if not (m.group(0).lower().startswith("transformer") and POWER.search(side_text)):
+            return m.group(0)
+    return ""
+
+
 # Readers of the scientific literature: a method whose abstract says it works on research
 # papers (ResearchAgent drafts ideas from a paper and those its citations link) can read
 # any field's papers, and the problem's own paper is one. A method that only checks its
@@ -220,7 +233,8 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
         readable.add("tables")
     if "text" in mine and not mine - TEXT_ONLY and WRITTEN.search(side_text):
         readable.add("text")
-    if "compute" in mine and ATTENTION.search(method_text) and TRANSFORMER.search(side_text):
+    if ("compute" in mine and ATTENTION.search(method_text) and TRANSFORMER.search(side_text)
+            and not POWER.search(side_text)):
         mine.add("transformers")
         readable.add("transformers")
     shared = tuple(k for k in [*order, "transformers"] if k in mine & readable and k != "theory")
@@ -230,9 +244,9 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
         generic = "any data"
     elif OPTIMISER.search(method_phrase) and TRAINS.search(side_text):
         generic = "models to train"
-    elif "compute" in mine and DEEP_METHOD.search(method_text) and DEEP_SIDE.search(side_text):
+    elif "compute" in mine and DEEP_METHOD.search(method_text) and _deep_network(side_text):
         generic = "deep networks"
-        said = (DEEP_METHOD.search(method_text).group(0), DEEP_SIDE.search(side_text).group(0))
+        said = (DEEP_METHOD.search(method_text).group(0), _deep_network(side_text))
     elif "text" in mine and LITERATURE.search(method_text):
         generic = "papers"
         said = (LITERATURE.search(method_text).group(0), "")
