@@ -271,3 +271,16 @@ def test_a_reader_of_the_literature_drafts_for_the_problem_papers_question_judge
     assert "be used" not in a["q1"]
     assert "as its starting paper" in a["q5"] and "how researchers of Biology rate what it drafts" in a["q5"]
     assert "is itself such a paper" in rubric._kind_words(best.fit)[1]
+
+
+def test_the_review_of_a_bridge_of_the_methods_purpose_names_the_paper_or_network_q5_runs_on():
+    """Not a clipped piece of Q5 ("that paper's own account can be seen."), which a review
+    read as data. Planted: rubric.check without the bridges' data (the assert fails)."""
+    cases = ((["arxiv:2404.07738", "doi:10.1093/sysbio/syt032"], "the Biology paper itself"),
+             (["arxiv:1802.04799", "doi:10.1038/s41591-020-01192-7"], "the network the Public_Health paper runs"))
+    for ids, said in cases:
+        best, _, papers = _bundled_best(ids)
+        r = rubric.check(_proposal(best), "r-x", best.purpose.field, [p.fields[0] for p in papers], str.title,
+                         None, best.fit)
+        data = next(c for c in r.checks if c.key == "data")
+        assert data.holds and said in data.said, data

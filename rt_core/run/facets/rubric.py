@@ -236,6 +236,10 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
                                       "missing": " and ".join(name(f) for f in missing)}),
              ("data", data is not None, {"side": name(purp_field),
                                          "data": _phrase_in(q5, data) if data else ""})]
+    # A bridge of the method's purpose runs on the side's own paper or network (bridges.py).
+    own = {"papers": "the {} paper itself", "deep networks": "the network the {} paper runs"}
+    if fit is not None and fit.generic in own:
+        found[1] = ("data", True, {"side": name(purp_field), "data": own[fit.generic].format(name(purp_field))})
     if fit is not None and fit.bridge_used == "unit":
         found.append(("unit", True, {"side": name(purp_field), "mine_field": name(mech_field),
                                      "units": units_said(fit.units)}))

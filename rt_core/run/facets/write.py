@@ -211,7 +211,9 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
         q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
     elif p.fit is not None and p.fit.generic in ("deep networks", "papers"):
         q5 = bridges.approach(p, _lead("q5"), mech, b, titles)
-        q5_grounds = [p.mechanism, p.purpose] + [f for f in (base, p.target_eval, p.method_eval) if f]
+        # The literature reader takes the problem's paper, not its data: no evaluation to cite.
+        data = p.target_eval if p.fit.generic == "deep networks" else None
+        q5_grounds = [p.mechanism, p.purpose] + [f for f in (base, data, p.method_eval) if f]
     elif p.target_eval is not None:
         judged = plan.measure(p, b, titles, measure_of(p.target_eval))
         q5 = (f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}. {plan.MEASURE_IS} {judged}. "
