@@ -76,7 +76,7 @@ def hard(p: Pairing, lead: str, mech: str, a: str, b: str, made: str) -> tuple[s
     grounds = [f for f in (p.method_eval, p.target_method) if f is not None]
     if p.fit.generic == "deep networks":
         shown = f" and shown on {tested}" if tested else ""
-        return (f"{lead} {mech} was developed in {a} {made}{shown}, while the {b} paper's model is "
+        return (f"{lead} {mech} was developed in {a} for “{p.fit.said[0]}”{shown}, while the {b} paper's model is "
                 f"{model_of(p)}: its layers, sizes and the accuracy it must keep differ from the networks "
                 f"the method was tuned for, so the gain may not carry over, or may cost accuracy."), grounds
     shown = f" and judged on {tested}" if tested else ""

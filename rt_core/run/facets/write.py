@@ -145,7 +145,10 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
     if fit.shared:
         return f"Both fields work with {fit.bridge()}. {ask}"
     if fit.generic in ("deep networks", "papers"):  # bridges of the method's purpose (bridges.py)
-        asking = _asking(p, a, titles or {})
+        # The opening already says what a system for deep learning is made for, in its
+        # abstract's words: no second, extracted aim ("for work on learning frameworks depend").
+        asking = (f"Can {method_name(p.mechanism)}, a method from {a}," if fit.generic == "deep networks"
+                  else _asking(p, a, titles or {}))
         return f"{bridges.opening(p, a, b)} {bridges.ask(p, b, asking, target, made_for(p, titles))}"
     if fit.generic == "any data":
         return f"A general-purpose method can run on the data the {b} paper of this problem has. {ask}"
