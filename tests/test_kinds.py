@@ -177,6 +177,8 @@ def test_a_system_for_deep_learning_runs_on_another_fields_neural_network():
     for method, side in (("SpecInfer", "Crystal Graph Convolutional"), ("MagicPIG", "Crystal Graph Convolutional"),
                          ("TVM", "Neighborhoods and Violent Crime"), ("Training Deep Nets", "Gaia Data Release 2")):
         assert not kinds.fit(_text(method), method, _text(side)).plausible, (method, side)
+    # A survey of LLMs runs no model of its own (planted: SURVEYED never matching, this fails).
+    assert not kinds.fit(_text("TVM"), "TVM", _text("A Survey of Large Language Models")).plausible
     # A grid's transformers are no model (planted: the POWER guard removed, this fails).
     grid = "Transformers at substations overheat when voltage swings on the power grid."
     assert not kinds.fit(_text("TVM"), "TVM", grid).plausible

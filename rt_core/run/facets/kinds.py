@@ -134,8 +134,16 @@ DEEP_SIDE = _words(r"deep\s+learning deep\s+(?:\w+\s+){0,2}(?:networks?|nets?) n
 POWER = _words(r"substations? voltages? power\s+grids? distribution\s+grids? electricity\s+grids?")
 
 
+# A survey or review of a field's models ("A Survey of Large Language Models") trains and
+# runs none of its own: there is no model of that paper to make cheaper (read from the
+# title, the text's first sentence).
+SURVEYED = re.compile(r"^[^.]*\b(?:survey|review)\b", re.IGNORECASE)
+
+
 def _deep_network(side_text: str) -> str:
     """The words by which the side's text says it trains or runs a neural network, or ""."""
+    if SURVEYED.search(side_text):
+        return ""
     for m in DEEP_SIDE.finditer(side_text):
         if not (m.group(0).lower().startswith("transformer") and POWER.search(side_text)):
             return m.group(0)
