@@ -232,3 +232,55 @@ def test_the_measure_a_review_quotes_leaves_out_the_papers_titles_in_brackets():
     said = measure_in(q5)
     assert said == "its agreement with what the Criminology paper reports"
     assert "(" not in said and ")" not in said
+
+
+def _bundled_best(ids: list[str]) -> tuple[Pairing, dict[str, str], list[Paper]]:
+    papers = [Paper(i, PAPERS[i]["title"], abstract=PAPERS[i]["abstract"], fields=PAPERS[i]["fields"]) for i in ids]
+    texts = {p.id: f"{p.title}. {p.abstract}" for p in papers}
+    plans = pairings(by_field(papers, facets_of(papers)), None, texts=texts)
+    best = next(p for p in plans.ranked if p.mechanism.paper_id == ids[0] and p.purpose.paper_id == ids[1])
+    return best, dict(write(best, str.title, {p.id: p.title for p in papers}).answers), papers
+
+
+def test_a_system_for_deep_learning_is_asked_to_make_the_other_sides_network_cheaper_at_its_accuracy():
+    """TVM with the knee X-ray paper: Q1 says what each abstract says and asks for the same
+    network cheaper, never for TVM to answer the pain question; Q5's measure is a systems
+    measure at the paper's accuracy against the network as its paper runs it; the kind
+    check names both abstracts' words. Planted: write.py without the bridges branch (Q1 fell
+    back to "be used ... to find out" and Q5 to the data's agreement; the asserts fail)."""
+    best, a, _ = _bundled_best(["arxiv:1802.04799", "doi:10.1038/s41591-020-01192-7"])
+    assert best.fit.generic == "deep networks"
+    assert "abstract says its method is made for “Deep Learning”" in a["q1"]
+    assert "runs a neural network (its abstract names “deep network”)" in a["q1"]
+    assert "faster or cheaper to train or run, at the accuracy it reports?" in a["q1"]
+    assert "The measure is its" in a["q5"] and "at the accuracy the Public_Health paper" in a["q5"]
+    assert "as its paper runs it" in a["q5"] and "layers, sizes" in a["q3"]
+    said = rubric._kind_words(best.fit)
+    assert "“Deep Learning”" in said[0] and "“deep network”" in said[1]
+
+
+def test_a_reader_of_the_literature_drafts_for_the_problem_papers_question_judged_by_its_field():
+    """ResearchAgent with the RADseq paper: Q1 asks it to draft research ideas for that
+    paper's question (not to find out whether the markers resolve species), Q5 gives it the
+    paper and has researchers of that field judge the drafts. Planted: write.py without the
+    bridges branch (the asserts fail)."""
+    best, a, _ = _bundled_best(["arxiv:2404.07738", "doi:10.1093/sysbio/syt032"])
+    assert best.fit.generic == "papers"
+    assert "works on “Scientific Literature”" in a["q1"] and "is itself such a paper" in a["q1"]
+    assert "the Biology paper's question, to find out whether" in a["q1"]
+    assert "be used" not in a["q1"]
+    assert "as its starting paper" in a["q5"] and "how researchers of Biology rate what it drafts" in a["q5"]
+    assert "is itself such a paper" in rubric._kind_words(best.fit)[1]
+
+
+def test_the_review_of_a_bridge_of_the_methods_purpose_names_the_paper_or_network_q5_runs_on():
+    """Not a clipped piece of Q5 ("that paper's own account can be seen."), which a review
+    read as data. Planted: rubric.check without the bridges' data (the assert fails)."""
+    cases = ((["arxiv:2404.07738", "doi:10.1093/sysbio/syt032"], "the Biology paper itself"),
+             (["arxiv:1802.04799", "doi:10.1038/s41591-020-01192-7"], "the network the Public_Health paper runs"))
+    for ids, said in cases:
+        best, _, papers = _bundled_best(ids)
+        r = rubric.check(_proposal(best), "r-x", best.purpose.field, [p.fields[0] for p in papers], str.title,
+                         None, best.fit)
+        data = next(c for c in r.checks if c.key == "data")
+        assert data.holds and said in data.said, data

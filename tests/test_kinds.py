@@ -159,3 +159,44 @@ def test_a_bridge_keeps_the_words_of_the_side_it_was_read_from():
     review = _text("Collateral Consequences of Punishment")
     assert kinds.fit(_text("HaluEval"), "HaluEval", review).side_words == (("text", "literature"),)
     assert kinds.fit(_text("MagicPIG"), "MagicPIG", _text("ClimaX")).side_words == (("transformers", "transformer"),)
+
+
+def test_a_system_for_deep_learning_runs_on_another_fields_neural_network():
+    """TVM compiles deep learning models, FlexFlow parallelises deep network training: a
+    crystal graph network, a weather transformer or a deep network on knee X-rays is a
+    model they can run, and the fit keeps each abstract's own words. An LLM-only method
+    (speculative decoding, a KV cache) is no such system for a crystal network, and a side
+    without a neural network has nothing to run it on. Planted: the DEEP_METHOD/DEEP_SIDE
+    rule removed (the first asserts fail)."""
+    cases = (("TVM", "Crystal Graph Convolutional", ("Deep Learning", "Convolutional Neural Networks")),
+             ("Beyond Data and Model Parallelism", "ClimaX", ("Deep Neural Networks", "transformer")),
+             ("TVM", "An algorithmic approach to reducing", ("Deep Learning", "deep network")))
+    for method, side, words in cases:
+        f = kinds.fit(_text(method), method, _text(side))
+        assert f.plausible and f.generic == "deep networks" and f.said == words, (method, side, f)
+    for method, side in (("SpecInfer", "Crystal Graph Convolutional"), ("MagicPIG", "Crystal Graph Convolutional"),
+                         ("TVM", "Neighborhoods and Violent Crime"), ("Training Deep Nets", "Gaia Data Release 2")):
+        assert not kinds.fit(_text(method), method, _text(side)).plausible, (method, side)
+    # A survey of LLMs runs no model of its own (planted: SURVEYED never matching, this fails).
+    assert not kinds.fit(_text("TVM"), "TVM", _text("A Survey of Large Language Models")).plausible
+    # A grid's transformers are no model (planted: the POWER guard removed, this fails).
+    grid = "Transformers at substations overheat when voltage swings on the power grid."
+    assert not kinds.fit(_text("TVM"), "TVM", grid).plausible
+    assert not kinds.fit(_text("MagicPIG"), "MagicPIG", grid).plausible
+    # "Neural responses" are a brain's: a side that records neurons runs no network for it.
+    assert not kinds.DEEP_SIDE.search("neurons and neural responses in cortex")
+
+
+def test_a_reader_of_the_scientific_literature_runs_on_any_fields_paper():
+    """ResearchAgent drafts ideas over the scientific literature: a phylogenetics paper or an
+    economics paper is one it can read. The AI Scientist checks novelty "against the
+    literature" only and HaluEval reads any text: neither reads a field's papers. Planted:
+    the LITERATURE rule removed (the first assert fails), and LITERATURE with a bare
+    "literature" (The AI Scientist becomes a reader)."""
+    for side in ("Inferring Phylogeny and Introgression", "Robots and Jobs"):
+        f = kinds.fit(_text("ResearchAgent"), "ResearchAgent", _text(side))
+        assert f.plausible and f.generic == "papers" and f.said[0] == "Scientific Literature", side
+    rad = _text("Inferring Phylogeny and Introgression")
+    for method in ("The AI Scientist", "HaluEval", "MagicPIG"):
+        assert kinds.fit(_text(method), method, rad).generic != "papers", method
+        assert not kinds.fit(_text(method), method, rad).plausible, method

@@ -7,7 +7,9 @@ A blind reader rejected exactly those pairings (issue 49). What a method needs i
 the kind it was made for; a pairing is plausible when the purpose's side works on that kind
 too (or has data the method reads as that kind: `fit`), or when the method is a general
 tool (parallel workflows, statistical estimation) and the purpose's side has data at all,
-or an optimiser of models and the purpose's side trains or fits models. Measured on
+or an optimiser of models and the purpose's side trains or fits models, or a system for
+deep learning and the side runs a neural network, or a reader of the scientific
+literature and the side is a paper of it (the problem's own). Measured on
 pairings labelled by hand (tests/fixtures/pairing_labels.json, tests/test_pairing.py), this
 separates plausible from implausible pairings better than the sentence cosine the ranking
 used alone.
@@ -117,6 +119,43 @@ OPTIMISER = _words(r"optimi[sz]ers? SGD Adam gradient\s+descent stochastic\s+gra
                    r"stochastic\s+optimi[sz]ation optimi[sz]ation\s+(?:algorithms?|methods?|solvers?) "
                    r"solv\w+\s+(?:\w+\s+){0,3}optimi[sz]ation "
                    r"(?:methods?|solvers?|algorithms?)\s+for\s+(?:\w+\s+){0,2}optimi[sz]ation")
+# Systems for deep learning: a compiler, a parallelisation or a memory plan for neural
+# networks (TVM, FlexFlow, activation checkpointing) makes any field's deep network cheaper
+# to train or run, when the method paper's abstract says it is made for deep networks and
+# the side's abstract says it trains or runs one (a crystal graph network, a weather
+# model, a network on knee X-rays). LLM-only methods (speculative decoding, a KV cache)
+# are not among them: they need a transformer (ATTENTION above), and a decoder's tokens on
+# a convolutional network would be a pun. "Neural responses" are a brain's, no network.
+DEEP_METHOD = _words(r"deep\s+learning deep\s+(?:neural\s+)?(?:networks?|nets?) neural\s+networks?")
+DEEP_SIDE = _words(r"deep\s+learning deep\s+(?:\w+\s+){0,2}(?:networks?|nets?) neural\s+networks? "
+                   r"convolutional\s+(?:\w+\s+){0,2}networks? (?<!-)transformers?(?!-) diffusion\s+models?")
+# A power grid's transformers carry current, not attention: a side about grids names none
+# of the models above by that word (Donti's power-systems papers sit beside ClimaX).
+POWER = _words(r"substations? voltages? power\s+grids? distribution\s+grids? electricity\s+grids?")
+
+
+# A survey or review of a field's models ("A Survey of Large Language Models") trains and
+# runs none of its own: there is no model of that paper to make cheaper (read from the
+# title, the text's first sentence).
+SURVEYED = re.compile(r"^[^.]*\b(?:survey|review)\b", re.IGNORECASE)
+
+
+def _deep_network(side_text: str) -> str:
+    """The words by which the side's text says it trains or runs a neural network, or ""."""
+    if SURVEYED.search(side_text):
+        return ""
+    for m in DEEP_SIDE.finditer(side_text):
+        if not (m.group(0).lower().startswith("transformer") and POWER.search(side_text)):
+            return m.group(0)
+    return ""
+
+
+# Readers of the scientific literature: a method whose abstract says it works on research
+# papers (ResearchAgent drafts ideas from a paper and those its citations link) can read
+# any field's papers, and the problem's own paper is one. A method that only checks its
+# output "against the literature" (The AI Scientist) or reads any text (HaluEval) is none.
+LITERATURE = _words(r"scientific\s+literature research\s+papers literature\s+mining "
+                    r"papers\s+linked\s+through citation\s+graphs?")
 TRAINS = _words(r"train\w* fit fits fitted fitting optimi[sz]\w* learned learning "
                 r"neural\s+networks? machine\s+learning")
 
@@ -143,7 +182,9 @@ class Fit:
     """Whether a method can run on what the other side has, and why, in words."""
     plausible: bool
     shared: tuple[str, ...] = ()  # kinds both sides work on, in KINDS order
-    generic: str = ""  # "any data" or "models to train", when the method is a general tool
+    # When the method is a general tool: "any data", "models to train", "deep networks" (it
+    # makes neural networks cheaper to train or run) or "papers" (it reads research papers).
+    generic: str = ""
     method_kinds: tuple[str, ...] = ()
     side_kinds: tuple[str, ...] = ()
     # Units both papers study (units.py), set only when no method bridge exists: the
@@ -155,6 +196,10 @@ class Fit:
     # "literature", "transformer"): a proposal can say what on the other side the method
     # reads, where the kind's name alone ("tables of records and variables") is abstract.
     side_words: tuple[tuple[str, str], ...] = ()
+    # For a bridge of the method's purpose ("deep networks", "papers"), the words of the
+    # method's abstract and of the side's it rests on ("Deep Learning", "deep network"), so
+    # Q1 and the kind check say what each abstract says, not a rule's name.
+    said: tuple[str, str] = ("", "")
 
     @property
     def bridge_used(self) -> str:
@@ -196,16 +241,23 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
         readable.add("tables")
     if "text" in mine and not mine - TEXT_ONLY and WRITTEN.search(side_text):
         readable.add("text")
-    if "compute" in mine and ATTENTION.search(method_text) and TRANSFORMER.search(side_text):
+    if ("compute" in mine and ATTENTION.search(method_text) and TRANSFORMER.search(side_text)
+            and not POWER.search(side_text)):
         mine.add("transformers")
         readable.add("transformers")
     shared = tuple(k for k in [*order, "transformers"] if k in mine & readable and k != "theory")
     has_data = bool(theirs - {"theory"})
-    generic = ""
+    generic, said = "", ("", "")
     if ANY_DATA.search(method_phrase) and has_data:
         generic = "any data"
     elif OPTIMISER.search(method_phrase) and TRAINS.search(side_text):
         generic = "models to train"
+    elif "compute" in mine and DEEP_METHOD.search(method_text) and _deep_network(side_text):
+        generic = "deep networks"
+        said = (DEEP_METHOD.search(method_text).group(0), _deep_network(side_text))
+    elif "text" in mine and LITERATURE.search(method_text):
+        generic = "papers"
+        said = (LITERATURE.search(method_text).group(0), "")
     # Theorems bridge only two papers that work on theorems alone: "density functional
     # theory" or a model's equations make no materials paper a reader of Ricci curvature
     # (a blind reader called that shared "theory" a pun, issue 49).
@@ -214,7 +266,7 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
     return Fit(ok, shared, generic, tuple(k for k in [*order, "transformers"] if k in mine),
                tuple(k for k in order if k in theirs),
                as_images="images" in shared and "images" not in theirs,
-               side_words=tuple((k, _read_from(k, theirs, side_text)) for k in shared))
+               side_words=tuple((k, _read_from(k, theirs, side_text)) for k in shared), said=said)
 
 
 def _read_from(kind: str, theirs: frozenset[str], side_text: str) -> str:

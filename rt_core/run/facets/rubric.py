@@ -200,6 +200,12 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
         if fit.as_images:
             return _FROM_ABSTRACT + "images", "names " + fit.bridge()
         return _FROM_ABSTRACT + said, f"names {said} too"
+    if fit.generic == "deep networks":  # both in each abstract's own words (kinds.Fit.said)
+        return (f"the method paper's abstract says it is made for “{fit.said[0]}”, to train or run "
+                f"neural networks faster or cheaper", f"runs a neural network (its abstract names “{fit.said[1]}”)")
+    if fit.generic == "papers":
+        return (f"the method paper's abstract says it works on “{fit.said[0]}”",
+                "is itself such a paper, which the method can read")
     if fit.generic == "any data":
         theirs = " and ".join(kind_name(k) for k in fit.side_kinds if k != "theory")
         # Not "for data of any kind": a blind reader found that false of a tabular learner (XGBoost).
@@ -230,6 +236,10 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
                                       "missing": " and ".join(name(f) for f in missing)}),
              ("data", data is not None, {"side": name(purp_field),
                                          "data": _phrase_in(q5, data) if data else ""})]
+    # A bridge of the method's purpose runs on the side's own paper or network (bridges.py).
+    own = {"papers": "the {} paper itself", "deep networks": "the network the {} paper runs"}
+    if fit is not None and fit.generic in own:
+        found[1] = ("data", True, {"side": name(purp_field), "data": own[fit.generic].format(name(purp_field))})
     if fit is not None and fit.bridge_used == "unit":
         found.append(("unit", True, {"side": name(purp_field), "mine_field": name(mech_field),
                                      "units": units_said(fit.units)}))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ... import fiveq
 from ...text import STOP, clip
-from . import grammar, kinds, plan, units
+from . import bridges, grammar, kinds, plan, units
 from .extract import Facet
 from .pair import Pairing
 
@@ -144,6 +144,12 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
         return ask
     if fit.shared:
         return f"Both fields work with {fit.bridge()}. {ask}"
+    if fit.generic in ("deep networks", "papers"):  # bridges of the method's purpose (bridges.py)
+        # The opening already says what a system for deep learning is made for, in its
+        # abstract's words: no second, extracted aim ("for work on learning frameworks depend").
+        asking = (f"Can {method_name(p.mechanism)}, a method from {a}," if fit.generic == "deep networks"
+                  else _asking(p, a, titles or {}))
+        return f"{bridges.opening(p, a, b)} {bridges.ask(p, b, asking, target, made_for(p, titles))}"
     if fit.generic == "any data":
         return f"A general-purpose method can run on the data the {b} paper of this problem has. {ask}"
     if fit.generic:
@@ -176,6 +182,9 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
               f"{_kind_words(p.fit.side_kinds)}: it has nothing to run on in {b} until data of "
               f"its kind is found there.")
         q3_grounds += [f for f in (p.method_eval, p.target_eval) if f is not None]
+    elif p.fit is not None and p.fit.generic in ("deep networks", "papers"):
+        q3, more = bridges.hard(p, _lead("q3"), mech, a, b, made)
+        q3_grounds += more
     elif p.method_eval is not None and p.target_eval is not None:
         q3 = (f"{_lead('q3')} the method, {mech}, was developed in {a} {made}. There it was "
               f"tested on {p.method_eval.phrase}, while {b} works with {p.target_eval.phrase}, "
@@ -203,6 +212,11 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
               f"({_kind_words(p.fit.method_kinds)}); the {b} paper of the problem names none, and until it is "
               f"found the method cannot be applied, measured or set beside that paper's own approach.{second}")
         q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
+    elif p.fit is not None and p.fit.generic in ("deep networks", "papers"):
+        q5 = bridges.approach(p, _lead("q5"), mech, b, titles)
+        # The literature reader takes the problem's paper, not its data: no evaluation to cite.
+        data = p.target_eval if p.fit.generic == "deep networks" else None
+        q5_grounds = [p.mechanism, p.purpose] + [f for f in (base, data, p.method_eval) if f]
     elif p.target_eval is not None:
         judged = plan.measure(p, b, titles, measure_of(p.target_eval))
         q5 = (f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}. {plan.MEASURE_IS} {judged}. "
