@@ -284,3 +284,16 @@ def test_the_review_of_a_bridge_of_the_methods_purpose_names_the_paper_or_networ
                          None, best.fit)
         data = next(c for c in r.checks if c.key == "data")
         assert data.holds and said in data.said, data
+
+
+def test_a_mechanism_that_is_only_a_sentences_opening_is_called_by_its_papers_title():
+    """Blind reading v7: "Can Distributed training usually splits work only along the batch, a
+    method from ..." read as broken; the paper's title names what the method is about."""
+    opening = _f("mechanism", "Distributed training usually splits work only along the batch",
+                 "Distributed training usually splits work only along the batch (data parallelism).", "m1",
+                 "health", "sentence")
+    titles = {**TITLES, "m1": "Beyond Data and Model Parallelism for Deep Neural Networks"}
+    a = dict(write(dataclasses.replace(_bare(), mechanism=opening), str.title, titles).answers)
+    said = " ".join(a.values())
+    assert "Distributed training usually splits" not in said
+    assert "the method of “Beyond Data and Model Parallelism for Deep Neural Networks”" in a["q1"]

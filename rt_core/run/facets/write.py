@@ -74,8 +74,14 @@ _DOES = re.compile(r"^(?:predict|estimate|model|map|measure|compute|learn|classi
                    r"infer|simulate|rank|score|explain|approximate|forecast)\b", re.IGNORECASE)
 
 
-def method_name(f: Facet) -> str:
-    """The mechanism as a noun phrase a sentence can carry ("apply X to ...")."""
+def method_name(f: Facet, titles: dict[str, str] | None = None) -> str:
+    """The mechanism as a noun phrase a sentence can carry ("apply X to ..."). A mechanism
+    that is only a sentence's opening ("Distributed training usually splits work only along
+    the batch") names no method: it is called by its paper's title instead (blind reading v7
+    read "Can Distributed training usually splits work ..., a method from ..." as broken)."""
+    title = (titles or {}).get(f.paper_id, "")
+    if f.form == "sentence" and title:
+        return f"the method of “{clip(title, 80)}”"
     if _DOES.match(f.phrase):
         return f"a method to {f.phrase}"
     return grammar.with_article(f.phrase) if f.form in ("noun", "found") else f.phrase
@@ -116,7 +122,7 @@ def _target(p: Pairing, b: str, titles: dict[str, str]) -> tuple[str, Facet | No
 def _asking(p: Pairing, a: str, titles: dict[str, str]) -> str:
     """The question's opening: the method and what its own field uses it for ("Can a
     metapopulation model, which Public Health uses for work on influenza spreads,")."""
-    mech, made = method_name(p.mechanism), made_for(p, titles)
+    mech, made = method_name(p.mechanism, titles), made_for(p, titles)
     return f"Can {mech}, which {a} uses {made}," if made else f"Can {mech}, a method from {a},"
 
 
@@ -147,7 +153,7 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
     if fit.generic in ("deep networks", "papers"):  # bridges of the method's purpose (bridges.py)
         # The opening already says what a system for deep learning is made for, in its
         # abstract's words: no second, extracted aim ("for work on learning frameworks depend").
-        asking = (f"Can {method_name(p.mechanism)}, a method from {a}," if fit.generic == "deep networks"
+        asking = (f"Can {method_name(p.mechanism, titles)}, a method from {a}," if fit.generic == "deep networks"
                   else _asking(p, a, titles or {}))
         return f"{bridges.opening(p, a, b)} {bridges.ask(p, b, asking, target, made_for(p, titles))}"
     if fit.generic == "any data":
@@ -169,7 +175,7 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     a, b = name(p.mechanism.field), name(p.purpose.field)
     if p.bridge == "unit":
         return _write_unit(p, a, b, titles)
-    mech = method_name(p.mechanism)
+    mech = method_name(p.mechanism, titles)
     q1 = question(p, name, titles)
     asked_from = tuple(f for f in (_target(p, b, titles)[1],) if f is not None and f != p.purpose)
     q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
