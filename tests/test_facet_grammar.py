@@ -51,6 +51,12 @@ def test_each_form_reads_as_english():
     # A noun phrase whose first word merely could be a verb stays a noun phrase.
     data = _f("purpose", "survey data of residents", "The survey data of residents is sparse.")
     assert grammar.form(data) == "noun"
+    # A list's "and" joins nouns: "dark matter" is no verb phrase (the LSST case study's Q1
+    # asked "to dark matter"); a verb after "and" shows its ending.
+    dark = _f("purpose", "dark matter", "Four themes, dark energy and dark matter, drive the design.")
+    assert grammar.form(dark) == "noun" and "to dark matter" not in grammar.asked(dark, "Astronomy")
+    picks = _f("purpose", "selects patients", "The system scores records and selects patients for care.")
+    assert grammar.form(picks) == "verb"
 
 
 def test_a_method_and_its_own_aim_are_said_by_their_forms():

@@ -19,7 +19,10 @@ from .extract import Facet
 
 # A phrase's first word is a verb when its sentence has it right after "to", a subject
 # pronoun, "and", or a plural noun that acts ("algorithms to select", "we survey").
-_VERB_BEFORE = r"(?:to|we|they|authors|and|which|that|who)\s+"
+_VERB_BEFORE = r"(?:to|we|they|authors|which|that|who)\s+"
+# After "and" only a verb that shows it ("and selects"): in a list, "and" joins nouns and
+# their adjectives ("dark energy and dark matter" made "to dark matter" a question).
+_AND_VERB = r"and\s+(?=\w+(?<!ss)s\b)"
 # A clause that keeps a question's order: a question word, then an auxiliary.
 _INVERTED = re.compile(r"^(?:why|how|what|which|when|where|whether)\s+(?:are|is|was|were|do|does|did|can|"
                        r"could|will|would|should|has|have|had)\b", re.IGNORECASE)
@@ -35,7 +38,7 @@ def form(f: Facet) -> str:
     """The facet's form, corrected for a noun phrase that is really a verb phrase."""
     if f.form in ("noun", "found") and f.phrase and len(f.phrase.split()) >= 2:
         first = re.escape(f.phrase.split()[0])
-        if re.search(rf"\b{_VERB_BEFORE}{first}\b", f.sentence, re.IGNORECASE):
+        if re.search(rf"\b(?:{_VERB_BEFORE}|{_AND_VERB}){first}\b", f.sentence, re.IGNORECASE):
             return "verb"
     return f.form
 
