@@ -297,3 +297,25 @@ def test_a_mechanism_that_is_only_a_sentences_opening_is_called_by_its_papers_ti
     said = " ".join(a.values())
     assert "Distributed training usually splits" not in said
     assert "the method of “Beyond Data and Model Parallelism for Deep Neural Networks”" in a["q1"]
+
+
+def test_q4_quotes_only_the_problem_papers_own_gap_and_never_q2s_sentence_again():
+    """Blind reading v8: the method paper's "gap" (a finding about its own field) was quoted as
+    what the other field's problem misses, and a Q4 repeated Q2's quote."""
+    from rt_core.run.facets.extract import PaperFacets
+
+    mech_gap = _f("gap", "knee pain disparities", "Standard grading misses much of the pain disparity.", "m1",
+                  "health")
+    own_gap = _f("gap", "mechanisms rarely measured", "The intervening mechanisms had rarely been measured.",
+                 "c1", "crime")
+    method_side = PaperFacets("m1", (MECH, OWN, mech_gap))
+    problem_side = PaperFacets("c1", (PURP, DATA, own_gap))
+    plans = pairings({"health": [method_side], "crime": [problem_side]}, texts={
+        "m1": "A metapopulation model of commuting flows between places. " + mech_gap.sentence,
+        "c1": PURP.sentence + " " + DATA.sentence})
+    chosen = next(p for p in plans.ranked if p.mechanism.paper_id == "m1")
+    assert chosen.gaps == (own_gap,)
+    # The problem's gap stated in the very sentence Q2 quotes is not quoted twice.
+    same = PaperFacets("c1", (PURP, DATA, dataclasses.replace(own_gap, sentence=PURP.sentence)))
+    again = pairings({"health": [method_side], "crime": [same]}, texts={"m1": "x", "c1": PURP.sentence})
+    assert all(not p.gaps for p in again.ranked)

@@ -76,7 +76,7 @@ class Pairing:
     method_eval: Facet | None = None  # what the mechanism was tested on, on its own side
     target_eval: Facet | None = None  # the data and measure of the purpose's side (for Q5)
     target_method: Facet | None = None  # how the purpose's side works on it now
-    gaps: tuple[Facet, ...] = ()  # gaps the two sides state, the purpose's side first
+    gaps: tuple[Facet, ...] = ()  # the gap the problem's paper states (problem_gaps)
     score: float = 0.0
     parts: tuple[tuple[str, float], ...] = ()  # the score's parts, by name
     fit: kinds.Fit | None = None  # can the method run on the purpose's side's data, and why
@@ -178,8 +178,7 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
                     if purp is None or not apart(mech_pf.paper_id, purp_pf.paper_id):
                         continue
                     target_eval = _first_usable(by_field[fb], purp_pf.paper_id)
-                    # Only the two papers' own gaps: another paper's is about something else.
-                    gaps = tuple(g for g in (purp_pf.of("gap"), mech_pf.of("gap")) if g is not None)
+                    gaps = problem_gaps(purp_pf, purp)
                     own_eval = mech_pf.of("evaluation")
                     target_method = purp_pf.of("mechanism")
                     plans.append(Pairing(
@@ -272,7 +271,7 @@ def _unit_plans(by_field: dict[str, list[PaperFacets]], fields: list[str], text:
                         own, purp, own, own_eval if usable(own_eval) else None,
                         _first_usable(by_field[fb], pb.paper_id),
                         method if method and methodness(method) > 0 else None,
-                        tuple(g for g in (pb.of("gap"), pa.of("gap")) if g is not None),
+                        problem_gaps(pb, purp),
                         fit=kinds.Fit(False, units=shared, method_kinds=fit.method_kinds,
                                       side_kinds=fit.side_kinds)))
     out = []
@@ -326,6 +325,14 @@ def _also(plan: Pairing, by_field: dict[str, list[PaperFacets]],
         elif not any(f.plausible for _, f in fits):
             unfit.append(fc)
     return tuple(also), tuple(unfit)
+
+
+def problem_gaps(found: PaperFacets, purpose: Facet) -> tuple[Facet, ...]:
+    """The gap Q4 quotes: the problem paper's own, unless it is the sentence Q2 quotes already.
+    Not the method paper's: a blind reader found its "gap" (a finding on knee-pain disparities,
+    GPT-4 completing fewer goals) quoted as what the other field's problem still misses."""
+    gap = found.of("gap")
+    return (gap,) if gap is not None and gap.sentence != purpose.sentence else ()
 
 
 def usable(f: Facet | None) -> bool:
