@@ -196,7 +196,7 @@ def test_the_meta_review_counts_reviewers_per_check():
            for rid in ("r-b", "r-c")]
     found = {r.reviewer_id: {c.key: c.holds for c in r.checks} for r in [close, *far]}
     good, bad = rubric.agreement(found)
-    assert "No paper the reviewers compared is close to Q1 (2 of 3 reviewers)." in good
+    assert "No paper the reviewers compared reaches cosine 0.75 with Q1 (2 of 3 reviewers)." in good
     assert "Q1 is close to a paper a reviewer compared it with (1 of 3 reviewers)." in bad
     assert "Q5 names no measure (3 of 3 reviewers)." in bad
 

@@ -63,10 +63,13 @@ SAY = {
     ("unit", False): ("The two papers study no units in common, so no measure of one can be set "
                       "beside the other's.",
                       "Nothing the two papers study is the same unit, so their measures cannot be matched."),
+    # Said as the figure against the stated threshold, not as "not close": a blind reader
+    # found "not close" false of a paper on Q1's own topic at cosine 0.41 (reading v8).
     ("prior", True): ("Of my own papers, the nearest to Q1 by title and opening sentence, "
-                      "“{title}”, is not close to it (cosine {sim:.2f}).",
-                      "Q1 is not close to any of my own papers; the nearest by title and opening "
-                      "sentence, “{title}”, has cosine {sim:.2f}."),
+                      "“{title}”, has cosine {sim:.2f}, below the " f"{CLOSE:.2f}" " that two papers on one "
+                      "idea reach.",
+                      "The nearest of my own papers to Q1 by title and opening sentence, “{title}”, has "
+                      "cosine {sim:.2f}; two papers on one idea score about " f"{CLOSE:.2f}" " or more."),
     ("prior", False): ("Q1 is close to “{title}” (cosine {sim:.2f}); the idea may have been "
                        "tried there.",
                        "“{title}” is close to Q1 (cosine {sim:.2f}), so the question may not be new."),
@@ -101,7 +104,7 @@ SUMMARY = {
     ("kind", False): "The method works on no kind of data the problem's paper states",
     ("unit", True): "The two papers study the same units, and the question links them (no method is carried across)",
     ("unit", False): "The two papers study no units in common",
-    ("prior", True): "No paper the reviewers compared is close to Q1",
+    ("prior", True): f"No paper the reviewers compared reaches cosine {CLOSE:.2f} with Q1",
     ("prior", False): "Q1 is close to a paper a reviewer compared it with",
     ("measure", True): "Q5 names a measure",
     ("measure", False): "Q5 names no measure",
