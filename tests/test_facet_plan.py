@@ -319,3 +319,17 @@ def test_q4_quotes_only_the_problem_papers_own_gap_and_never_q2s_sentence_again(
     same = PaperFacets("c1", (PURP, DATA, dataclasses.replace(own_gap, sentence=PURP.sentence)))
     again = pairings({"health": [method_side], "crime": [same]}, texts={"m1": "x", "c1": PURP.sentence})
     assert all(not p.gaps for p in again.ranked)
+
+
+def test_an_attention_method_on_the_other_sides_transformer_is_measured_by_its_own_cost():
+    """Blind reading v8: MagicPIG on ClimaX's transformer "measures only agreement, not speed or
+    memory". The method runs on the model, so Q5 measures its cost at that model's accuracy."""
+    mech = _f("mechanism", "MagicPIG", "MagicPIG samples attention with LSH and cuts decoding memory.", "m1",
+              "nlp", "name")
+    model = _f("mechanism", "ClimaX", "The authors propose ClimaX, a transformer for weather and climate.", "c1",
+               "climate", "name")
+    fit = kinds.Fit(True, ("transformers",), method_kinds=("transformers",), side_kinds=("transformers",))
+    a = dict(write(Pairing(mech, PURP, None, None, DATA, model, (), fit=fit), str.title, TITLES).answers)
+    assert "The measure is its memory at the accuracy" in a["q5"]
+    assert "agreement" not in a["q5"]
+    assert "The baseline is ClimaX as its paper runs it" in a["q5"]

@@ -28,6 +28,14 @@ _COST_NAME = {"faster": "speed-up", "cheaper": "cost", "speed-ups": "speed-up", 
 _ARTICLE = re.compile(r"(?:a|an|the|its|their)\b", re.IGNORECASE)
 
 
+def on_model(fit) -> bool:
+    """Whether the method runs on the other side's model rather than its data: a system for
+    deep learning on its network, or an attention method on its transformer ("transformers"
+    shared). Either is judged by its own cost at that model's accuracy (a blind reader: an
+    attention speed-up "measures only agreement, not speed or memory", reading v8)."""
+    return fit is not None and (fit.generic == "deep networks" or "transformers" in fit.shared)
+
+
 def cost_measure(p: Pairing) -> str:
     """The method paper's own kind of measure (its evaluation's sentence first, then the
     method's and its purpose's), else training and inference time and memory."""
@@ -88,7 +96,7 @@ def hard(p: Pairing, lead: str, mech: str, a: str, b: str, made: str) -> tuple[s
 def approach(p: Pairing, lead: str, mech: str, b: str, titles: dict[str, str]) -> str:
     """Q5: the method on the other side's network (or its paper), with its measure and baseline."""
     own = plan.who(p.purpose, b, titles)
-    if p.fit.generic == "deep networks":
+    if on_model(p.fit):
         data = f", trained and run as that paper does on {p.target_eval.phrase}" if p.target_eval is not None else ""
         model = model_of(p)
         return (f"{lead} apply {mech} to {model} of {own}{data}. {plan.MEASURE_IS} its "

@@ -28,6 +28,7 @@ import numpy as np
 
 from ...text import clip
 from ...types import Ground, Paper, Proposal
+from .bridges import on_model
 from .grammar import possessive
 from .kinds import Fit
 from .kinds import name as kind_name
@@ -241,8 +242,9 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
                                          "data": _phrase_in(q5, data) if data else ""})]
     # A bridge of the method's purpose runs on the side's own paper or network (bridges.py).
     own = {"papers": "the {} paper itself", "deep networks": "the network the {} paper runs"}
-    if fit is not None and fit.generic in own:
-        found[1] = ("data", True, {"side": name(purp_field), "data": own[fit.generic].format(name(purp_field))})
+    bridge = "deep networks" if on_model(fit) else fit.generic if fit is not None else ""
+    if bridge in own:
+        found[1] = ("data", True, {"side": name(purp_field), "data": own[bridge].format(name(purp_field))})
     if fit is not None and fit.bridge_used == "unit":
         found.append(("unit", True, {"side": name(purp_field), "mine_field": name(mech_field),
                                      "units": units_said(fit.units)}))

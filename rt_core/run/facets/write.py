@@ -218,10 +218,10 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
               f"({_kind_words(p.fit.method_kinds)}); the {b} paper of the problem names none, and until it is "
               f"found the method cannot be applied, measured or set beside that paper's own approach.{second}")
         q5_grounds = [p.mechanism, p.purpose] + ([base] if base else [])
-    elif p.fit is not None and p.fit.generic in ("deep networks", "papers"):
+    elif p.fit is not None and (p.fit.generic == "papers" or bridges.on_model(p.fit)):
         q5 = bridges.approach(p, _lead("q5"), mech, b, titles)
         # The literature reader takes the problem's paper, not its data: no evaluation to cite.
-        data = p.target_eval if p.fit.generic == "deep networks" else None
+        data = p.target_eval if bridges.on_model(p.fit) else None
         q5_grounds = [p.mechanism, p.purpose] + [f for f in (base, data, p.method_eval) if f]
     elif p.target_eval is not None:
         judged = plan.measure(p, b, titles, measure_of(p.target_eval))
