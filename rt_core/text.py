@@ -40,6 +40,15 @@ def first_sentence(text: str, limit: int = 180) -> str:
     return clip(found[0] if found else "", limit)
 
 
+def headline(text: str, limit: int = 160) -> str:
+    """A proposal's title line: its first question when Q1 asks one after a sentence of
+    context ("Both fields work with images. Can a deep network ...?" is titled by the
+    question, not by "Both fields work with images."), else its first sentence; clipped."""
+    found = sentences(text)
+    asked = next((s for s in found if s.rstrip(_CLOSERS).endswith("?")), found[0] if found else "")
+    return clip(asked, limit)
+
+
 def wordset(text: str) -> frozenset[str]:
     """A set of words written as one whitespace-separated block (easier to read and edit)."""
     return frozenset(text.split())

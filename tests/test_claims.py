@@ -190,3 +190,14 @@ def test_a_line_may_stop_only_where_a_sentence_has_surely_ended():
     assert kept(" reads Gaia (see Fig. 2) with models. It", 4) == "reads Gaia (see Fig. 2) with models."
     assert kept(' says "it reads the catalogues with models." Then', 4) == (
         'says "it reads the catalogues with models."')
+
+
+def test_a_proposals_headline_is_its_question_when_q1_opens_with_context():
+    """Q1 from facets opens with its bridge ("Both fields work with images."), which titled every
+    candidate card and run the same; the headline is the question Q1 asks."""
+    from rt_core.text import headline
+    q1 = "Both fields work with images. Can a deep network on knee X-rays be used on vision-language models?"
+    assert headline(q1) == "Can a deep network on knee X-rays be used on vision-language models?"
+    assert headline("How do stars form? We ask it twice.") == "How do stars form?"
+    assert headline("A statement without a question. And another.") == "A statement without a question."
+    assert headline("") == ""

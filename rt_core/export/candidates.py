@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from ..run.candidates.order import Ranked, merged, merged_count, ranked
-from ..text import first_sentence
+from ..text import headline
 from ..types import Candidate, FacetNovelty, Run
 from .run import Names
 
@@ -35,8 +35,8 @@ def method_words(run: Run) -> str:
 
 
 def title_of(c: Candidate) -> str:
-    """A candidate's title line: the first sentence of its problem (Q1)."""
-    return first_sentence(c.proposal.q1, 160) or f"(candidate {c.id} has no problem statement)"
+    """A candidate's title line: the question its problem (Q1) asks (text.headline)."""
+    return headline(c.proposal.q1, 160) or f"(candidate {c.id} has no problem statement)"
 
 
 def names_for(store, run: Run) -> Names:

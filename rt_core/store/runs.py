@@ -22,6 +22,7 @@ import threading
 import time
 
 from ..errors import NotFoundError, RTError
+from ..text import headline
 from ..types import Run
 from . import ideas
 from .db import Database
@@ -117,7 +118,7 @@ class Runs:
         sim = run.similarity.mean if run.similarity else None
         score = run.meta_review.score if run.meta_review else None
         if not title:
-            title = (run.proposal.q1[:160] if run.proposal and run.proposal.q1 else "")
+            title = headline(run.proposal.q1, 160) if run.proposal and run.proposal.q1 else ""
         return (run.status, title, score, sim, json.dumps(data["config"]), json.dumps(data))
 
     def create(self, run: Run, title: str = "", lease: str = "", owner_hash: str = "") -> None:
