@@ -240,7 +240,7 @@ def test_a_neighbourhood_without_usable_facets_says_so_once_and_still_finishes(c
 def test_candidates_of_a_brainstorm_are_written_from_different_pairings(index):
     g = type("G", (), {})()  # the parts of a Grounding `planned` reads
     plans = _pairs()
-    g.embedder, g.store, g.papers, g.pairings, g.name = object(), None, HOOD, plans, str.title
+    g.embedder, g.store, g.papers, g.pairings, g.name, g.facet_pool = object(), None, HOOD, plans, str.title, []
     ctx = type("C", (), {"client": type("K", (), {"notes": []})()})()
     mine = stem_facets.planned(ctx, g, index=index)
     other = stem_facets.planned(ctx, g, index=index + 1)

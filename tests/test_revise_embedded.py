@@ -13,7 +13,9 @@ import pytest
 from rt_core import community
 from rt_core.config import LOCAL_EMBEDDER, LOCAL_MODEL
 from rt_core.models.call_cache import CallCache
+from rt_core.run.facets import rubric
 from rt_core.run.pipeline.simulation import Simulation
+from rt_core.run.revision import facets as revise_facets
 from rt_core.run.revision.diff import changed_questions
 from rt_core.run.revision.quotes import points
 from rt_core.run.revision.report import stop_words
@@ -65,15 +67,22 @@ def test_one_revision_round_on_the_embedded_model(store, monkeypatch):
     second = run.rounds[1]
     rewritten = [c.question for c in second.changes]
     assert rewritten == changed_questions(first.proposal, second.proposal)
-    assert set(rewritten) <= set(flagged)  # only flagged questions move
-    failed_checks = proposal_checks(first.proposal, sim.state.ctx.grounding)[1]
-    said = points(first.reviews)
-    for c in second.changes:
-        assert c.answers in [f.words for f in flagged[c.question]]
-        assert c.answers in failed_checks + said + ["Two answers largely repeat each other."] or \
-            c.answers.startswith("Parts missing")
-    # The rewrites leave no more automatic-check failures than round 0 had.
-    assert len(proposal_checks(second.proposal, sim.state.ctx.grounding)[1]) <= len(failed_checks)
+    if first.proposal.grounds:  # written from facets: the round answers the rubric's failed checks
+        failed = revise_facets.failed_checks(first.reviews)
+        assert set(rewritten) <= {q for k in failed for q in revise_facets.ANSWERS[k]}
+        for c in second.changes:  # each change names a check the reviewers found failed
+            assert any(f"{rubric.SUMMARY[(k, False)]} ({n} of {len(first.reviews)} reviewers)" in c.answers
+                       for k, n in failed.items()), c.answers
+    else:
+        assert set(rewritten) <= set(flagged)  # only flagged questions move
+        failed_checks = proposal_checks(first.proposal, sim.state.ctx.grounding)[1]
+        said = points(first.reviews)
+        for c in second.changes:
+            assert c.answers in [f.words for f in flagged[c.question]]
+            assert c.answers in failed_checks + said + ["Two answers largely repeat each other."] or \
+                c.answers.startswith("Parts missing")
+        # The rewrites leave no more automatic-check failures than round 0 had.
+        assert len(proposal_checks(second.proposal, sim.state.ctx.grounding)[1]) <= len(failed_checks)
     assert [r.reviewer_id for r in second.reviews] == [r.reviewer_id for r in first.reviews]
     assert second.meta_review is not None and second.stopped
     not_kept = {key for key, kept in watched.take() if not kept}

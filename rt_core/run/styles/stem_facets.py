@@ -35,7 +35,9 @@ def planned(ctx: StageContext, g: Grounding, index: int | None = None,
         return None
     if index is None:
         index = zlib.crc32(author_id.encode("utf-8")) % min(3, len(plans.ranked)) if author_id else 0
-    titles = {p.id: p.title for p in g.papers}
+    # The authors' own papers too: a pairing may quote one, and a revision round (which
+    # titles the same pool) rewrote Q2 only to add the title round 0 had left out.
+    titles = {p.id: p.title for p in [*g.facet_pool, *g.papers]}
     w = write(plans.pick(index), g.name, titles)
     grounds = {k: [Ground(f.paper_id, f.kind, f.sentence, f.field) for f in fs] for k, fs in w.grounds}
     return Proposal(**dict(w.answers), grounds=grounds, author_id=author_id)
