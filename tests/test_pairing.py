@@ -275,7 +275,7 @@ def test_the_pairings_labelled_for_the_false_bridges_and_random_pairs_are_told_a
 def test_a_text_bridge_to_a_review_never_sends_the_method_to_the_sides_survey_data():
     """Criminology's review has a literature (text) but no data; its survey paper has data
     a text method cannot read. Q5 then names no data rather than the survey's. Planted:
-    `_bridged_eval` falling back to the side's first usable evaluation."""
+    `side_data.bridged_eval` falling back to the side's first usable evaluation."""
     hood = [
         _paper("n1", "nlp", "To study when language models produce false content, we introduce a "
                "benchmark of hallucinated text. On question answering data the models reach low accuracy.",

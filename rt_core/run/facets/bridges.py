@@ -1,12 +1,15 @@
-"""Q1's bridge, Q3 and Q5 for the two bridges that rest on what a method is for rather than
-on a kind of data both sides share (kinds.fit: "deep networks", "papers").
+"""Q1's bridge, Q3 and Q5 for the bridges that rest on what a method is for rather than on a
+kind of data both sides share (kinds.fit: "deep networks", "models to train", "computations",
+"papers"), and for an attention method on the other side's transformer.
 
 Why apart from write.py: these pairings ask a different question from a method run on the
 other side's data. A system for deep learning (TVM, FlexFlow) is not applied to a weather
 field or a knee X-ray; it is applied to the other side's neural network, and the question
 is whether that network gets cheaper or faster at the accuracy its paper reports. A reader
 of research papers (ResearchAgent) is given the problem's own paper, and what it drafts is
-judged by that field's researchers and against what the paper states. Each sentence names
+judged by that field's researchers and against what the paper states. An optimiser
+fits the other side's model (sooner, to the fit its paper reports), and a tool for parallel
+workflows runs its computation (sooner, with the same results). Each sentence names
 what the two abstracts say (kinds.Fit.said), so a researcher can check that the bridge is
 no pun (issue 49).
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from . import plan
+from . import kinds, plan
 from .extract import Facet
 from .pair import Pairing
 
@@ -26,67 +29,123 @@ _COST_NAME = {"faster": "speed-up", "cheaper": "cost", "speed-ups": "speed-up", 
 
 
 _ARTICLE = re.compile(r"(?:a|an|the|its|their)\b", re.IGNORECASE)
+# The bridges of a method's purpose: it works on the other side's model, computation or
+# paper, not on its data (kinds.Fit.generic).
+PURPOSE_BRIDGES = ("deep networks", "models to train", "computations", "papers")
+# What the method works on, for those that run on the other side's model: its name in a
+# proposal, and what is said when the problem's paper names no method.
+_RUNS_ON = {"deep networks": ("network", "the neural network"), "models to train": ("model", "the model"),
+            "computations": ("computation", "the analysis"), "transformers": ("network", "the transformer")}
+
+
+def runs_on(fit) -> str:
+    """What of the other side the method works on: "network", "model", "computation",
+    "paper", or "" (it runs on the side's data)."""
+    if fit is None:
+        return ""
+    if fit.generic == "papers":
+        return "paper"
+    key = fit.generic if fit.generic in _RUNS_ON else "transformers" if "transformers" in fit.shared else ""
+    return _RUNS_ON[key][0] if key else ""
 
 
 def on_model(fit) -> bool:
     """Whether the method runs on the other side's model rather than its data: a system for
-    deep learning on its network, or an attention method on its transformer ("transformers"
-    shared). Either is judged by its own cost at that model's accuracy (a blind reader: an
-    attention speed-up "measures only agreement, not speed or memory", reading v8)."""
-    return fit is not None and (fit.generic == "deep networks" or "transformers" in fit.shared)
+    deep learning on its network, an attention method on its transformer ("transformers"
+    shared), an optimiser on the model it fits, a parallel tool on the computation it runs.
+    Each is judged by its own cost at that model's accuracy or results (a blind reader: an
+    attention speed-up "measures only agreement, not speed or memory", reading v8; Parsl asked
+    to "predict dynamics", reading v9)."""
+    return runs_on(fit) in ("network", "model", "computation")  # kinds.ON_MODEL, or a transformer
 
 
 def cost_measure(p: Pairing) -> str:
-    """The method paper's own kind of measure (its evaluation's sentence first, then the
-    method's and its purpose's), else training and inference time and memory."""
+    """The method's own kind of measure: an optimiser's is the work to reach the fit, a
+    parallel tool's the wall time; a system's the word its paper measures by (its
+    evaluation's sentence first, then the method's and its purpose's), else training and
+    inference time and memory."""
+    if p.fit.generic == "models to train":
+        return "the iterations and time it needs to reach the fit"
+    if p.fit.generic == "computations":
+        return "wall time, with results that match those"
     for f in (p.method_eval, p.mechanism, p.method_purpose):
         m = COST.search(f.sentence) if f is not None else None
         if m:
             word = m.group(1).lower()
-            return _COST_NAME.get(word, word)
-    return "training and inference time and memory"
+            return f"its {_COST_NAME.get(word, word)} at the accuracy"
+    return "its training and inference time and memory at the accuracy"
 
 
 def model_of(p: Pairing) -> str:
-    """The other side's network as its paper names it: its method, else "the neural network"."""
+    """The other side's model as its paper names it: its method, else what the method works on."""
     m = p.target_method
+    if p.fit.generic == "models to train":  # the paper's method may be its data ("a co-offending network")
+        return "the model"
     if m is None:
-        return "the neural network"
+        key = p.fit.generic if p.fit.generic in _RUNS_ON else "deep networks"
+        return _RUNS_ON[key][1]
     return f"the {m.phrase}" if m.form in ("noun", "found") and not _ARTICLE.match(m.phrase) else m.phrase
 
 
 def opening(p: Pairing, a: str, b: str) -> str:
     """Q1's first sentence: what each abstract says, in its own words."""
     mine, theirs = p.fit.said
-    if p.fit.generic == "deep networks":
-        return (f"The {a} paper's abstract says its method is made for “{mine}”, and the {b} paper of "
-                f"this problem runs a neural network (its abstract names “{theirs}”).")
+    does = {"deep networks": "argues for neural networks" if p.fit.argued else "runs a neural network",
+            "models to train": "fits a model",
+            "computations": "runs a computation of its own" if kinds.computes(theirs) else "analyses data of its own",
+            }.get(p.fit.generic)
+    if does:
+        said = {"deep networks": f"The {a} paper's abstract says its method is made for “{mine}”",
+                "models to train": f"The {a} paper's method is an optimiser of models (its name says “{mine}”)",
+                "computations": f"The {a} paper's method runs computations in parallel (its name says “{mine}”)",
+                }[p.fit.generic]
+        return f"{said}, and the {b} paper of this problem {does} (its abstract names “{theirs}”)."
     return (f"The {a} paper's abstract says its method works on “{mine}”, and the {b} paper of this "
             f"problem is itself such a paper.")
 
 
 def ask(p: Pairing, b: str, asking: str, target: str, made: str) -> str:
     """Q1's question: the method does what it was made for, for the problem's paper. Never
-    "be used to find out whether ...": a compiler or an idea drafter finds out nothing about
-    the problem itself, so that would be a pun; the problem is named as the paper's own."""
+    "be used to find out whether ...": a compiler, an optimiser, a workflow system or an idea
+    drafter finds out nothing about the problem itself, so that would be a pun; the problem
+    is named as the paper's own."""
     aim = target[len(f"in {b} "):] if target.startswith(f"in {b} ") else target.removeprefix("in ")
-    if p.fit.generic == "deep networks":
-        return (f"{asking} make {model_of(p)} of that paper faster or cheaper to train or run, at the "
-                f"accuracy it reports? That paper uses it {target}.")
+    accuracy = "the same accuracy" if p.fit.argued else "the accuracy it reports"
+    wants = {"deep networks": "make {} of that paper faster or cheaper to train or run, at " + accuracy + "?",
+             "models to train": "fit {} that paper fits faster or more reliably, reaching the fit it reports?",
+             "computations": "run the parts of that paper's computation that need nothing from each other "
+                             "(separate runs, ablations or forecasts of {}) as parallel tasks, so they finish "
+                             "sooner with the same results?"}
+    if p.fit.generic == "computations" and not kinds.computes(p.fit.said[1]):
+        wants["computations"] = (f"run that paper's analysis of its data (“{p.fit.said[1]}”) as parallel tasks, "
+                                 "so it finishes sooner with the same results?")
+    if p.fit.generic in wants:
+        return f"{asking} {wants[p.fit.generic].format(model_of(p))} That paper uses it {target}."
     does = f"{made[3:]} for" if made.startswith("to ") else "be applied to"
     named = f"the {b} paper's question, {aim}" if aim.startswith("to ") else aim
     return f"{asking} {does} {named}, starting from that paper and the literature it draws on?"
 
 
 def hard(p: Pairing, lead: str, mech: str, a: str, b: str, made: str) -> tuple[str, list[Facet]]:
-    """Q3: what differs between the two models, or between the two literatures."""
+    """Q3: what differs between the two models or computations, or between the two literatures."""
     tested = p.method_eval.phrase if p.method_eval is not None else ""
     grounds = [f for f in (p.method_eval, p.target_method) if f is not None]
+    model = model_of(p)
     if p.fit.generic == "deep networks":
         shown = f" and shown on {tested}" if tested else ""
         return (f"{lead} {mech} was developed in {a} for “{p.fit.said[0]}”{shown}, while the {b} paper's model is "
-                f"{model_of(p)}: its layers, sizes and the accuracy it must keep differ from the networks "
+                f"{model}: its layers, sizes and the accuracy it must keep differ from the networks "
                 f"the method was tuned for, so the gain may not carry over, or may cost accuracy."), grounds
+    shown = f" and shown on {tested}" if tested else ""
+    if p.fit.generic == "models to train":
+        return (f"{lead} {mech} was developed in {a} {made}{shown}, while the model the {b} paper fits has "
+                f"an objective, a size and data of its own, which differ from the problems the method was "
+                f"tuned on, so it may reach that fit no sooner there, or reach a worse one."), grounds
+    if p.fit.generic == "computations":
+        return (f"{lead} {mech} was developed in {a} {made}{shown}, while the {b} paper's computation, "
+                f"{model}, was written to run as its authors run it: a single training or fitting run is "
+                f"tightly coupled, and only separate runs gain from parallel tasks, so the gain depends on "
+                f"how many such runs that paper makes."), grounds
     shown = f" and judged on {tested}" if tested else ""
     return (f"{lead} {mech} was developed in {a} {made}{shown}, while the {b} paper's question needs "
             f"that field's knowledge: what the method drafts from its papers can only be judged by "
@@ -94,14 +153,22 @@ def hard(p: Pairing, lead: str, mech: str, a: str, b: str, made: str) -> tuple[s
 
 
 def approach(p: Pairing, lead: str, mech: str, b: str, titles: dict[str, str]) -> str:
-    """Q5: the method on the other side's network (or its paper), with its measure and baseline."""
+    """Q5: the method on the other side's model, computation or paper, with its measure and baseline."""
     own = plan.who(p.purpose, b, titles)
     if on_model(p.fit):
-        data = f", trained and run as that paper does on {p.target_eval.phrase}" if p.target_eval is not None else ""
-        model = model_of(p)
-        return (f"{lead} apply {mech} to {model} of {own}{data}. {plan.MEASURE_IS} its "
-                f"{cost_measure(p)} at the accuracy {own} reports. The baseline is {model} as its paper "
-                f"runs it, so the same model is compared with and without {mech}.")
+        model, data = model_of(p), p.target_eval.phrase if p.target_eval is not None else ""
+        how = {"models to train": (f"fit {model} of {own} with {mech}", ", on the data that paper fits it to, ",
+                                   "fitted as its paper fits it", "model"),
+               "computations": (f"run the separate runs of {model} of {own} as parallel tasks with {mech}",
+                                ", on that paper's ",
+                                "run as its paper runs it", "computation")}
+        does, on, base, what = how.get(p.fit.generic, (f"apply {mech} to {model} of {own}",
+                                                       ", trained and run as that paper does on ",
+                                                       "as its paper runs it", "model"))
+        data = f"{on}{data}" if data else ""
+        reports = "the network reaches without it" if p.fit.argued else f"{own} reports"
+        return (f"{lead} {does}{data}. {plan.MEASURE_IS} {cost_measure(p)} {reports}. The baseline is "
+                f"{model} {base}, so the same {what} is compared with and without {mech}.")
     return (f"{lead} give {mech} {own} as its starting paper. {plan.MEASURE_IS} how researchers of {b} "
             f"rate what it drafts for this question (clear, new and valid), and whether the drafts agree "
             f"with what that paper states. The baseline is the question as {own} states it, so what "

@@ -92,8 +92,19 @@ KINDS: dict[str, tuple[str, re.Pattern[str]]] = {
 # Boosting, decision trees and regression are no such tools: they learn from tables of
 # records or variables (a blind reader: XGBoost is a learner for tabular data, not a tool
 # "for data of any kind"), so the words naming them make the method one on tables.
-ANY_DATA = _words(r"workflows? parallel\s+programming Bayesian estimators? "
-                  r"statistical\s+(?:model|test|learning)")
+ANY_DATA = _words(r"Bayesian estimators? statistical\s+(?:model|test|learning)")
+# Tools that run a computation in parallel (Parsl's workflows of Python functions) find
+# nothing out about the data they are given: they make the other side's own computation
+# finish sooner. So the proposal asks for the side's own computation (what it trains, fits,
+# simulates, infers, assembles, computes or analyses, else its analysis of the data it
+# names) sooner at the same results (bridges.py).
+# Used as "a general-purpose method" on any data, a blind reader found Parsl asked to
+# "predict dynamics" and judged it by agreement with the paper (reading v9: a category error).
+WORKFLOW = _words(r"workflows? parallel\s+programming parallel\s+scripting")
+COMPUTES = _words(r"train\w* fit fits fitted fitting simulat\w+ solvers? pipelines? assembl(?:y|ies|es) "
+                  r"inferr?\w+ calculations? computations? computed comput(?:es|ing) processing analys[ie]s "
+                  r"analy[sz]ed high-throughput estimat(?:e|es|ed|ing) forecast\w* "
+                  r"deep\s+(?:\w+\s+){0,2}(?:networks?|nets?) neural\s+networks? (?<!-)transformers?(?!-)")
 TABLES_SAID = _words(r"tabular")
 # Kinds whose data come as tables of records or variables: records, surveys, catalogues.
 TABLED = frozenset({"records", "surveys", "sky"})
@@ -136,8 +147,17 @@ POWER = _words(r"substations? voltages? power\s+grids? distribution\s+grids? ele
 
 # A survey or review of a field's models ("A Survey of Large Language Models") trains and
 # runs none of its own: there is no model of that paper to make cheaper (read from the
-# title, the text's first sentence).
+# title: a text is "Title. Abstract").
 SURVEYED = re.compile(r"^[^.]*\b(?:survey|review)\b", re.IGNORECASE)
+# A perspective or commentary argues for models and fits or runs none itself ("This
+# perspective argues that machine learning will change clinical medicine"): a blind reader
+# (v9) found "the paper runs a neural network" false of such a paper. It fits no model for
+# an optimiser; a system for deep learning can still serve the networks it argues for, and
+# the proposal says so (Fit.argued). Read from the title and the abstract's first sentence.
+ARGUED = re.compile(r"^[^.]*\b(?:perspective|commentary)\b|^[^.]*\.\s+[^.]*\b(?:perspective|commentary)\b",
+                    re.IGNORECASE)
+# The bridges on which the method runs on the problem paper's own model or computation.
+ON_MODEL = ("deep networks", "models to train", "computations")
 
 
 def _deep_network(side_text: str) -> str:
@@ -182,8 +202,9 @@ class Fit:
     """Whether a method can run on what the other side has, and why, in words."""
     plausible: bool
     shared: tuple[str, ...] = ()  # kinds both sides work on, in KINDS order
-    # When the method is a general tool: "any data", "models to train", "deep networks" (it
-    # makes neural networks cheaper to train or run) or "papers" (it reads research papers).
+    # When the method is a general tool: "any data", "models to train", "computations" (it
+    # runs the side's own computation in parallel), "deep networks" (it makes neural
+    # networks cheaper to train or run) or "papers" (it reads research papers).
     generic: str = ""
     method_kinds: tuple[str, ...] = ()
     side_kinds: tuple[str, ...] = ()
@@ -200,6 +221,9 @@ class Fit:
     # method's abstract and of the side's it rests on ("Deep Learning", "deep network"), so
     # Q1 and the kind check say what each abstract says, not a rule's name.
     said: tuple[str, str] = ("", "")
+    # The side's paper only argues for the models the bridge rests on (a perspective): it
+    # runs none and reports no accuracy of its own (ARGUED).
+    argued: bool = False
 
     @property
     def bridge_used(self) -> str:
@@ -248,10 +272,18 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
     shared = tuple(k for k in [*order, "transformers"] if k in mine & readable and k != "theory")
     has_data = bool(theirs - {"theory"})
     generic, said = "", ("", "")
-    if ANY_DATA.search(method_phrase) and has_data:
+    runs = COMPUTES.search(side_text) if WORKFLOW.search(method_phrase) else None
+    if runs and runs.group(0).lower().startswith("transformer") and POWER.search(side_text):
+        runs = None  # a power grid's transformer computes nothing
+    if WORKFLOW.search(method_phrase) and (runs or has_data):
+        # What the side computes in its own words, else the data it works on, which it analyses.
+        seen = runs or next(m for m in (KINDS[k][1].search(side_text) for k in order if k in theirs) if m)
+        generic, said = "computations", (WORKFLOW.search(method_phrase).group(0), _in_words(seen, side_text))
+    elif ANY_DATA.search(method_phrase) and has_data:
         generic = "any data"
-    elif OPTIMISER.search(method_phrase) and TRAINS.search(side_text):
+    elif OPTIMISER.search(method_phrase) and TRAINS.search(side_text) and not ARGUED.search(side_text):
         generic = "models to train"
+        said = (OPTIMISER.search(method_phrase).group(0), _in_words(TRAINS.search(side_text), side_text))
     elif "compute" in mine and DEEP_METHOD.search(method_text) and _deep_network(side_text):
         generic = "deep networks"
         said = (DEEP_METHOD.search(method_text).group(0), _deep_network(side_text))
@@ -266,7 +298,28 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
     return Fit(ok, shared, generic, tuple(k for k in [*order, "transformers"] if k in mine),
                tuple(k for k in order if k in theirs),
                as_images="images" in shared and "images" not in theirs,
-               side_words=tuple((k, _read_from(k, theirs, side_text)) for k in shared), said=said)
+               side_words=tuple((k, _read_from(k, theirs, side_text)) for k in shared), said=said,
+               argued=generic == "deep networks" and bool(ARGUED.search(side_text)))
+
+
+def computes(words: str) -> bool:
+    """Whether the side's words a "computations" bridge kept name a computation ("fit an
+    epidemic-style model") rather than only the data the side analyses ("bacterial communities")."""
+    return bool(COMPUTES.search(words))
+
+
+def _in_words(m: re.Match[str], text: str, most: int = 4) -> str:
+    """A match with the words after it, up to the clause's end: "fitted" alone shows no one
+    what was fitted; "fitted to arrest records" does."""
+    rest = re.match(rf"(?:\s+[\w'-]+){{0,{most}}}", text[m.end():])
+    words = (m.group(0) + (rest.group(0) if rest else "")).split()
+    while len(words) > 1 and words[-1].lower() in _DANGLING:  # "train a deep network on"
+        words.pop()
+    return " ".join(words)
+
+
+_DANGLING = frozenset(["a", "an", "the", "of", "on", "in", "to", "for", "with", "by", "from", "and", "or",
+                      "that", "which", "its", "their", "as", "at"])
 
 
 def _read_from(kind: str, theirs: frozenset[str], side_text: str) -> str:

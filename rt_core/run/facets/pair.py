@@ -38,6 +38,7 @@ import numpy as np
 from ...text import words, wordset
 from . import kinds, units
 from .extract import Facet, PaperFacets
+from .side_data import bridged_eval, further_data, usable
 
 FIT_WEIGHT = 1.0
 DATA_WEIGHT = 0.5
@@ -204,12 +205,12 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
         bridge = kinds.fit(text[mech_pid], plan.mechanism.phrase, text[plan.purpose.paper_id])
         key = (mech_pid, plan.mechanism.field, plan.purpose.field)
         if key not in seen_also:
-            seen_also[key] = _also(plan, by_field, text)
+            seen_also[key] = further_data(plan, by_field, text)
         also, unfit = seen_also[key]
         reach = min(size[plan.mechanism.field], size[plan.purpose.field]) / max(size.values())
         total = (FIT_WEIGHT * f + DATA_WEIGHT * data + READY_WEIGHT * ready + METHOD_WEIGHT * method
                  + KIND_WEIGHT * bridge.value + KIND_WEIGHT * 0.2 * bool(also) + REACH_WEIGHT * reach)
-        target = _bridged_eval(plan, by_field[plan.purpose.field], bridge, text)
+        target = bridged_eval(plan, by_field[plan.purpose.field], bridge, text)
         scored.append(Pairing(**{**plan.__dict__, "score": round(total, 4), "fit": bridge, "also": also,
                                  "unfit": unfit,
                                  "target_eval": target,
@@ -285,60 +286,12 @@ def _unit_plans(by_field: dict[str, list[PaperFacets]], fields: list[str], text:
     return out
 
 
-def _bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,
-                  text: dict[str, str]) -> Facet | None:
-    """The purpose's side's data Q5 runs the method on: when the bridge is a shared kind of
-    data, an evaluation of a paper whose data the method reads as that kind (the purpose's
-    own paper first), or none: a literature review bridged by its text must not send the
-    method to the side's survey data (kinds.fit reads a paper's literature, records or
-    gridded fields as text, tables or images, which its kinds alone do not say). Else the
-    side's first usable evaluation."""
-    if bridge.shared:
-        mech = plan.mechanism
-        ordered = sorted(side, key=lambda pf: pf.paper_id != plan.purpose.paper_id)
-        for pf in ordered:
-            ev = pf.of("evaluation")
-            if usable(ev) and set(bridge.shared) & set(
-                    kinds.fit(text[mech.paper_id], mech.phrase, text[pf.paper_id]).shared):
-                return ev
-        return None
-    return plan.target_eval
-
-
-def _also(plan: Pairing, by_field: dict[str, list[PaperFacets]],
-          text: dict[str, str]) -> tuple[tuple[Facet, ...], tuple[str, ...]]:
-    """Per further field (neither the method's nor the problem's): the usable data of its
-    first paper that works on a kind of data the method shares, or any data for a general
-    tool (a second test of the same
-    method, which a case study with more fields names in Q1 and Q5), and the further fields
-    none of whose papers has data the method could run on (Q5 says why they are left out)."""
-    also, unfit = [], []
-    mech_text = text[plan.mechanism.paper_id]
-    for fc, found in by_field.items():
-        if fc in (plan.mechanism.field, plan.purpose.field):
-            continue
-        fits = [(pf, kinds.fit(mech_text, plan.mechanism.phrase, text[pf.paper_id])) for pf in found]
-        shared = next((pf.of("evaluation") for pf, f in fits
-                       if (f.shared or f.generic == "any data") and usable(pf.of("evaluation"))), None)
-        if shared is not None:
-            also.append(shared)
-        elif not any(f.plausible for _, f in fits):
-            unfit.append(fc)
-    return tuple(also), tuple(unfit)
-
-
 def problem_gaps(found: PaperFacets, purpose: Facet) -> tuple[Facet, ...]:
     """The gap Q4 quotes: the problem paper's own, unless it is the sentence Q2 quotes already.
     Not the method paper's: a blind reader found its "gap" (a finding on knee-pain disparities,
     GPT-4 completing fewer goals) quoted as what the other field's problem still misses."""
     gap = found.of("gap")
     return (gap,) if gap is not None and gap.sentence != purpose.sentence else ()
-
-
-def usable(f: Facet | None) -> bool:
-    """An evaluation a proposal can name: data of more than one word ("survey" alone says
-    nothing of what was surveyed)."""
-    return f is not None and len(f.phrase.split()) >= 2
 
 
 def methodness(f: Facet) -> float:

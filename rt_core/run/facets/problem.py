@@ -28,6 +28,7 @@ _DOER = re.compile(r"(?:^|[,;:]\s+|\b)(the authors|we|they|this (?:study|paper|w
                    r"([a-z]+)\s+(.+)", re.IGNORECASE)
 _NOT_VERB = wordset("""is are was were be been can could may might will would should has have had do
 does did not also often usually""")
+_PREPOSITIONS = wordset("for to with in on at by from into of as over under between across through about")
 # Verbs that report a finding rather than run an analysis.
 _REPORTS = wordset("""show shows find finds report reports argue argues suggest suggests conclude
 concludes demonstrate demonstrates describe describes discuss discusses summarise summarises
@@ -99,7 +100,10 @@ def doing(f: Facet | None, findings: bool = False) -> Doing | None:
         return None
     for m in _DOER.finditer(f.sentence):
         verb = m.group(2).lower()
-        if verb in _NOT_VERB or verb in ("the", "a", "an", "and", "or") or (verb in _REPORTS and not findings):
+        # "optimise it for an ecologically relevant task": "it" there is an object, and a
+        # preposition no verb (a blind reader found Q4's "the paper for an ecologically ...").
+        if (verb in _NOT_VERB or verb in _PREPOSITIONS or verb in ("the", "a", "an", "and", "or")
+                or (verb in _REPORTS and not findings)):
             continue
         clause = _cut(f"{m.group(2)} {m.group(3)}")
         if len(clause.split()) >= 3:

@@ -28,9 +28,9 @@ import numpy as np
 
 from ...text import clip
 from ...types import Ground, Paper, Proposal
-from .bridges import on_model
+from .bridges import runs_on
 from .grammar import possessive
-from .kinds import Fit
+from .kinds import Fit, computes
 from .kinds import name as kind_name
 from .plan import MEASURE_IS
 from .units import said as units_said
@@ -195,6 +195,11 @@ _FROM_ABSTRACT = "the method paper's abstract says the method works on "
 _FROM_NAME = "the words that name the method mark it as "
 
 
+def _quoted(words: str, lead: str = "") -> str:
+    """The words a check rests on, in brackets after it, or nothing when none were kept."""
+    return f" ({lead}“{words}”)" if words else ""
+
+
 def _kind_words(fit: Fit) -> tuple[str, str]:
     """What the kind check says of the method (and what that is read from) and of the
     problem's paper: never more than the kinds each text names."""
@@ -206,7 +211,9 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
         return _FROM_ABSTRACT + said, f"names {said} too"
     if fit.generic == "deep networks":  # both in each abstract's own words (kinds.Fit.said)
         return (f"the method paper's abstract says it is made for “{fit.said[0]}”, to train or run "
-                f"neural networks faster or cheaper", f"runs a neural network (its abstract names “{fit.said[1]}”)")
+                f"neural networks faster or cheaper",
+                f"{'argues for neural networks' if fit.argued else 'runs a neural network'} "
+                f"(its abstract names “{fit.said[1]}”)")
     if fit.generic == "papers":
         return (f"the method paper's abstract says it works on “{fit.said[0]}”",
                 "is itself such a paper, which the method can read")
@@ -214,8 +221,13 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
         theirs = " and ".join(kind_name(k) for k in fit.side_kinds if k != "theory")
         # Not "for data of any kind": a blind reader found that false of a tabular learner (XGBoost).
         return _FROM_NAME + "a general-purpose method", f"names data ({theirs})"
-    if fit.generic:
-        return _FROM_NAME + "an optimiser of models", "trains or fits models"
+    if fit.generic == "models to train":
+        return (_FROM_NAME + "an optimiser of models" + _quoted(fit.said[0]),
+                "fits a model" + _quoted(fit.said[1], "its abstract names "))
+    if fit.generic == "computations":
+        return (_FROM_NAME + "a tool that runs computations in parallel" + _quoted(fit.said[0]),
+                ("runs a computation of its own" if computes(fit.said[1]) else "analyses data of its own")
+                + _quoted(fit.said[1], "its abstract names "))
     if mine:
         return _FROM_ABSTRACT + mine, "names nothing of that kind"
     return "the method paper's abstract names no kind of data the method works on", "shares no kind of data with it"
@@ -241,8 +253,11 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
              ("data", data is not None, {"side": name(purp_field),
                                          "data": _phrase_in(q5, data) if data else ""})]
     # A bridge of the method's purpose runs on the side's own paper or network (bridges.py).
-    own = {"papers": "the {} paper itself", "deep networks": "the network the {} paper runs"}
-    bridge = "deep networks" if on_model(fit) else fit.generic if fit is not None else ""
+    own = {"paper": "the {} paper itself", "network": "the network the {} paper runs",
+           "model": "the model the {} paper fits", "computation": "the computation the {} paper runs"}
+    bridge = runs_on(fit)
+    if fit is not None and fit.argued:
+        own["network"] = "the networks the {} paper argues for"
     if bridge in own:
         found[1] = ("data", True, {"side": name(purp_field), "data": own[bridge].format(name(purp_field))})
     if fit is not None and fit.bridge_used == "unit":

@@ -150,16 +150,14 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
         return ask
     if fit.shared:
         return f"Both fields work with {fit.bridge()}. {ask}"
-    if fit.generic in ("deep networks", "papers"):  # bridges of the method's purpose (bridges.py)
-        # The opening already says what a system for deep learning is made for, in its
-        # abstract's words: no second, extracted aim ("for work on learning frameworks depend").
-        asking = (f"Can {method_name(p.mechanism, titles)}, a method from {a}," if fit.generic == "deep networks"
-                  else _asking(p, a, titles or {}))
+    if fit.generic in bridges.PURPOSE_BRIDGES:  # bridges of the method's purpose (bridges.py)
+        # The opening already says what the method is made for, in its abstract's words: no
+        # second, extracted aim ("for work on learning frameworks depend").
+        asking = (_asking(p, a, titles or {}) if fit.generic == "papers"
+                  else f"Can {method_name(p.mechanism, titles)}, a method from {a},")
         return f"{bridges.opening(p, a, b)} {bridges.ask(p, b, asking, target, made_for(p, titles))}"
     if fit.generic == "any data":
         return f"A general-purpose method can run on the data the {b} paper of this problem has. {ask}"
-    if fit.generic:
-        return f"It optimises models, and {b} fits models too. {_asking(p, a, titles or {})} be used {target}?"
     if fit.plausible:  # a method of theory for a problem of theory (kinds.fit)
         return f"Both fields work with {kinds.name('theory')}. {ask}"
     return (f"This is a long shot. {_asking(p, a, titles or {})} be used {target}, although the {b} paper of "
@@ -188,7 +186,7 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
               f"{_kind_words(p.fit.side_kinds)}: it has nothing to run on in {b} until data of "
               f"its kind is found there.")
         q3_grounds += [f for f in (p.method_eval, p.target_eval) if f is not None]
-    elif p.fit is not None and p.fit.generic in ("deep networks", "papers"):
+    elif p.fit is not None and p.fit.generic in bridges.PURPOSE_BRIDGES:
         q3, more = bridges.hard(p, _lead("q3"), mech, a, b, made)
         q3_grounds += more
     elif p.method_eval is not None and p.target_eval is not None:

@@ -1,0 +1,114 @@
+"""Bridges on which a method runs on the other side's model or computation, not its data
+(issue 49, blind reading v9): an optimiser fits the problem paper's model, a tool for
+parallel workflows runs its computation, and each is judged by its own cost at the same
+fit or results; a perspective paper runs no network and fits no model."""
+from __future__ import annotations
+
+from rt_core.run.facets import kinds, rubric
+from rt_core.run.facets.kept import by_field, facets_of
+from rt_core.run.facets.pair import pairings
+from rt_core.run.facets.write import write
+from rt_core.types import Paper
+from tests.test_facet_plan import PAPERS, _proposal
+
+PARSL, STORMER, SOIL = "arxiv:1905.02158", "arxiv:2312.03876", "doi:10.1073/pnas.0507535103"
+ZENO, KNEE, PERSPECTIVE = "arxiv:1903.07020", "doi:10.1038/s41591-020-01192-7", "doi:10.1056/nejmp1606181"
+BIAS = "doi:10.1126/science.aax2342"
+TVM, GOAL_DRIVEN = "arxiv:1802.04799", "doi:10.1038/nn.4244"
+
+
+def _papers(ids):
+    return [Paper(i, PAPERS[i]["title"], abstract=PAPERS[i]["abstract"], fields=PAPERS[i]["fields"]) for i in ids]
+
+
+def _best(ids, problem_ids=None):
+    """The best pairing of the first paper's method with a problem of the others (the
+    problem's own paper among them when `problem_ids` names it)."""
+    papers = _papers(ids)
+    texts = {p.id: f"{p.title}. {p.abstract}" for p in papers}
+    plans = pairings(by_field(papers, facets_of(papers)), None, texts=texts)
+    best = next(p for p in plans.ranked if p.mechanism.paper_id == ids[0]
+                and (problem_ids is None or p.purpose.paper_id in problem_ids))
+    return best, dict(write(best, str.title, {p.id: p.title for p in papers}).answers), papers
+
+
+def _text(pid):
+    return f"{PAPERS[pid]['title']}. {PAPERS[pid]['abstract']}"
+
+
+def test_a_workflow_tool_runs_the_other_sides_computation_sooner_and_predicts_nothing():
+    """Parsl with Stormer: v9's reader found "Parsl ... be used to predict dynamics", judged by
+    agreement with the paper, a category error. Q1 asks for Stormer's separate runs as
+    parallel tasks, Q5 measures wall time at the same results against the paper's own runs.
+    Planted: Parsl back in ANY_DATA (generic "any data": the asserts fail)."""
+    best, a, papers = _best([PARSL, STORMER])
+    assert best.fit.generic == "computations"
+    assert "as parallel tasks, so they finish sooner with the same results?" in a["q1"]
+    assert "be used" not in a["q1"] and "agreement" not in a["q5"]
+    assert "The measure is wall time, with results that match those" in a["q5"]
+    assert "run as its paper runs it, so the same computation is compared" in a["q5"]
+    r = rubric.check(_proposal(best), "r-x", best.purpose.field, [p.fields[0] for p in papers], str.title,
+                     None, best.fit)
+    said = " ".join(c.said for c in r.checks)
+    assert "runs a computation of its own (its abstract names “transformer" in said
+    assert "the computation the Climate paper runs" in said
+
+
+def test_a_workflow_tool_on_a_side_that_only_names_data_runs_its_analysis():
+    """The soil-bacteria paper names data but no computation: Q1 says the paper analyses data
+    of its own and asks for that analysis as parallel tasks, never "runs a computation"."""
+    fit = kinds.fit(_text(PARSL), "Parsl (pervasive Parallel Programming in Python)", _text(SOIL))
+    assert fit.generic == "computations" and not kinds.computes(fit.said[1]), fit
+    best, a, _ = _best([PARSL, SOIL])
+    assert "analyses data of its own" in a["q1"] and "run that paper's analysis of its data" in a["q1"]
+    assert "runs a computation" not in a["q1"]
+
+
+def test_an_optimiser_fits_the_problem_papers_own_model_on_its_own_data():
+    """Zeno++ (robust asynchronous SGD) with the knee-pain researcher's papers: v9's reader
+    asked why SGD "would bear on pain disparities". Q1 asks for the model that paper fits,
+    fitted sooner or more reliably; Q5 measures the iterations and time to its fit, on that
+    paper's own data (the knee X-rays). Planted: "models to train" out of
+    bridges.PURPOSE_BRIDGES (Q1 asked it to "be used ..." again: the asserts fail)."""
+    best, a, _ = _best([ZENO, BIAS, PERSPECTIVE, KNEE], problem_ids=(KNEE,))
+    assert best.fit.generic == "models to train"
+    assert "fit the model that paper fits faster or more reliably, reaching the fit it reports?" in a["q1"]
+    assert "The measure is the iterations and time it needs to reach the fit" in a["q5"]
+    assert best.target_eval is not None and best.target_eval.paper_id == KNEE, best.target_eval
+    assert "knee X-rays" in a["q5"]
+    assert "be used" not in a["q1"]
+
+
+def test_a_perspective_fits_no_model_and_runs_no_network_but_argues_for_them():
+    """"This perspective argues that machine learning will change clinical medicine" fits no
+    model; the goal-driven perspective runs no network, though a compiler can still serve the
+    networks it argues for, at the same accuracy (it reports none). Planted: ARGUED matching
+    nothing (the perspective became a model to fit, and "runs a neural network" came back)."""
+    assert kinds.fit(_text(ZENO), "Zeno++ (robust Fully Asynchronous SGD)", _text(PERSPECTIVE)).generic == ""
+    best, a, papers = _best([TVM, GOAL_DRIVEN])
+    assert best.fit.generic == "deep networks" and best.fit.argued
+    assert "argues for neural networks" in a["q1"] and "runs a neural network" not in a["q1"]
+    assert "at the same accuracy?" in a["q1"] and "at the accuracy the network reaches without it" in a["q5"]
+    r = rubric.check(_proposal(best), "r-x", best.purpose.field, [p.fields[0] for p in papers], str.title,
+                     None, best.fit)
+    assert "runs a neural network" not in " ".join(c.said for c in r.checks)
+
+
+def test_a_method_on_the_problem_papers_model_takes_that_papers_data_or_none():
+    """v9's reader found Q5 fitting one paper's model "on" another paper's survey. With the
+    side's other paper first and holding data, an optimiser on the problem paper's model takes
+    none (the problem paper names no data), while a shared-data bridge may still take the
+    neighbour's. Planted: bridged_eval without the own-paper rule (the neighbour's survey)."""
+    from rt_core.run.facets.extract import Facet, PaperFacets
+    from rt_core.run.facets.pair import Pairing
+    from rt_core.run.facets.side_data import bridged_eval
+
+    survey = Facet("evaluation", "a survey of Chicago residents", "Drawing on a survey of Chicago residents.",
+                   "n1", "crime")
+    purpose = Facet("purpose", "gun violence spreads", "Gun violence spreads like a contagion.", "c1", "crime")
+    mech = Facet("mechanism", "Adam", "Adam is a method for stochastic optimization.", "m1", "math", "name")
+    plan = Pairing(mech, purpose, None, None, survey, None, ())
+    side = [PaperFacets("n1", (survey,)), PaperFacets("c1", (purpose,))]
+    fits = kinds.Fit(True, generic="models to train", said=("Adam", "fit an epidemic-style model"))
+    assert bridged_eval(plan, side, fits, {}) is None
+    assert bridged_eval(plan, side, kinds.Fit(True, generic="any data"), {}) == survey
