@@ -47,6 +47,9 @@ def test_a_workflow_tool_runs_the_other_sides_computation_sooner_and_predicts_no
     assert "be used" not in a["q1"] and "agreement" not in a["q5"]
     assert "The measure is wall time, with results that match those" in a["q5"]
     assert "run as its paper runs it, so the same computation is compared" in a["q5"]
+    # Q2 says why a cheaper computation matters (v9's reader: "Q2 and Q4 do not motivate the
+    # speed-up"). Planted: Q2's old closing for every bridge (the assert fails).
+    assert "can make that work cheaper: a computation that finishes sooner" in a["q2"]
     r = rubric.check(_proposal(best), "r-x", best.purpose.field, [p.fields[0] for p in papers], str.title,
                      None, best.fit)
     said = " ".join(c.said for c in r.checks)

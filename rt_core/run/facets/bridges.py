@@ -59,6 +59,19 @@ def on_model(fit) -> bool:
     return runs_on(fit) in ("network", "model", "computation")  # kinds.ON_MODEL, or a transformer
 
 
+def why_cheaper(p: Pairing, a: str, b: str) -> str:
+    """Q2's reason for a method that runs on the other side's model: what a cheaper model or
+    computation would let that field do (a blind reader of v9's one readable proposal: "Q2
+    and Q4 do not motivate the speed-up"). Said as what it would allow, never as a result."""
+    gain = {"models to train": "a model fitted sooner or more reliably would let {b} fit more variants of it, "
+                               "or fit it to more data",
+            "computations": "a computation that finishes sooner would let {b} run more of it, more runs or "
+                            "more data, for the same question"}.get(
+        p.fit.generic, "a network that trains or runs in less time and memory would let {b} try more "
+                       "models, or larger ones, for the same question")
+    return f"whether a method from {a} can make that work cheaper: {gain.format(b=b)}"
+
+
 def cost_measure(p: Pairing) -> str:
     """The method's own kind of measure: an optimiser's is the work to reach the fit, a
     parallel tool's the wall time; a system's the word its paper measures by (its

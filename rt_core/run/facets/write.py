@@ -176,8 +176,8 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
     mech = method_name(p.mechanism, titles)
     q1 = question(p, name, titles)
     asked_from = tuple(f for f in (_target(p, b, titles)[1],) if f is not None and f != p.purpose)
-    q2 = (f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} "
-          f"The pairing asks whether a method from {a} can serve it.")
+    serves = bridges.why_cheaper(p, a, b) if bridges.on_model(p.fit) else f"whether a method from {a} can serve it"
+    q2 = f"{_lead('q2')} the problem is one {b} has set itself: {_quote(p.purpose, titles)} The pairing asks {serves}."
     made = made_for(p, titles) or f"for problems of {a}"
     q3_grounds = [p.mechanism] + ([p.method_purpose] if p.method_purpose else [])
     if p.fit is not None and not p.fit.plausible:
