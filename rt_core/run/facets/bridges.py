@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from . import kinds, plan
+from . import grammar, kinds, plan
 from .extract import Facet
 from .pair import Pairing
 
@@ -130,8 +130,13 @@ def ask(p: Pairing, b: str, asking: str, target: str, made: str) -> str:
                              "(separate runs, ablations or forecasts of {}) as parallel tasks, so they finish "
                              "sooner with the same results?"}
     if p.fit.generic == "computations" and not kinds.computes(p.fit.said[1]):
-        wants["computations"] = (f"run that paper's analysis of its data (“{p.fit.said[1]}”) as parallel tasks, "
-                                 "so it finishes sooner with the same results?")
+        # The opening quoted its data already; "it" would be no model here.
+        work = f"in {grammar.possessive(b)} work on "
+        then = (f"That paper studies {target[len(work):]}." if target.startswith(work)
+                else f"That paper uses the analysis {target[len(f'in {b} '):]}." if target.startswith(f"in {b} to ")
+                else f"That paper works {target}.")
+        return f"{asking} run that paper's analysis of its data as parallel tasks, so it finishes sooner with the " \
+               f"same results? {then}"
     if p.fit.generic in wants:
         return f"{asking} {wants[p.fit.generic].format(model_of(p))} That paper uses it {target}."
     does = f"{made[3:]} for" if made.startswith("to ") else "be applied to"
