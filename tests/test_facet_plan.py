@@ -333,3 +333,11 @@ def test_an_attention_method_on_the_other_sides_transformer_is_measured_by_its_o
     assert "The measure is its memory at the accuracy" in a["q5"]
     assert "agreement" not in a["q5"]
     assert "The baseline is ClimaX as its paper runs it" in a["q5"]
+
+
+def test_q4_claims_nothing_of_a_problem_paper_whose_method_the_rules_did_not_find():
+    """Blind reading v9: Q4 said the problem paper "names no method" of a paper whose title
+    says it is a natural experiment; the rules had only missed it. Q4 now says only that the
+    paper states the problem as Q2 quotes it. Planted: the old sentence (the test fails)."""
+    a = dict(write(Pairing(MECH, PURP, OWN, None, None, None, (), fit=SHARED), str.title, TITLES).answers)
+    assert "states the problem as Q2 quotes it" in a["q4"] and "names no method" not in a["q4"]

@@ -139,6 +139,8 @@ def already(p: Pairing, b: str, titles: dict[str, str], mech: str) -> str:
     elif data is not None:
         did = f"{own} works with {data.phrase}"
     else:
-        did = f"{own} states the problem and names no method for it"
+        # Not "names no method": the rules may miss one the abstract does name (a blind
+        # reader, v9: the paper's title says it is a natural experiment).
+        did = f"{own} states the problem as Q2 quotes it"
     return (f"the chosen papers work on it without {mech}: {did}. None of the chosen papers "
             f"brings {mech} to this problem, and none states a gap that it would fill.")
