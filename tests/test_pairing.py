@@ -159,7 +159,7 @@ def test_an_implausible_pairing_is_called_a_long_shot_and_its_review_says_why():
 
     p = Pairing(mech, purp, fit=_fit(False))
     a = dict(write(p, str.title, {}).answers)
-    assert "states no data of the kind it works on" in a["q1"] and "long shot" in a["q1"]
+    assert "names no data of the kind the method below works on (images)." in a["q1"] and "long shot" in a["q1"]
     assert "images" in a["q3"] and "text" in a["q3"]
     assert "look first for data in Nlp of the kind" in a["q5"] and "apply deep" not in a["q5"]
     good = dict(write(dataclasses.replace(p, fit=_fit(True)), str.title, {}).answers)

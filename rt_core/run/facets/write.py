@@ -160,8 +160,10 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
         return f"A general-purpose method can run on the data the {b} paper of this problem has. {ask}"
     if fit.plausible:  # a method of theory for a problem of theory (kinds.fit)
         return f"Both fields work with {kinds.name('theory')}. {ask}"
-    return (f"This is a long shot. {_asking(p, a, titles or {})} be used {target}, although the {b} paper of "
-            f"this problem states no data of the kind it works on?")
+    needs = " and ".join(kinds.name(k) for k in fit.method_kinds[:2])
+    needs = f" ({needs})" if needs else ""
+    return (f"This is a long shot: the problem's paper names no data of the kind the method below works "
+            f"on{needs}. {_asking(p, a, titles or {})} be used {target}?")
 
 
 def _kind_words(ks: tuple[str, ...]) -> str:
