@@ -47,10 +47,12 @@ SAY = {
                        "Each chosen field contributes a stated facet ({names})."),
     ("fields", False): ("It uses nothing that the {missing} papers state.",
                         "No facet of the {missing} papers appears in it."),
-    ("data", True): ("Q5 works on data the {side} side already works with ({data}).",
-                     "The data Q5 names ({data}) is data the {side} papers use."),
-    ("data", False): ("Q5 names no data from the {side} side for the method to run on.",
-                      "Nothing in Q5 is data the {side} papers use."),
+    # "What" Q5 works on, not "data": on some bridges it is the side's model, computation or
+    # paper ("the model the Criminology paper fits" is no data).
+    ("data", True): ("Q5 works on what the {side} side already works with ({data}).",
+                     "What Q5 works on ({data}) is the {side} papers' own."),
+    ("data", False): ("Q5 names nothing from the {side} side for the method to work on.",
+                      "Nothing in Q5 is what the {side} papers work with."),
     # Each says what it is read from (the method paper's abstract, or the words naming the
     # method) and claims of the problem's paper only the kinds its text names (issue 49).
     ("kind", True): ("{Reads}; the {side} paper of the problem {has}.",
@@ -99,10 +101,10 @@ SAY = {
 SUMMARY = {
     ("fields", True): "Every chosen field's facet is used",
     ("fields", False): "A chosen field's facets are not used",
-    ("data", True): "Q5 names data the other side uses",
-    ("data", False): "Q5 names no data of the other side",
-    ("kind", True): "The method works on a kind of data the problem's paper has",
-    ("kind", False): "The method works on no kind of data the problem's paper states",
+    ("data", True): "Q5 works on what the other side has",
+    ("data", False): "Q5 names nothing of the other side to work on",
+    ("kind", True): "The method can work on what the problem's paper has",
+    ("kind", False): "The method works on nothing the problem's paper states",
     ("unit", True): "The two papers study the same units, and the question links them (no method is carried across)",
     ("unit", False): "The two papers study no units in common",
     ("prior", True): f"No paper the reviewers compared reaches cosine {CLOSE:.2f} with Q1",
