@@ -103,15 +103,23 @@ def test_a_method_on_the_problem_papers_model_takes_that_papers_data_or_none():
     none (the problem paper names no data), while a shared-data bridge may still take the
     neighbour's. Planted: bridged_eval without the own-paper rule (the neighbour's survey)."""
     from rt_core.run.facets.extract import Facet, PaperFacets
-    from rt_core.run.facets.pair import Pairing
     from rt_core.run.facets.side_data import bridged_eval
 
     survey = Facet("evaluation", "a survey of Chicago residents", "Drawing on a survey of Chicago residents.",
                    "n1", "crime")
     purpose = Facet("purpose", "gun violence spreads", "Gun violence spreads like a contagion.", "c1", "crime")
     mech = Facet("mechanism", "Adam", "Adam is a method for stochastic optimization.", "m1", "math", "name")
-    plan = Pairing(mech, purpose, None, None, survey, None, ())
     side = [PaperFacets("n1", (survey,)), PaperFacets("c1", (purpose,))]
     fits = kinds.Fit(True, generic="models to train", said=("Adam", "fit an epidemic-style model"))
-    assert bridged_eval(plan, side, fits, {}) is None
-    assert bridged_eval(plan, side, kinds.Fit(True, generic="any data"), {}) == survey
+    assert bridged_eval(mech, purpose, survey, side, fits, {}) is None
+    assert bridged_eval(mech, purpose, survey, side, kinds.Fit(True, generic="any data"), {}) == survey
+
+
+def test_a_system_for_deep_learning_shares_no_programs_with_a_sides_software():
+    """TVM and the Materials Project's commentary both name programs, but a compiler for deep
+    learning runs on a neural network, which the commentary names none of: no bridge (Q1 had
+    asked TVM to serve "hypothetical inorganic compounds"). MagicPIG beside TVM keeps the
+    programs both work on. Planted: the compute kind kept for any side (the assert fails)."""
+    fit = kinds.fit(_text(TVM), "TVM", _text("doi:10.1063/1.4812323"))
+    assert "compute" not in fit.shared and not fit.plausible, fit
+    assert "compute" in kinds.fit(_text("arxiv:2410.16179"), "MagicPIG", _text(TVM)).shared

@@ -269,6 +269,11 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
             and not POWER.search(side_text)):
         mine.add("transformers")
         readable.add("transformers")
+    # A system made for deep learning (TVM, FlexFlow) runs on a neural network, not on any
+    # software the side names: "programs and computing systems" shared with a materials
+    # database's interface is a pun (TVM asked to serve hypothetical inorganic compounds).
+    if "compute" in mine and DEEP_METHOD.search(method_text) and not _deep_network(side_text):
+        readable.discard("compute")
     shared = tuple(k for k in [*order, "transformers"] if k in mine & readable and k != "theory")
     has_data = bool(theirs - {"theory"})
     generic, said = "", ("", "")

@@ -205,12 +205,13 @@ def pairings(by_field: dict[str, list[PaperFacets]], embedder=None, limit: int =
         bridge = kinds.fit(text[mech_pid], plan.mechanism.phrase, text[plan.purpose.paper_id])
         key = (mech_pid, plan.mechanism.field, plan.purpose.field)
         if key not in seen_also:
-            seen_also[key] = further_data(plan, by_field, text)
+            seen_also[key] = further_data(plan.mechanism, plan.purpose, by_field, text)
         also, unfit = seen_also[key]
         reach = min(size[plan.mechanism.field], size[plan.purpose.field]) / max(size.values())
         total = (FIT_WEIGHT * f + DATA_WEIGHT * data + READY_WEIGHT * ready + METHOD_WEIGHT * method
                  + KIND_WEIGHT * bridge.value + KIND_WEIGHT * 0.2 * bool(also) + REACH_WEIGHT * reach)
-        target = bridged_eval(plan, by_field[plan.purpose.field], bridge, text)
+        target = bridged_eval(plan.mechanism, plan.purpose, plan.target_eval, by_field[plan.purpose.field], bridge,
+                              text)
         scored.append(Pairing(**{**plan.__dict__, "score": round(total, 4), "fit": bridge, "also": also,
                                  "unfit": unfit,
                                  "target_eval": target,

@@ -8,13 +8,8 @@ a method that runs on the side's own model takes that paper's data, not a neighb
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import kinds
 from .extract import Facet, PaperFacets
-
-if TYPE_CHECKING:  # pair.py imports this module
-    from .pair import Pairing
 
 
 def usable(f: Facet | None) -> bool:
@@ -23,9 +18,10 @@ def usable(f: Facet | None) -> bool:
     return f is not None and len(f.phrase.split()) >= 2
 
 
-def bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,
-                  text: dict[str, str]) -> Facet | None:
-    """The purpose's side's data Q5 runs the method on: when the bridge is a shared kind of
+def bridged_eval(mech: Facet, purpose: Facet, target_eval: Facet | None, side: list[PaperFacets],
+                 bridge: kinds.Fit, text: dict[str, str]) -> Facet | None:
+    """A pairing's method and purpose, the data it had chosen, and the purpose's side: the
+    purpose's side's data Q5 runs the method on: when the bridge is a shared kind of
     data, an evaluation of a paper whose data the method reads as that kind (the purpose's
     own paper first), or none: a literature review bridged by its text must not send the
     method to the side's survey data (kinds.fit reads a paper's literature, records or
@@ -34,8 +30,7 @@ def bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,
     Q5 fitted one paper's model "on" another paper's survey). Else the side's first usable
     evaluation."""
     if bridge.shared:
-        mech = plan.mechanism
-        ordered = sorted(side, key=lambda pf: pf.paper_id != plan.purpose.paper_id)
+        ordered = sorted(side, key=lambda pf: pf.paper_id != purpose.paper_id)
         for pf in ordered:
             ev = pf.of("evaluation")
             if usable(ev) and set(bridge.shared) & set(
@@ -43,24 +38,24 @@ def bridged_eval(plan: Pairing, side: list[PaperFacets], bridge: kinds.Fit,
                 return ev
         return None
     if bridge.generic in kinds.ON_MODEL:  # the problem paper's own model runs on its own data
-        own = next((pf.of("evaluation") for pf in side if pf.paper_id == plan.purpose.paper_id), None)
+        own = next((pf.of("evaluation") for pf in side if pf.paper_id == purpose.paper_id), None)
         return own if usable(own) else None
-    return plan.target_eval
+    return target_eval
 
 
-def further_data(plan: Pairing, by_field: dict[str, list[PaperFacets]],
-          text: dict[str, str]) -> tuple[tuple[Facet, ...], tuple[str, ...]]:
-    """Per further field (neither the method's nor the problem's): the usable data of its
-    first paper that works on a kind of data the method shares, or any data for a general
-    tool (a second test of the same
-    method, which a case study with more fields names in Q1 and Q5), and the further fields
-    none of whose papers has data the method could run on (Q5 says why they are left out)."""
+def further_data(mech: Facet, purpose: Facet, by_field: dict[str, list[PaperFacets]],
+                 text: dict[str, str]) -> tuple[tuple[Facet, ...], tuple[str, ...]]:
+    """For a pairing's method and purpose, per further field (neither the method's nor the
+    problem's): the usable data of its first paper that works on a kind of data the method
+    shares, or any data for a general tool (a second test of the same method, which a case
+    study with more fields names in Q1 and Q5), and the further fields none of whose papers
+    has data the method could run on (Q5 says why they are left out)."""
     also, unfit = [], []
-    mech_text = text[plan.mechanism.paper_id]
+    mech_text = text[mech.paper_id]
     for fc, found in by_field.items():
-        if fc in (plan.mechanism.field, plan.purpose.field):
+        if fc in (mech.field, purpose.field):
             continue
-        fits = [(pf, kinds.fit(mech_text, plan.mechanism.phrase, text[pf.paper_id])) for pf in found]
+        fits = [(pf, kinds.fit(mech_text, mech.phrase, text[pf.paper_id])) for pf in found]
         shared = next((pf.of("evaluation") for pf, f in fits
                        if (f.shared or f.generic == "any data") and usable(pf.of("evaluation"))), None)
         if shared is not None:
