@@ -10,6 +10,7 @@ from rt_core.run.pipeline import jobs, warmup
 from rt_core.types import MODES
 from studio import (
     advanced_settings,
+    bridge_hint_view,
     identity,
     loop_settings,
     polling,
@@ -49,6 +50,8 @@ if watched and watched not in ss["jobs"] and state.job_for(watched) is not None:
 n_r, n_p = len(ss["hood_r"]), len(ss["hood_p"])
 if n_r or n_p:
     st.caption(f"Neighbourhood: {n_r} researchers and {n_p} papers.")
+    # Before Start: whether an offline (facets) writer has a bridge, else whom to add for one.
+    bridge_hint_view.show(store, (request.demo_settings().get("model") or ss["model"]).strip())
 else:
     st.info("Your neighbourhood is empty: add researchers and papers (or load a case study) "
             "on the Neighbourhood page first.", icon="🧭")
