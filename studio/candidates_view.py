@@ -17,6 +17,7 @@ from rt_core.export.run import Names
 from rt_core.fiveq import QUESTIONS
 from rt_core.graph import PROPOSAL_NODE, run_graph
 from rt_core.ideas import closest as closest_idea
+from rt_core.run.facets import rubric
 from rt_core.study.candidates import candidate_items, create_from_candidates
 from rt_core.types import Run
 
@@ -78,6 +79,14 @@ def _summary(run: Run, rows: list[ec.Ranked]) -> None:
 
 
 def _lead_words(c, names: Names, fnames: dict[str, str]) -> str:
+    """Where a candidate comes from: for one written from the papers' facets, the two papers
+    it pairs (its lead's authors and concepts played no part in it: a card of the walk said
+    "Leads with ... Graham Neubig" above a pairing of LIME with LSST); else its lead."""
+    pair = rubric.paired(c.proposal)
+    if pair is not None:
+        a, b = pair
+        return (f"Pairs “{names.paper(a.paper_id)}” ({fnames.get(a.field, a.field)}) with the problem of "
+                f"“{names.paper(b.paper_id)}” ({fnames.get(b.field, b.field)})")
     lead = c.lead
     parts = [("authors", ", ".join(names.person(i) for i in lead.author_ids)),
              ("fields", " × ".join(fnames.get(f, f) for f in lead.fields)),

@@ -264,3 +264,23 @@ def test_each_card_names_its_closest_earlier_idea(stored):
     first = results_for("cands-early")
     none = [shown(i.value) for i in first.info if "Closest earlier idea" in i.value]
     assert len(none) == 4 and all("none" in s for s in none)
+
+
+def test_a_card_written_from_facets_names_the_two_papers_it_pairs_not_its_lead(stored):
+    """A base model's candidate is a pairing of two papers' facets; its lead's authors and
+    concepts played no part in it (the Chromium walk: "Leads with ... Graham Neubig" above
+    LIME carried to LSST). Planted: _lead_words without the pairing (the lead came back)."""
+    from rt_core.types import Ground
+    from tests.candidates_run import PAPERS
+
+    run = stored("cands-facets", "signals")
+    c2 = next(c for c in run.candidates if c.id == "c2")
+    c2.proposal.grounds = {"q1": [Ground(PAPERS[0], "mechanism", "A method.", "nlp"),
+                                  Ground(PAPERS[1], "purpose", "A problem.", "astronomy")]}
+    store().runs.save(run)
+    at = results_for(run.id)
+    captions = [shown(c.value) for c in at.caption]
+    pairs = [c for c in captions if c.startswith("Pairs “")]
+    assert len(pairs) == 1 and "(NLP" in pairs[0] and "with the problem of “" in pairs[0], pairs
+    assert "(Astronomy" in pairs[0]
+    assert sum(c.startswith("Leads with") for c in captions) == 3, "the other live candidates keep their lead"

@@ -159,6 +159,14 @@ def sides(p: Proposal) -> tuple[str, str]:
     return (mech.field if mech else ""), (purp.field if purp else "")
 
 
+def paired(p: Proposal) -> tuple[Ground, Ground] | None:
+    """The grounds of the two papers a proposal written from a pairing joins (the lending
+    paper's, the problem paper's), or None for a proposal written otherwise: what a candidate
+    card names as its origin, since a facets candidate is a pairing, not its lead's authors."""
+    mech, purp = _q1_sides(p)
+    return (mech, purp) if mech is not None and purp is not None else None
+
+
 def _q1_sides(p: Proposal) -> tuple[Ground | None, Ground | None]:
     """Q1's grounds of the lending side and of the problem: the mechanism, or for a
     shared-unit question (no mechanism) the other field's purpose; the first purpose is
