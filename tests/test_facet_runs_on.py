@@ -4,6 +4,8 @@ parallel workflows runs its computation, and each is judged by its own cost at t
 fit or results; a perspective paper runs no network and fits no model."""
 from __future__ import annotations
 
+import dataclasses
+
 from rt_core.run.facets import kinds, rubric
 from rt_core.run.facets.kept import by_field, facets_of
 from rt_core.run.facets.pair import pairings
@@ -123,3 +125,21 @@ def test_a_system_for_deep_learning_shares_no_programs_with_a_sides_software():
     fit = kinds.fit(_text(TVM), "TVM", _text("doi:10.1063/1.4812323"))
     assert "compute" not in fit.shared and not fit.plausible, fit
     assert "compute" in kinds.fit(_text("arxiv:2410.16179"), "MagicPIG", _text(TVM)).shared
+
+
+def test_q5_names_the_kind_the_method_reads_when_the_sides_data_phrase_does_not():
+    """A knee X-ray network applied "to yes/no questions from NLP" read as a network that
+    reads text: the bridge is the images POPE asks about. Q5 names the kind, then the paper's
+    data. Planted: _data_said returning the phrase alone (the assert fails)."""
+    from rt_core.run.facets.extract import Facet
+    from rt_core.run.facets.pair import Pairing
+
+    mech = Facet("mechanism", "deep network on knee X-rays", "A deep network on knee X-rays.", "m1", "health")
+    purp = Facet("purpose", "object hallucination", "Models describe absent objects.", "p1", "nlp")
+    data = Facet("evaluation", "yes/no questions", "POPE asks yes/no questions about images.", "p1", "nlp")
+    fit = kinds.Fit(True, ("images",), method_kinds=("images",), side_kinds=("images", "text"))
+    a = dict(write(Pairing(mech, purp, None, None, data, None, (), fit=fit), str.title, {}).answers)
+    assert "to images from Nlp (its paper's data: yes/no questions)" in a["q5"], a["q5"]
+    same = dataclasses.replace(data, phrase="knee X-ray images")
+    b = dict(write(Pairing(mech, purp, None, None, same, None, (), fit=fit), str.title, {}).answers)
+    assert "to knee X-ray images from Nlp." in b["q5"], b["q5"]

@@ -166,6 +166,20 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
             f"on{needs}. {_asking(p, a, titles or {})} be used {target}?")
 
 
+def _data_said(p: Pairing, b: str) -> str:
+    """The data Q5 applies the method to: the problem side's data in its paper's words, and
+    when those words do not name the kind the method reads, that kind by its name first
+    ("images from NLP / LLMs (its paper's data: yes/no questions)"): a knee
+    X-ray network applied "to yes/no questions" read as a network that reads text."""
+    phrase = p.target_eval.phrase
+    kind = p.fit.shared[0] if p.fit is not None and p.fit.shared else ""
+    if kind == "images" and p.fit.as_images:
+        kind = "fields"
+    if kind not in kinds.KINDS or kinds.KINDS[kind][1].search(phrase):
+        return f"{phrase} from {b}"
+    return f"{kinds.name(kind)} from {b} (its paper's data: {phrase})"
+
+
 def _kind_words(ks: tuple[str, ...]) -> str:
     return " and ".join(kinds.name(k) for k in ks[:2]) or "no kind of data its abstract names"
 
@@ -225,7 +239,7 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
         q5_grounds = [p.mechanism, p.purpose] + [f for f in (base, data, p.method_eval) if f]
     elif p.target_eval is not None:
         judged = plan.measure(p, b, titles, measure_of(p.target_eval))
-        q5 = (f"{_lead('q5')} apply {mech} to {p.target_eval.phrase} from {b}. {plan.MEASURE_IS} {judged}. "
+        q5 = (f"{_lead('q5')} apply {mech} to {_data_said(p, b)}. {plan.MEASURE_IS} {judged}. "
               f"{baseline}{second}")
         q5_grounds = [p.mechanism, p.target_eval] + ([base] if base else []) + list(kept) + list(told.facets)
     else:
