@@ -1,7 +1,9 @@
 """Bridges on which a method runs on the other side's model or computation, not its data
 (issue 49, blind reading v9): an optimiser fits the problem paper's model, a tool for
 parallel workflows runs its computation, and each is judged by its own cost at the same
-fit or results; a perspective paper runs no network and fits no model."""
+fit or results; a perspective paper runs no network and fits no model. Beside them, two
+bridges of shared data made honest: a compiler for deep learning shares no "programs" with
+a side's software, and Q5 names the kind of data the method reads."""
 from __future__ import annotations
 
 import dataclasses
