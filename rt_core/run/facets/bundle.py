@@ -68,6 +68,17 @@ def usable(papers: list[Paper], embedder_name: str | None, path: Path | None = N
     return out
 
 
+def sentences(papers: list[Paper], path: Path | None = None) -> set[str]:
+    """The sentences these papers' facets come from: what pairing a mechanism with a purpose
+    compares (pair.py: `_fits`), so the setup keeps their vectors (community.kept_texts).
+    Embedding them was most of what a run paid the first time it met a neighbourhood (1.3 of
+    1.7 s of MiniLM in the app's default case study) and nothing the next time. Read from the
+    shipped file where still right, else found (the sentences do not depend on the embedder)."""
+    shipped = usable(papers, LOCAL_EMBEDDER, path)
+    docs = [shipped.get(p.id) or _extract.extract(p).to_dict() for p in papers]
+    return {f["sentence"] for d in docs for f in d["facets"] if f.get("sentence")}
+
+
 def write(path: Path | None = None, embedder=None) -> tuple[Path, int]:
     """Find the facets of every bundled paper (papers.json beside the file) with the default
     embedder and write the file; returns it and how many papers it holds."""
