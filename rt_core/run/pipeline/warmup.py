@@ -3,8 +3,9 @@
 A model call needs litellm (about 1.7 s to import on the project's machine) and, for
 every model litellm reaches through the OpenAI SDK, `openai.resources` (about 1.3 s
 more, imported by the SDK on its first request); the default embedder loads the bundled
-MiniLM (0.1-0.3 s). `warm_up()` loads them in the background as soon as a page that can
-start a run is drawn, so by the time anyone presses Start they are there.
+MiniLM (0.1-0.3 s). They load in the background as soon as a page that can start a run is
+drawn (the Run page: what its settings need, below; Replay: `warm_up()`, all of them), so
+by the time anyone presses Start they are there.
 
 A one-shot CLI process has no such head start. There the model client's import is on the
 critical path anyway (the first call waits for litellm), but what came after it used to
