@@ -1,10 +1,13 @@
 """Run: choose a model and settings, start a simulation, watch it live."""
 from __future__ import annotations
 
+import contextlib
+
 import streamlit as st
 
 from rt_core.access import Action
 from rt_core.config import LOCAL_MODEL
+from rt_core.errors import RTError
 from rt_core.models import keys, registry
 from rt_core.run.pipeline import jobs, warmup
 from rt_core.types import MODES
@@ -30,7 +33,6 @@ from studio.persist import ACROSS_PAGES
 ensure_frame()  # a page opened by its address on a fresh server (studio/frame.py)
 store = resources.get_store()
 ss = st.session_state
-warmup.warm_up()  # the model client imports while the user sets up (rt_core.run.warmup)
 
 st.title("Run")
 watched = state.linked_run()
@@ -168,6 +170,10 @@ advanced_settings.show()  # the evaluator, the timeout, calls at once
 with st.container(border=True):
     st.subheader("Budget")
     budget_view.show(store)
+# What a run with these settings loads, while the user sets up (rt_core.run.pipeline.warmup);
+# settings not usable yet (the budget above says why) are warmed at a later draw.
+with contextlib.suppress(RTError):
+    warmup.warm_up(*warmup.for_settings(request.build_request().config))
 
 
 # -- start ----------------------------------------------------------------------------

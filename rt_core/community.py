@@ -98,12 +98,15 @@ def write_vectors(folder: Path = ASSETS) -> Path:
 
 def kept_texts(folder: Path = ASSETS) -> set[str]:
     """What runs embed of the bundled papers whatever the neighbourhood: their gists and
-    concept phrases (grounding) and the lines reviewer candidates are matched by."""
+    concept phrases (grounding), the lines reviewer candidates are matched by and the
+    sentences of their facets (the pairings compare them: run/facets/bundle.py)."""
+    from .run.facets import bundle  # noqa: PLC0415
     from .run.people.reviewers import ReviewerChoice  # noqa: PLC0415  (networkx: slow)
     from .run.styles.grounding import embedded_texts  # noqa: PLC0415
 
     papers = [Paper.from_dict(p) for p in _read("papers.json", folder)]
-    return {t for p in papers for t in [*embedded_texts(p), ReviewerChoice.embedded_text(p)]}
+    own = {t for p in papers for t in [*embedded_texts(p), ReviewerChoice.embedded_text(p)]}
+    return own | bundle.sentences(papers, folder / bundle.FILE.name)
 
 
 def write_kept_vectors(folder: Path = ASSETS) -> tuple[Path, int]:

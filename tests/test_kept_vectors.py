@@ -92,6 +92,25 @@ def test_what_a_run_embeds_before_its_first_call_is_all_kept(starter_store, scri
     assert set(emb.computed) <= kept, sorted(set(emb.computed) - kept)[:5]
 
 
+def test_what_the_pairings_compare_is_all_kept(starter_store, scripted):
+    """A run from the papers' facets compares each mechanism's sentence with each purpose's
+    (run/facets/pair.py): on a neighbourhood met for the first time that was most of its
+    MiniLM time, paid once (issue 49: the first run took twice the next). Every bundled case
+    study's pairings embed only texts the setup keeps."""
+    kept = community.kept_texts()
+    emb = Recording(store=starter_store)
+    compared: list[str] = []
+    for preset in community.presets():
+        config = RunConfig(model="scripted/demo", researcher_ids=preset["researcher_ids"],
+                           paper_ids=preset["paper_ids"], num_reviewers=3)
+        state = Simulation(RunRequest(config, max_retries=0), starter_store, embedder=emb).start()
+        before = len(emb.computed)  # what the start embedded is the test above's
+        assert state.grounding.pairings is not None
+        compared += emb.computed[before:]
+    assert compared, "the pairings embedded nothing: the check would prove nothing"
+    assert set(compared) <= kept, sorted(set(compared) - kept)[:5]
+
+
 def test_the_file_is_whole_and_readable_by_an_app_run_as_another_user(kept_file):
     """Written beside the model and renamed into place (bundled.temporary_beside): no secret in
     it, so other users of the installation may read it, and no temporary file is left."""

@@ -83,3 +83,24 @@ def test_earlier_facets_runs_scale_the_estimate(community, monkeypatch):
     community.runs.add_wall(run.id, 2 * raw)
     e = timing.for_config(cfg, community)
     assert e.seconds == pytest.approx(2 * raw) and "x2.00, as 1 earlier run took" in e.text()
+
+
+def test_papers_whose_facets_are_kept_cost_only_their_pairing(community, tmp_path, monkeypatch):
+    """Finding a paper's facets and embedding their sentences is paid once (kept in the
+    store, or shipped for the bundled papers: run/facets/bundle.py); counted for every run,
+    the first run in a fresh data folder, which no longer pays it, took half its estimate."""
+    from rt_core.run.facets import bundle
+    from rt_core.run.facets.kept import facets_of
+
+    monkeypatch.setattr(bundle, "FILE", tmp_path / "none.json")  # nothing shipped for these
+    cfg = cli_default()
+    papers = community.corpus.get_papers(cfg.paper_ids)
+    chars = sum(len(p.title) + len(p.abstract) + 40 for p in papers)
+    before = costs.facets_write(costs.sizes_for(cfg, community))
+    facets_of(papers[:1], community)  # the first paper's facets are now kept
+    kept = costs.facets_write(costs.sizes_for(cfg, community))
+    first = len(papers[0].title) + len(papers[0].abstract) + 40
+    assert before == pytest.approx(costs.FACETS_WRITE_FIXED + (costs.FACETS_WRITE_PER_KCHAR
+                                                               + costs.FACETS_FIND_PER_KCHAR) * chars / 1000)
+    # planted: the unkept characters not counted apart (every paper costs its finding)
+    assert before - kept == pytest.approx(costs.FACETS_FIND_PER_KCHAR * first / 1000)

@@ -3,17 +3,21 @@
 Finding a paper's facets embeds its sentences (about 4 per bundled summary); kept, a later
 run that reads the same paper pays nothing. Facets are kept per `extract.VERSION` (a digest
 of the rules' source), so a change to how they are found recomputes them instead of reading
-stale ones.
+stale ones. The bundled papers' facets also ship with the app (bundle.py), so the first run
+in a fresh data folder does not find them either: it would take about twice as long as
+every later run, and the estimate learns one scale from them all.
 """
 from __future__ import annotations
 
 from ...types import Paper
+from . import bundle
 from . import extract as _extract
-from .extract import PaperFacets, extract
+from .extract import PaperFacets
 
 
 def facets_of(papers: list[Paper], store=None, embedder=None) -> dict[str, PaperFacets]:
-    """Each paper's facets by its id, from the store where kept, else found (and kept).
+    """Each paper's facets by its id, from the store where kept, else from the shipped
+    file (bundle.py) when still right for this paper and embedder, else found; both kept.
     Sentences are chosen by cue words and position: on the labelled papers, adding MiniLM
     was less precise on two sets of three and no better as a tie-break (tests/test_facets.py,
     README); the `embedder` only picks the topic phrase of a stated problem."""
@@ -21,8 +25,14 @@ def facets_of(papers: list[Paper], store=None, embedder=None) -> dict[str, Paper
     kept = store.facets.get([p.id for p in papers], version) if store is not None else {}
     out = {pid: PaperFacets.from_dict(doc) for pid, doc in kept.items()}
     todo = [p for p in papers if p.id not in out]
+    shipped = bundle.usable(todo, getattr(embedder, "name", None)) if todo else {}
+    if shipped:
+        if store is not None:  # later runs read the store, as for any paper met before
+            store.facets.put(version, shipped)
+        out.update({pid: PaperFacets.from_dict(doc) for pid, doc in shipped.items()})
+        todo = [p for p in todo if p.id not in shipped]
     if todo:
-        found = {p.id: extract(p, embedder) for p in todo}
+        found = {p.id: _extract.extract(p, embedder) for p in todo}
         if store is not None:
             store.facets.put(version, {pid: pf.to_dict() for pid, pf in found.items()})
         out.update(found)

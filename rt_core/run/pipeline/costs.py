@@ -20,6 +20,7 @@ from ...models import registry
 from ...models.facts import ModelFacts, facts_for
 from ...types import MODES, RunConfig
 from .. import prompts
+from ..facets import bundle, extract
 from ..styles import stem
 
 CHARS_PER_TOKEN = 4  # English prose in common tokenizers; the estimate's main assumption
@@ -72,8 +73,14 @@ STEM_REVIEW_PROMPT = 220
 # the CLI default's papers (1,360 characters) took 0.3 s to write from, the seven papers of
 # "LLMs x galaxy surveys" (5,002 characters) 0.82 s in the same sitting (load 2), so about a
 # third of it is fixed and the rest goes with the text; scaled to 0.36 s at the CLI default.
+# Of the 0.172 s per 1,000 characters, finding the facets and embedding their sentences is
+# paid once per paper (kept in the store after; the bundled papers' shipped, with their
+# sentences' vectors kept by the setup: run/facets/bundle.py): the app's five walked case
+# studies, all kept, wrote in 0.64-1.03 s at load 1.8 (in one process, after the page's
+# warm-up; 2026-12-06), about 0.10 s per 1,000 characters on an idle core.
 FACETS_WRITE_FIXED = 0.126
-FACETS_WRITE_PER_KCHAR = 0.172  # seconds per 1,000 characters of the chosen papers
+FACETS_WRITE_PER_KCHAR = 0.100  # seconds per 1,000 characters of the chosen papers
+FACETS_FIND_PER_KCHAR = 0.072  # more, per 1,000 characters of papers whose facets are not kept
 FACETS_REVIEW = 0.11  # per reviewer
 FACETS_REVIEW_MANY = 0.07  # per reviewer, over all candidates (embeddings shared)
 FACETS_REVIEW_AGAIN = 0.03  # per reviewer, a revision round's
@@ -94,6 +101,7 @@ class Sizes:
     paper_chars: int
     profile_chars: int
     candidates: int = 1  # proposals written and ranked (run/candidates/stages.py)
+    unkept_chars: int | None = None  # of paper_chars, papers whose facets are not kept (None: all)
 
     @property
     def style(self) -> str:
@@ -187,7 +195,9 @@ def from_facets(s: Sizes) -> bool:
 
 def facets_write(s: Sizes) -> float:
     """Seconds of work, on an idle core, to find, pair and write from the papers' facets."""
-    return FACETS_WRITE_FIXED + FACETS_WRITE_PER_KCHAR * s.paper_chars / 1000
+    unkept = s.paper_chars if s.unkept_chars is None else s.unkept_chars
+    return (FACETS_WRITE_FIXED + FACETS_WRITE_PER_KCHAR * s.paper_chars / 1000
+            + FACETS_FIND_PER_KCHAR * unkept / 1000)
 
 
 def write_drafts(s: Sizes) -> Calls:
@@ -280,10 +290,12 @@ def sizes_at(config: RunConfig, facts: ModelFacts, store=None) -> Sizes:
         if config.reviewer_ids else reviewers
     paper_chars = len(config.paper_ids) * PAPER_CHARS if mode.reads_papers else 0
     profile_chars = config.max_profile_papers * PAPER_CHARS
+    unkept_chars = None
     if store is not None:
         try:
             if mode.reads_papers:
                 paper_chars = _text_chars(store, config.paper_ids)
+                unkept_chars = _unkept_chars(store, config.paper_ids, config.embedder)
             if mode.reads_profiles and config.researcher_ids:
                 people = store.corpus.get_researchers(config.researcher_ids)
                 profile_chars = sum(_text_chars(store, r.publication_ids[:config.max_profile_papers])
@@ -291,7 +303,16 @@ def sizes_at(config: RunConfig, facts: ModelFacts, store=None) -> Sizes:
         except Exception:  # an unknown id: validation says so at Start; estimate roughly
             pass
     return Sizes(facts, authors, reviewers, new_profiles if mode.reads_profiles else 0,
-                 paper_chars, profile_chars, max(1, config.candidates))
+                 paper_chars, profile_chars, max(1, config.candidates), unkept_chars)
+
+
+def _unkept_chars(store, paper_ids: list[str], embedder: str) -> int:
+    """Characters of the chosen papers whose facets a run would find: neither kept in the
+    store under the current rules nor shipped for this embedder (run/facets/kept.py)."""
+    papers = [store.corpus.get_paper(p) for p in dict.fromkeys(paper_ids)]
+    kept = set(store.facets.get([p.id for p in papers], extract.VERSION))
+    kept |= set(bundle.usable([p for p in papers if p.id not in kept], embedder))
+    return sum(len(p.title) + len(p.abstract) + 40 for p in papers if p.id not in kept)
 
 
 def _text_chars(store, paper_ids: list[str]) -> int:

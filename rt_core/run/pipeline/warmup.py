@@ -3,8 +3,9 @@
 A model call needs litellm (about 1.7 s to import on the project's machine) and, for
 every model litellm reaches through the OpenAI SDK, `openai.resources` (about 1.3 s
 more, imported by the SDK on its first request); the default embedder loads the bundled
-MiniLM (0.1-0.3 s). `warm_up()` loads them in the background as soon as a page that can
-start a run is drawn, so by the time anyone presses Start they are there.
+MiniLM (0.1-0.3 s). They load in the background as soon as a page that can start a run is
+drawn (the Run page: what its settings need, below; Replay: `warm_up()`, all of them), so
+by the time anyone presses Start they are there.
 
 A one-shot CLI process has no such head start. There the model client's import is on the
 critical path anyway (the first call waits for litellm), but what came after it used to
@@ -28,6 +29,15 @@ six-candidate run sent nothing for 2.2 s after the reviewers' profiles, neither 
 reviews nor the judge's next round (issue 50). It is warmed once the run's first stage
 has begun (`later_parts`), so it loads while the first rounds wait for the model and the
 first stage never waits for it.
+
+The Run page is drawn long before Start, so it warms what a run with its settings will load,
+the ranking included (`for_settings`), and nothing else. A run from the papers' facets (the
+offline default) makes no model call to hide an import behind: the first one in a process
+paid the ranking's import (0.5-1.9 s), and in the app it ran beside the page's import of
+litellm and the OpenAI SDK, which it never uses (a sampled Chromium walk: that import still
+going through the first run's wall time). So it took longer than every later run, and the
+estimate, which learns one scale from them all, missed both (issue 49). The model client is
+warmed when the page's settings name a model it calls, as soon as they do.
 """
 from __future__ import annotations
 
@@ -35,7 +45,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 
-from ...models.facts import ModelFacts
+from ...models.facts import ModelFacts, facts_for
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +139,13 @@ def later_parts(config) -> tuple[str, ...]:
     """What a run with these settings loads once its first stage has begun, not before it:
     the tournament's fit when there are several candidates (module docstring)."""
     return (RANKING,) if config.candidates > 1 else ()
+
+
+def for_settings(config) -> tuple[tuple[str, ...], Callable[[str], None] | None]:
+    """What a page whose settings are `config` warms, and the preload its weights need: all
+    that a run with them loads, at its start and after it (module docstring)."""
+    facts = facts_for(config)
+    return parts_for(facts) + later_parts(config), facts.preload
 
 
 def parts_for(facts: ModelFacts) -> tuple[str, ...]:
