@@ -269,18 +269,20 @@ def test_each_card_names_its_closest_earlier_idea(stored):
 def test_a_card_written_from_facets_names_the_two_papers_it_pairs_not_its_lead(stored):
     """A base model's candidate is a pairing of two papers' facets; its lead's authors and
     concepts played no part in it (the Chromium walk: "Leads with ... Graham Neubig" above
-    LIME carried to LSST). Planted: _lead_words without the pairing (the lead came back)."""
+    LIME carried to LSST). Planted: _lead_words without the pairing (the lead came back);
+    sources_named without the grounds' papers (the card named the paper by its id)."""
     from rt_core.types import Ground
     from tests.candidates_run import PAPERS
 
     run = stored("cands-facets", "signals")
     c2 = next(c for c in run.candidates if c.id == "c2")
+    # The problem's paper is an author's own, not among the chosen: named by its title all the same.
     c2.proposal.grounds = {"q1": [Ground(PAPERS[0], "mechanism", "A method.", "nlp"),
-                                  Ground(PAPERS[1], "purpose", "A problem.", "astronomy")]}
+                                  Ground("arxiv:1804.09365", "purpose", "A problem.", "astronomy")]}
     store().runs.save(run)
     at = results_for(run.id)
     captions = [shown(c.value) for c in at.caption]
     pairs = [c for c in captions if c.startswith("Pairs “")]
     assert len(pairs) == 1 and "(NLP" in pairs[0] and "with the problem of “" in pairs[0], pairs
-    assert "(Astronomy" in pairs[0]
+    assert "(Astronomy" in pairs[0] and "“Gaia Data Release 2" in pairs[0], pairs
     assert sum(c.startswith("Leads with") for c in captions) == 3, "the other live candidates keep their lead"

@@ -11,7 +11,9 @@ from ..types import Run, Source
 
 
 def sources_named(run: Run) -> tuple[set[str], set[str]]:
-    """(researcher ids, paper ids) the run's provenance and credit mention."""
+    """(researcher ids, paper ids) the run's provenance and credit mention, and the papers a
+    proposal or candidate written from facets rests on (its grounds may cite an author's own
+    paper beyond the chosen ones: a card named one by its id)."""
     people: set[str] = set()
     papers: set[str] = set()
     prov = run.provenance
@@ -22,6 +24,9 @@ def sources_named(run: Run) -> tuple[set[str], set[str]]:
         people.update(prov.reviews)
     for c in run.credit:
         (people if c.kind == "author" else papers).add(c.id)
+    for p in [run.proposal, *(c.proposal for c in run.candidates)]:
+        if p is not None and p.grounds:
+            papers.update(g.paper_id for grounds in p.grounds.values() for g in grounds)
     return people, papers
 
 
