@@ -31,16 +31,17 @@ _COST_NAME = {"faster": "speed-up", "cheaper": "cost", "speed-ups": "speed-up", 
 _ARTICLE = re.compile(r"(?:a|an|the|its|their)\b", re.IGNORECASE)
 # The bridges of a method's purpose: it works on the other side's model, computation or
 # paper, not on its data (kinds.Fit.generic).
-PURPOSE_BRIDGES = ("deep networks", "models to train", "computations", "papers")
+PURPOSE_BRIDGES = ("deep networks", "models to train", "computations", "problems to solve", "papers")
 # What the method works on, for those that run on the other side's model: its name in a
 # proposal, and what is said when the problem's paper names no method.
 _RUNS_ON = {"deep networks": ("network", "the neural network"), "models to train": ("model", "the model"),
-            "computations": ("computation", "the analysis"), "transformers": ("network", "the transformer")}
+            "computations": ("computation", "the analysis"), "transformers": ("network", "the transformer"),
+            "problems to solve": ("problem", "the optimisation problem")}
 
 
 def runs_on(fit) -> str:
     """What of the other side the method works on: "network", "model", "computation",
-    "paper", or "" (it runs on the side's data)."""
+    "problem", "paper", or "" (it runs on the side's data)."""
     if fit is None:
         return ""
     if fit.generic == "papers":
@@ -56,7 +57,7 @@ def on_model(fit) -> bool:
     Each is judged by its own cost at that model's accuracy or results (a blind reader: an
     attention speed-up "measures only agreement, not speed or memory", reading v8; Parsl asked
     to "predict dynamics", reading v9)."""
-    return runs_on(fit) in ("network", "model", "computation")  # kinds.ON_MODEL, or a transformer
+    return runs_on(fit) in ("network", "model", "computation", "problem")  # kinds.ON_MODEL, or a transformer
 
 
 def why_cheaper(p: Pairing, a: str, b: str) -> str:
@@ -66,7 +67,9 @@ def why_cheaper(p: Pairing, a: str, b: str) -> str:
     gain = {"models to train": "a model fitted sooner or more reliably would let {b} fit more variants of it, "
                                "or fit it to more data",
             "computations": "a computation that finishes sooner would let {b} run more of it, more runs or "
-                            "more data, for the same question"}.get(
+                            "more data, for the same question",
+            "problems to solve": "a problem solved sooner would let {b} solve more of them, or larger ones, "
+                                 "for the same question"}.get(
         p.fit.generic, "a network that trains or runs in less time and memory would let {b} try more "
                        "models, or larger ones, for the same question")
     return f"whether a method from {a} can make that work cheaper: {gain.format(b=b)}"
@@ -81,6 +84,8 @@ def cost_measure(p: Pairing) -> str:
         return "the iterations and time it needs to reach the fit"
     if p.fit.generic == "computations":
         return "wall time, with results that match those"
+    if p.fit.generic == "problems to solve":
+        return "the time it needs to reach a feasible solution as good as the one"
     for f in (p.method_eval, p.mechanism, p.method_purpose):
         m = COST.search(f.sentence) if f is not None else None
         if m:
@@ -94,6 +99,8 @@ def model_of(p: Pairing) -> str:
     m = p.target_method
     if p.fit.generic == "models to train":  # the paper's method may be its data ("a co-offending network")
         return "the model"
+    if p.fit.generic == "problems to solve":
+        return "the optimisation problem"
     if m is None:
         key = p.fit.generic if p.fit.generic in _RUNS_ON else "deep networks"
         return _RUNS_ON[key][1]
@@ -106,11 +113,12 @@ def opening(p: Pairing, a: str, b: str) -> str:
     does = {"deep networks": "argues for neural networks" if p.fit.argued else "runs a neural network",
             "models to train": "fits a model",
             "computations": "runs a computation of its own" if kinds.computes(theirs) else "analyses data of its own",
-            }.get(p.fit.generic)
+            "problems to solve": "solves an optimisation problem"}.get(p.fit.generic)
     if does:
         said = {"deep networks": f"The {a} paper's abstract says its method is made for “{mine}”",
                 "models to train": f"The {a} paper's method is an optimiser of models (its name says “{mine}”)",
                 "computations": f"The {a} paper's method runs computations in parallel (its name says “{mine}”)",
+                "problems to solve": f"The {a} paper's method solves optimisation problems (its name says “{mine}”)",
                 }[p.fit.generic]
         return f"{said}, and the {b} paper of this problem {does} (its abstract names “{theirs}”)."
     return (f"The {a} paper's abstract says its method works on “{mine}”, and the {b} paper of this "
@@ -126,6 +134,7 @@ def ask(p: Pairing, b: str, asking: str, target: str, made: str) -> str:
     accuracy = "the same accuracy" if p.fit.argued else "the accuracy it reports"
     wants = {"deep networks": "make {} of that paper faster or cheaper to train or run, at " + accuracy + "?",
              "models to train": "fit {} that paper fits faster or more reliably, reaching the fit it reports?",
+             "problems to solve": "solve {} of that paper faster, with its constraints met and a solution as good?",
              "computations": "run the parts of that paper's computation that need nothing from each other "
                              "(separate runs, ablations or forecasts of {}) as parallel tasks, so they finish "
                              "sooner with the same results?"}
@@ -159,6 +168,10 @@ def hard(p: Pairing, lead: str, mech: str, a: str, b: str, made: str) -> tuple[s
         return (f"{lead} {mech} was developed in {a} {made}{shown}, while the model the {b} paper fits has "
                 f"an objective, a size and data of its own, which differ from the problems the method was "
                 f"tuned on, so it may reach that fit no sooner there, or reach a worse one."), grounds
+    if p.fit.generic == "problems to solve":
+        return (f"{lead} {mech} was developed in {a} {made}{shown}, while the problem the {b} paper solves has "
+                f"variables, constraints and a size of its own, so a solver tuned on other problems may be no "
+                f"faster there, or miss its optimum."), grounds
     if p.fit.generic == "computations":
         return (f"{lead} {mech} was developed in {a} {made}{shown}, while the {b} paper's computation, "
                 f"{model}, was written to run as its authors run it: a single training or fitting run is "
@@ -177,6 +190,8 @@ def approach(p: Pairing, lead: str, mech: str, b: str, titles: dict[str, str]) -
         model, data = model_of(p), p.target_eval.phrase if p.target_eval is not None else ""
         how = {"models to train": (f"fit {model} of {own} with {mech}", ", on the data that paper fits it to, ",
                                    "fitted as its paper fits it", "model"),
+               "problems to solve": (f"solve {model} of {own} with {mech}", ", on that paper's ",
+                                     "solved as its paper solves it", "problem"),
                "computations": (f"run the separate runs of {model} of {own} as parallel tasks with {mech}",
                                 ", on that paper's ",
                                 "run as its paper runs it", "computation")}

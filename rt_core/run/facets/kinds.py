@@ -67,7 +67,7 @@ KINDS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"(?:Chicago\s+|household\s+)?survey\s+and respondents questionnaires? interviews")),
     "records": ("records of people", _words(
         r"arrest\s+records police\s+records health\s+records administrative\s+records "
-        r"register\s+data registers census cohorts? parolees prisoners")),
+        r"register\s+data registers census cohorts? parolees prisoners defendants?")),
     "agents": ("interacting agents", _words(
         r"agents? role-play\w* game\s+dynamics game\s+theory evolutionary\s+game actors players")),
     "compute": ("programs and computing systems", _words(
@@ -109,6 +109,10 @@ TABLES_SAID = _words(r"tabular")
 # Kinds whose data come as tables of records or variables: records, surveys, catalogues.
 TABLED = frozenset({"records", "surveys", "sky"})
 TABULAR = _words(r"boost\w* gradient-boosted decision\s+trees random\s+forests? regressions?")
+# A learner trained on records of people ("a machine-learning model on New York City cases"
+# of defendants) learns from a table of those records: a blind reader (v10) found it called a
+# method with nothing to run on beside a risk score computed from patients' records.
+LEARNER = _words(r"machine-learning\s+models? machine\s+learning\s+models? classifiers? predictors?")
 # A field's written sources: a method that reads text can read them ("a large literature
 # on the indirect harms", interviews, transcripts). Only methods about what text says
 # count (their paper works on text, or text and agents, alone): one that makes a model run
@@ -127,9 +131,15 @@ TRANSFORMER = _words(r"(?<!-)transformers?(?!-)")
 # optimisation problem. Only optimisation algorithms count: an "optimizing compiler" or
 # "optimized kernels" (TVM) make programs fast and fit no model (issue 49).
 OPTIMISER = _words(r"optimi[sz]ers? SGD Adam gradient\s+descent stochastic\s+gradient "
-                   r"stochastic\s+optimi[sz]ation optimi[sz]ation\s+(?:algorithms?|methods?|solvers?) "
-                   r"solv\w+\s+(?:\w+\s+){0,3}optimi[sz]ation "
-                   r"(?:methods?|solvers?|algorithms?)\s+for\s+(?:\w+\s+){0,2}optimi[sz]ation")
+                   r"stochastic\s+optimi[sz]ation")
+# Solvers of optimisation problems (DC3 learns to solve constrained ones): they fit no model,
+# they solve a problem, so they need a side that solves one (a power flow, a structure's
+# relaxation); a blind reader (v10) found DC3 asked to fit Brain-Score's models false.
+SOLVER = _words(r"optimi[sz]ation\s+(?:algorithms?|methods?|solvers?) solv\w+\s+(?:\w+\s+){0,3}optimi[sz]ation "
+                r"(?:methods?|solvers?|algorithms?)\s+for\s+(?:\w+\s+){0,2}optimi[sz]ation")
+# Said as a problem the side solves; "relaxation trajectories" a potential is trained on are data.
+PROBLEM_SIDE = _words(r"optimi[sz]ation\s+problems? optimal\s+power\s+flow minimi[sz](?:e|es|ing) "
+                      r"dispatch unit\s+commitment scheduling\s+problems?")
 # Systems for deep learning: a compiler, a parallelisation or a memory plan for neural
 # networks (TVM, FlexFlow, activation checkpointing) makes any field's deep network cheaper
 # to train or run, when the method paper's abstract says it is made for deep networks and
@@ -157,7 +167,7 @@ SURVEYED = re.compile(r"^[^.]*\b(?:survey|review)\b", re.IGNORECASE)
 ARGUED = re.compile(r"^[^.]*\b(?:perspective|commentary)\b|^[^.]*\.\s+[^.]*\b(?:perspective|commentary)\b",
                     re.IGNORECASE)
 # The bridges on which the method runs on the problem paper's own model or computation.
-ON_MODEL = ("deep networks", "models to train", "computations")
+ON_MODEL = ("deep networks", "models to train", "computations", "problems to solve")
 
 
 def _deep_network(side_text: str) -> str:
@@ -184,7 +194,22 @@ TRAINS = _words(r"train\w* fit fits fitted fitting optimi[sz]\w* learned learnin
 def kinds_of(text: str) -> frozenset[str]:
     """The kinds of data a text says it works on (cached: a neighbourhood asks once per
     paper for every pairing it is in)."""
-    return frozenset(k for k, (_, pat) in KINDS.items() if pat.search(text or ""))
+    return frozenset(k for k, (_, pat) in KINDS.items()
+                     if any(not _of_a_genome(k, m, text or "") for m in pat.finditer(text or "")))
+
+
+# "Neighbouring regions" of a genome are stretches of DNA, no places: a blind reader (v10)
+# found a genealogy paper said to work on "neighbourhoods, cities and regions".
+_GENOME = re.compile(r"\b(?:genom\w*|chromosom\w*|DNA)\b", re.IGNORECASE)
+
+
+def _of_a_genome(kind: str, m: re.Match[str], text: str) -> bool:
+    """Whether a word of places is said of a genome: its sentence names a genome."""
+    if kind != "places":
+        return False
+    start = text.rfind(".", 0, m.start()) + 1
+    end = text.find(".", m.end())
+    return bool(_GENOME.search(text[start: end if end >= 0 else len(text)]))
 
 
 # Kinds found only by fit, from both sides together (never by a paper's text alone).
@@ -251,7 +276,8 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
     # A method works on tables only when it is a tabular learner (its name, or its paper
     # says "tabular"): a paper that merely has a risk score is no such method.
     mine.discard("tables")
-    if TABULAR.search(method_phrase) or TABLES_SAID.search(method_text):
+    if TABULAR.search(method_phrase) or TABLES_SAID.search(method_text) or (
+            "records" in mine and LEARNER.search(method_phrase)):
         mine.add("tables")
     # What the method reads, beyond what the side names in the same words: gridded weather
     # and climate fields are images to a vision model (ClimaX is a vision transformer over
@@ -289,6 +315,9 @@ def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:
     elif OPTIMISER.search(method_phrase) and TRAINS.search(side_text) and not ARGUED.search(side_text):
         generic = "models to train"
         said = (OPTIMISER.search(method_phrase).group(0), _in_words(TRAINS.search(side_text), side_text))
+    elif SOLVER.search(method_phrase) and not OPTIMISER.search(method_phrase) and PROBLEM_SIDE.search(side_text):
+        generic = "problems to solve"
+        said = (SOLVER.search(method_phrase).group(0), _in_words(PROBLEM_SIDE.search(side_text), side_text))
     elif "compute" in mine and DEEP_METHOD.search(method_text) and _deep_network(side_text):
         generic = "deep networks"
         said = (DEEP_METHOD.search(method_text).group(0), _deep_network(side_text))

@@ -84,10 +84,12 @@ SAY = {
                     "The gap in Q4 is one the papers themselves state."),
     ("gap", False): ("Q4 names no gap that the papers state.",
                      "No gap stated by the papers is quoted in Q4."),
+    # Not "it was made for something else": a literature reader carried to a field's paper
+    # was made for exactly that (blind reading v10); what differs is the setting.
     ("hard", True): ("Q3 says what the method was made for and where it is carried, which is "
                      "why the carry-over is hard.",
-                     "Q3 explains why carrying the method across is hard: it was made for "
-                     "something else."),
+                     "Q3 explains why carrying the method across is hard: the setting it was "
+                     "made for differs from this one."),
     ("hard", False): ("Q3 does not say what stands in the way of carrying the method across.",
                       "Why the carry-over is hard is left unsaid in Q3."),
     ("match", True): ("Q3 says why linking the two is hard: the two fields' measures have to be matched on "
@@ -234,6 +236,9 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
     if fit.generic == "models to train":
         return (_FROM_NAME + "an optimiser of models" + _quoted(fit.said[0]),
                 "fits a model" + _quoted(fit.said[1], "its abstract names "))
+    if fit.generic == "problems to solve":
+        return (_FROM_NAME + "a solver of optimisation problems" + _quoted(fit.said[0]),
+                "solves an optimisation problem" + _quoted(fit.said[1], "its abstract names "))
     if fit.generic == "computations":
         return (_FROM_NAME + "a tool that runs computations in parallel" + _quoted(fit.said[0]),
                 ("runs a computation of its own" if computes(fit.said[1]) else "analyses data of its own")
@@ -264,7 +269,8 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
                                          "data": _phrase_in(q5, data) if data else ""})]
     # A bridge of the method's purpose runs on the side's own paper or network (bridges.py).
     own = {"paper": "the {} paper itself", "network": "the network the {} paper runs",
-           "model": "the model the {} paper fits", "computation": "the computation the {} paper runs"}
+           "model": "the model the {} paper fits", "computation": "the computation the {} paper runs",
+           "problem": "the optimisation problem the {} paper solves"}
     bridge = runs_on(fit)
     if fit is not None and fit.argued:
         own["network"] = "the networks the {} paper argues for"

@@ -148,6 +148,10 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
     ask = f"{_asking(p, a, titles or {})} be used {target}{second}?"
     if fit is None:
         return ask
+    if fit.shared and fit.as_images and fit.shared[0] == "images":
+        # Not "both fields work with gridded fields": only the problem's side does (v10).
+        return (f"The method works on images, and the {b} paper's {kinds.name('fields')} are images to "
+                f"a vision model. {ask}")
     if fit.shared:
         return f"Both fields work with {fit.bridge()}. {ask}"
     if fit.generic in bridges.PURPOSE_BRIDGES:  # bridges of the method's purpose (bridges.py)
