@@ -53,7 +53,11 @@ n_r, n_p = len(ss["hood_r"]), len(ss["hood_p"])
 if n_r or n_p:
     st.caption(f"Neighbourhood: {n_r} researchers and {n_p} papers.")
     # Before Start: whether an offline (facets) writer has a bridge, else whom to add for one.
-    bridge_hint_view.show(store, (request.demo_settings().get("model") or ss["model"]).strip())
+    # Always one container, empty for a model that writes its own prose: the elements below
+    # keep their places when the provider changes, so none is drawn twice meanwhile (a browser
+    # test found two "Model" fields while the page redrew without the hint).
+    with st.container(key="bridge_hint_slot"):
+        bridge_hint_view.show(store, (request.demo_settings().get("model") or ss["model"]).strip())
 else:
     st.info("Your neighbourhood is empty: add researchers and papers (or load a case study) "
             "on the Neighbourhood page first.", icon="🧭")
