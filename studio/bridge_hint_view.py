@@ -57,7 +57,7 @@ def show(store, model: str) -> None:
     else:
         why = f"No bridge offline: {now.sentence} This would make the proposal a long shot."
     with st.container(border=True, key="bridge_hints"):
-        st.warning(render.md_escape(why), icon="🌉")
+        st.info(render.md_escape(why), icon="🌉")  # advice, not a fault: warnings are for what went wrong
         if not hints:
             st.caption("No researcher of the store, added alone, would give one.")
         else:

@@ -11,7 +11,7 @@ LONG_SHOT = ["r-huh-june", "r-papachristos-andrew"]  # mathematics x criminology
 
 
 def _warned(at) -> str:
-    return "\n".join(shown(w.value) for w in at.warning)
+    return "\n".join(shown(w.value) for w in at.info)
 
 
 def test_a_long_shot_is_told_on_the_run_page_and_add_puts_the_researcher_in(module_demo):
