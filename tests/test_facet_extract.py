@@ -164,7 +164,10 @@ def test_a_result_or_a_description_of_the_paper_is_no_gap_even_with_a_gap_word()
                      "disparities than standard severity grades, suggesting that conventional grading misses "
                      "features of disease.",
                      "Deep networks predict visual responses. The authors review evidence that such networks "
-                     "predict responses and discuss how the approach might extend, along with its limitations."):
+                     "predict responses and discuss how the approach might extend, along with its limitations.",
+                     # blind reading v11: a survey that "outlines open challenges" names none
+                     "Prompting rewrites a task as a template. It lists applications and resources and outlines "
+                     "open challenges."):
         sents = sentences(abstract)
         assert "gap" not in X.choose(X.sentence_scores(sents, None, None, True, True)), abstract
     sents = sentences("Models answer exam questions. A large model achieves high accuracy, but human "
