@@ -200,3 +200,10 @@ def test_a_reader_of_the_scientific_literature_runs_on_any_fields_paper():
     for method in ("The AI Scientist", "HaluEval", "MagicPIG"):
         assert kinds.fit(_text(method), method, rad).generic != "papers", method
         assert not kinds.fit(_text(method), method, rad).plausible, method
+
+
+def test_kinds_are_listed_so_a_reader_can_parse_them():
+    """A case study's long shot read "(text and programs and computing systems)". Planted:
+    joined with " and " always (the first assert fails)."""
+    assert kinds.joined(["text", kinds.name("compute")]) == "text, and programs and computing systems"
+    assert kinds.joined(["text", "images"]) == "text and images"

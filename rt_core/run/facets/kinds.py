@@ -218,6 +218,15 @@ def _of_a_genome(kind: str, m: re.Match[str], text: str) -> bool:
 PAIR_KINDS = {"transformers": "transformers (models built on attention)"}
 
 
+def joined(names) -> str:
+    """Kinds' names in a list a reader parses: "text and images", but "text, and programs and
+    computing systems" when a name has an "and" of its own (a case study read "text and
+    programs and computing systems")."""
+    names = list(names)
+    sep = ", and " if any(" and " in n for n in names) else " and "
+    return sep.join(names)
+
+
 def name(kind: str) -> str:
     return PAIR_KINDS[kind] if kind in PAIR_KINDS else KINDS[kind][0]
 
@@ -265,7 +274,7 @@ class Fit:
         """The bridge in words ("text"; "text and surveys of people"), or ""."""
         names = [name("fields") + ", which a vision model reads as images" if k == "images" and self.as_images
                  else name(k) for k in self.shared[:2]]
-        return " and ".join(names)
+        return joined(names)
 
 
 def fit(method_text: str, method_phrase: str, side_text: str) -> Fit:

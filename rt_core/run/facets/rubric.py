@@ -30,7 +30,7 @@ from ...text import clip
 from ...types import Ground, Paper, Proposal
 from .bridges import runs_on
 from .grammar import possessive
-from .kinds import Fit, computes
+from .kinds import Fit, computes, joined
 from .kinds import name as kind_name
 from .plan import MEASURE_IS
 from .units import said as units_said
@@ -215,9 +215,9 @@ def _quoted(words: str, lead: str = "") -> str:
 def _kind_words(fit: Fit) -> tuple[str, str]:
     """What the kind check says of the method (and what that is read from) and of the
     problem's paper: never more than the kinds each text names."""
-    mine = " and ".join(kind_name(k) for k in fit.method_kinds[:2])
+    mine = joined(kind_name(k) for k in fit.method_kinds[:2])
     if fit.shared:
-        said = " and ".join(kind_name(k) for k in fit.shared[:2])
+        said = joined(kind_name(k) for k in fit.shared[:2])
         if fit.as_images:
             return _FROM_ABSTRACT + "images", "names " + fit.bridge()
         return _FROM_ABSTRACT + said, f"names {said} too"
@@ -230,7 +230,7 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
         return (f"the method paper's abstract says it works on “{fit.said[0]}”",
                 "is itself such a paper, which the method can read")
     if fit.generic == "any data":
-        theirs = " and ".join(kind_name(k) for k in fit.side_kinds if k != "theory")
+        theirs = joined(kind_name(k) for k in fit.side_kinds if k != "theory")
         # Not "for data of any kind": a blind reader found that false of a tabular learner (XGBoost).
         return _FROM_NAME + "a general-purpose method", f"names data ({theirs})"
     if fit.generic == "models to train":

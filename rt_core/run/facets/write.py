@@ -164,7 +164,7 @@ def question(p: Pairing, name: Callable[[str], str], titles: dict[str, str] | No
         return f"A general-purpose method can run on the data the {b} paper of this problem has. {ask}"
     if fit.plausible:  # a method of theory for a problem of theory (kinds.fit)
         return f"Both fields work with {kinds.name('theory')}. {ask}"
-    needs = " and ".join(kinds.name(k) for k in fit.method_kinds[:2])
+    needs = kinds.joined(kinds.name(k) for k in fit.method_kinds[:2])
     needs = f" ({needs})" if needs else ""
     return (f"This is a long shot: the problem's paper names no data of the kind the method below works "
             f"on{needs}. {_asking(p, a, titles or {})} be used {target}?")
@@ -185,7 +185,7 @@ def _data_said(p: Pairing, b: str) -> str:
 
 
 def _kind_words(ks: tuple[str, ...]) -> str:
-    return " and ".join(kinds.name(k) for k in ks[:2]) or "no kind of data its abstract names"
+    return kinds.joined(kinds.name(k) for k in ks[:2]) or "no kind of data its abstract names"
 
 
 def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Written:
