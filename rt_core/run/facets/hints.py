@@ -148,17 +148,22 @@ def bridge_state(store, researcher_ids, paper_ids, mode: str = "global", embedde
 
 
 def _hint_for(store, rid: str, rids: list[str], pids: list[str], mode: str, names: dict[str, str],
-              fields: set[str]) -> Hint | None:
+              fields: set[str], ours: set[str]) -> Hint | None:
     """The hint for one candidate: the neighbourhood with them added, paired as the run
-    pairs it; a hint only when a method bridge uses one of the candidate's own papers."""
+    pairs it; a hint only when the run's own first pairing is then a method bridge between
+    one of the candidate's papers and one of the neighbourhood's (`ours`). A bridge between
+    two of the candidate's own papers would write their idea, not the neighbourhood's: a blind
+    reading (v12) of neighbourhoods with the hint followed found two different neighbourhoods
+    given the same proposal, from the one economist's two papers, the drawn fields left out."""
     r = store.corpus.get_researcher(rid)
     theirs = {p.id for p in _recent(store, rid)}
     g = _grounding(store, [*rids, rid], pids, mode, None, names)
-    mine = [p for p in g.pairings.ranked if p.bridge == "method"
-            and theirs & {p.mechanism.paper_id, p.purpose.paper_id}]
-    if not mine:
+    if not g.pairings.ranked:
         return None
-    best = max(mine, key=lambda p: (p.fit.value, p.score))
+    best = g.pairings.ranked[0]
+    sides = {best.mechanism.paper_id, best.purpose.paper_id}
+    if best.bridge != "method" or not (sides & theirs and sides & ours):
+        return None
     titles = store.corpus.paper_titles([best.mechanism.paper_id, best.purpose.paper_id])
     field = names.get(r.fields[0], r.fields[0]) if r.fields else "no field recorded"
     return Hint(rid, r.name, field, bool(set(r.fields) & fields), best.mechanism.paper_id in theirs,
@@ -188,7 +193,8 @@ def bridge_hints(store, researcher_ids, paper_ids, limit: int = 3, mode: str = "
     names = _names(store)
     chosen = store.corpus.get_papers(pids) + [p for rid in rids for p in _recent(store, rid)]
     fields = {f for p in chosen for f in p.fields[:1]}
-    found = [h for rid in everyone if (h := _hint_for(store, rid, rids, pids, mode, names, fields))]
+    ours = {p.id for p in chosen}
+    found = [h for rid in everyone if (h := _hint_for(store, rid, rids, pids, mode, names, fields, ours))]
     found.sort(key=lambda h: (not h.same_field, -h.value, not h.lends, -h.pairing.score, h.name))
     # Two co-authors of one method paper make one hint, not two: the next is another bridge.
     out, seen = [], set()
