@@ -198,3 +198,28 @@ def test_gridded_fields_read_as_images_are_said_to_be_the_problem_sides_alone():
     q1 = dict(write(Pairing(mech, purp, fit=fit), str.title, {}).answers)["q1"]
     assert q1.startswith("The method works on images, and the Climate paper's gridded fields"), q1
     assert "Both fields" not in q1
+
+
+def test_a_networks_feed_forward_neurons_are_no_recordings_of_brains():
+    """Deja Vu's "feed-forward neurons" made its abstract "work on recordings of neurons" in a
+    review (v12, three false sentences). Planted: the neural kind without its lookbehinds."""
+    kinds.kinds_of.cache_clear()
+    deja_vu = next(pid for pid, p in PAPERS.items() if p["title"].startswith("Deja Vu"))
+    assert "neural" not in kinds.kinds_of(_text(deja_vu))
+    assert "neural" in kinds.kinds_of(_text(BRAIN_SCORE))
+
+
+def test_without_a_data_set_q5_still_names_the_kind_the_side_states():
+    """XGBoost with the Gaia mission paper: "the Astronomy papers name no data" was false of a
+    catalogue of stars (v12). Q5 names the catalogue, in the side's words, and asks for a data
+    set of it. Planted: _no_data_set's old sentence always (the asserts fail)."""
+    from rt_core.run.facets.extract import Facet
+    from rt_core.run.facets.pair import Pairing
+
+    mech = Facet("mechanism", "XGBoost", "XGBoost is a scalable tree boosting system.", "m1", "systems", "name")
+    purp = Facet("purpose", "the Gaia mission", "Gaia measures positions of stars.", "a1", "astronomy")
+    fit = kinds.Fit(True, ("tables",), method_kinds=("tables",), side_kinds=("sky",),
+                    side_words=(("tables", "stars"),))
+    q5 = dict(write(Pairing(mech, purp, fit=fit), str.title, {}).answers)["q5"]
+    assert "paper names catalogues of stars and the sky (“stars”) but no data set of them" in q5, q5
+    assert "name no data" not in q5

@@ -74,7 +74,9 @@ KINDS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"compil\w* programs? programming GPUs accelerators hardware memory\s+cost "
         r"distributed\s+(?:training|systems?) servers? key-value\s+cache inference\s+time")),
     "neural": ("recordings of neurons and brains", _words(
-        r"neurons? neural\s+responses recordings fMRI intracranial cortex cortical brain")),
+        # "feed-forward neurons" and "MLP neurons" are a network's units, no brain's (v12).
+        r"(?<!feed-forward\s)(?<!MLP\s)(?<!artificial\s)neurons? neural\s+responses recordings fMRI "
+        r"intracranial cortex cortical brain")),
     "sky": ("catalogues of stars and the sky", _words(
         r"stars? stellar parallax\w* proper\s+motions? astrometr\w* photometr\w* galax\w* "
         r"radial\s+velocit\w* sky telescopes?")),

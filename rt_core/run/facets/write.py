@@ -184,6 +184,21 @@ def _data_said(p: Pairing, b: str) -> str:
     return f"{kinds.name(kind)} from {b} (its paper's data: {phrase})"
 
 
+def _no_data_set(p: Pairing, b: str) -> str:
+    """Why Q5 chooses its data first: no paper names a data set the method can take. Where
+    the bridge is a kind of data the side's text names, that kind is said with its words:
+    "the Gaia papers name no data" was false of a release of parallaxes and proper motions (v12)."""
+    said = dict(p.fit.side_words) if p.fit is not None else {}
+    kind = next((k for k in (p.fit.shared if p.fit is not None else ()) if said.get(k)), "")
+    if not kind:
+        return f"the {b} papers' abstracts name no data for it, so choosing the data comes first"
+    # The kind as the side names it: its fields (read as images), its catalogue or records (read as tables).
+    tabled = next((k for k in p.fit.side_kinds if k in kinds.TABLED), "") if kind == "tables" else ""
+    what = kinds.name("fields" if kind == "images" and p.fit.as_images else tabled or kind)
+    return (f"the {b} paper names {what} (“{said[kind]}”) but no data set of them for it, so choosing one "
+            f"comes first")
+
+
 def _kind_words(ks: tuple[str, ...]) -> str:
     return kinds.joined(kinds.name(k) for k in ks[:2]) or "no kind of data its abstract names"
 
@@ -247,9 +262,8 @@ def write(p: Pairing, name: Callable[[str], str], titles: dict[str, str]) -> Wri
               f"{baseline}{second}")
         q5_grounds = [p.mechanism, p.target_eval] + ([base] if base else []) + list(kept) + list(told.facets)
     else:
-        q5 = (f"{_lead('q5')} use {mech} {grammar.applied_to(p.purpose)} in {b}; the {b} papers' "
-              f"abstracts name no data for it, so choosing the data comes first. {plan.MEASURE_IS} "
-              f"{plan.measure(p, b, titles, '')}. {baseline}{second}")
+        q5 = (f"{_lead('q5')} use {mech} {grammar.applied_to(p.purpose)} in {b}; {_no_data_set(p, b)}. "
+              f"{plan.MEASURE_IS} {plan.measure(p, b, titles, '')}. {baseline}{second}")
         q5_grounds = [p.mechanism, p.purpose] + ([base] if base else []) + list(kept) + list(told.facets)
     answers = {"q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5}
     # The problem's facet before the method's own purpose: readers of the grounds take the
