@@ -137,7 +137,9 @@ def bridge_state(store, researcher_ids, paper_ids, mode: str = "global", embedde
     g = _grounding(store, rids, pids, mode, embedder, names)
     found = g.pairings
     if not found:
-        return BridgeState("", found.note or "The chosen papers give no two fields to pair.")
+        # Not the pairings' note ("... have no abstract to find facets in"): the run says that
+        # once when it ends, and a bad input is said once (test_facet_notes_app).
+        return BridgeState("", "the chosen papers give no two fields' facets to pair.")
     best = found.ranked[0]
     titles = store.corpus.paper_titles([best.mechanism.paper_id, best.purpose.paper_id])
     if best.bridge not in BRIDGED:
