@@ -24,7 +24,14 @@ def warmed(monkeypatch):
         return warmup.Warming([])
 
     monkeypatch.setattr(warmup, "warm_up", recording)
-    monkeypatch.setenv("RT_APP_CANDIDATES", "4")  # the app's default brainstorm
+    # The app's default brainstorm. Its defaults are read once, when studio.loop_settings is
+    # first imported (the test suite's conftest sets 1 candidate for speed), so the default
+    # itself is set here: an environment variable set now would pass only when this module
+    # is the first to import them (it failed in the whole test command).
+    from studio import loop_settings, state
+
+    monkeypatch.setitem(loop_settings.DEFAULTS, "loop_candidates", 4)
+    monkeypatch.setitem(state.PERSISTENT, "loop_candidates", 4)  # the session's defaults, taken in at import
     return asked
 
 
