@@ -52,12 +52,6 @@ if watched and watched not in ss["jobs"] and state.job_for(watched) is not None:
 n_r, n_p = len(ss["hood_r"]), len(ss["hood_p"])
 if n_r or n_p:
     st.caption(f"Neighbourhood: {n_r} researchers and {n_p} papers.")
-    # Before Start: whether an offline (facets) writer has a bridge, else whom to add for one.
-    # Always one container, empty for a model that writes its own prose: the elements below
-    # keep their places when the provider changes, so none is drawn twice meanwhile (a browser
-    # test found two "Model" fields while the page redrew without the hint).
-    with st.container(key="bridge_hint_slot"):
-        bridge_hint_view.show(store, (request.demo_settings().get("model") or ss["model"]).strip())
 else:
     st.info("Your neighbourhood is empty: add researchers and papers (or load a case study) "
             "on the Neighbourhood page first.", icon="🧭")
@@ -174,6 +168,14 @@ advanced_settings.show()  # the evaluator, the timeout, calls at once
 with st.container(border=True):
     st.subheader("Budget")
     budget_view.show(store)
+# Just above Start: whether an offline (facets) writer has a bridge, else whom to add for one
+# (drawn at the top, it pushed the settings down until a browser test's provider list opened
+# off the screen). Always one container, empty for a model that writes its own prose, so the
+# elements below keep their places when the provider changes and none is drawn twice
+# meanwhile (a browser test found two "Model" fields while the page redrew without the hint).
+with st.container(key="bridge_hint_slot"):
+    if n_r or n_p:
+        bridge_hint_view.show(store, (request.demo_settings().get("model") or ss["model"]).strip())
 # What a run with these settings loads, while the user sets up (rt_core.run.pipeline.warmup);
 # settings not usable yet (the budget above says why) are warmed at a later draw.
 with contextlib.suppress(RTError):
