@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -98,9 +99,11 @@ def test_the_clients_of_a_dead_server_move_to_a_live_one(lab):
     nginx, apps = lab
     nginx.start()
     pinned = {f"b{i}": nginx.upstream_for(f"b{i}") for i in range(12)}
-    victim = apps[0].origin.removeprefix("http://")
-    assert victim in pinned.values()
-    apps[0].close()
+    # The server most clients are pinned to: consistent hashing over random ports once gave
+    # apps[0] none of the twelve, and the test failed without testing anything (whole test
+    # command, 2026-12-06).
+    victim = Counter(pinned.values()).most_common(1)[0][0]
+    next(a for a in apps if a.origin.removeprefix("http://") == victim).close()
     for sticky, before in pinned.items():
         after = nginx.upstream_for(sticky)
         assert after != victim
