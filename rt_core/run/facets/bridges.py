@@ -16,6 +16,7 @@ no pun (issue 49).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from . import grammar, kinds, plan
 from .extract import Facet
@@ -32,22 +33,66 @@ _ARTICLE = re.compile(r"(?:a|an|the|its|their)\b", re.IGNORECASE)
 # The bridges of a method's purpose: it works on the other side's model, computation or
 # paper, not on its data (kinds.Fit.generic).
 PURPOSE_BRIDGES = ("deep networks", "models to train", "computations", "problems to solve", "papers")
-# What the method works on, for those that run on the other side's model: its name in a
-# proposal, and what is said when the problem's paper names no method.
-_RUNS_ON = {"deep networks": ("network", "the neural network"), "models to train": ("model", "the model"),
-            "computations": ("computation", "the analysis"), "transformers": ("network", "the transformer"),
-            "problems to solve": ("problem", "the optimisation problem")}
+
+
+@dataclass(frozen=True)
+class Runs:
+    """What a method that runs on the other side's model is, and what that side does, in the
+    words every part says it (Q1's opening, the review's kind and data checks, the Run page's
+    hint): one place, so no part names a bridge another does not."""
+    noun: str  # what of the other side it works on: "network", "model", "computation", "problem"
+    unnamed: str  # that, when the problem's paper names no method of its own
+    method_is: str  # what the method is, read from the words that name it
+    side_does: str  # what the problem's paper does, read from its abstract
+    own: str  # what Q5 works on, with "{}" for the problem's field
+
+
+RUNS = {"deep networks": Runs("network", "the neural network", "made for deep learning", "runs a neural network",
+                              "the network the {} paper runs"),
+        "transformers": Runs("network", "the transformer", "a method on attention", "runs a transformer",
+                             "the network the {} paper runs"),
+        "models to train": Runs("model", "the model", "an optimiser of models", "fits a model",
+                                "the model the {} paper fits"),
+        "computations": Runs("computation", "the analysis", "a tool that runs computations in parallel",
+                             "runs a computation of its own", "the computation the {} paper runs"),
+        "problems to solve": Runs("problem", "the optimisation problem", "a solver of optimisation problems",
+                                  "solves an optimisation problem", "the optimisation problem the {} paper solves")}
+
+
+def runs_for(fit) -> Runs | None:
+    """The record of a fit whose method runs on the other side's model, else None."""
+    if fit is None:
+        return None
+    key = fit.generic if fit.generic in RUNS else "transformers" if "transformers" in fit.shared else ""
+    return RUNS.get(key)
+
+
+def side_does(fit) -> str:
+    """What the problem's paper does, for a fit of RUNS: a perspective argues for networks and
+    runs none (Fit.argued); a side that names only data analyses it (kinds.computes)."""
+    if fit.generic == "deep networks" and fit.argued:
+        return "argues for neural networks"
+    if fit.generic == "computations" and not kinds.computes(fit.said[1]):
+        return "analyses data of its own"
+    return RUNS[fit.generic].side_does
+
+
+def own_of(fit, field: str) -> str:
+    """What Q5 works on, as the data check says it ("the model the Criminology paper fits")."""
+    if fit.generic == "papers":
+        return f"the {field} paper itself"
+    if fit.generic == "deep networks" and fit.argued:
+        return f"the networks the {field} paper argues for"
+    return runs_for(fit).own.format(field)
 
 
 def runs_on(fit) -> str:
     """What of the other side the method works on: "network", "model", "computation",
     "problem", "paper", or "" (it runs on the side's data)."""
-    if fit is None:
-        return ""
-    if fit.generic == "papers":
+    if fit is not None and fit.generic == "papers":
         return "paper"
-    key = fit.generic if fit.generic in _RUNS_ON else "transformers" if "transformers" in fit.shared else ""
-    return _RUNS_ON[key][0] if key else ""
+    runs = runs_for(fit)
+    return runs.noun if runs else ""
 
 
 def on_model(fit) -> bool:
@@ -102,25 +147,17 @@ def model_of(p: Pairing) -> str:
     if p.fit.generic == "problems to solve":
         return "the optimisation problem"
     if m is None:
-        key = p.fit.generic if p.fit.generic in _RUNS_ON else "deep networks"
-        return _RUNS_ON[key][1]
+        return (runs_for(p.fit) or RUNS["deep networks"]).unnamed
     return f"the {m.phrase}" if m.form in ("noun", "found") and not _ARTICLE.match(m.phrase) else m.phrase
 
 
 def opening(p: Pairing, a: str, b: str) -> str:
     """Q1's first sentence: what each abstract says, in its own words."""
     mine, theirs = p.fit.said
-    does = {"deep networks": "argues for neural networks" if p.fit.argued else "runs a neural network",
-            "models to train": "fits a model",
-            "computations": "runs a computation of its own" if kinds.computes(theirs) else "analyses data of its own",
-            "problems to solve": "solves an optimisation problem"}.get(p.fit.generic)
-    if does:
-        said = {"deep networks": f"The {a} paper's abstract says its method is made for “{mine}”",
-                "models to train": f"The {a} paper's method is an optimiser of models (its name says “{mine}”)",
-                "computations": f"The {a} paper's method runs computations in parallel (its name says “{mine}”)",
-                "problems to solve": f"The {a} paper's method solves optimisation problems (its name says “{mine}”)",
-                }[p.fit.generic]
-        return f"{said}, and the {b} paper of this problem {does} (its abstract names “{theirs}”)."
+    if p.fit.generic in RUNS:
+        said = (f"The {a} paper's abstract says its method is made for “{mine}”" if p.fit.generic == "deep networks"
+                else f"The {a} paper's method is {RUNS[p.fit.generic].method_is} (its name says “{mine}”)")
+        return f"{said}, and the {b} paper of this problem {side_does(p.fit)} (its abstract names “{theirs}”)."
     return (f"The {a} paper's abstract says its method works on “{mine}”, and the {b} paper of this "
             f"problem is itself such a paper.")
 

@@ -29,6 +29,7 @@ from ...settings.modes import MODES
 from ...types import Paper
 from ..styles.context import select_publications
 from ..styles.grounding import Grounding
+from . import bridges
 from .kept import facets_of
 from .pair import Pairing
 
@@ -39,9 +40,7 @@ PROFILE_PAPERS = 20
 BRIDGED = ("method", "unit")
 
 # What a general tool runs on, on the problem's side, when no kind of data is shared.
-_GENERIC = {"any data": "the data", "models to train": "the model fitted in",
-            "computations": "the computation of", "papers": "the paper itself,",
-            "deep networks": "the neural network of"}
+_GENERIC = {"any data": "the data of", "papers": "the paper itself,"}
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,8 @@ def _on(p: Pairing) -> str:
         return f"the {fit.bridge()} of" if fit is not None else "the problem of"
     if fit.generic == "deep networks" and fit.argued:
         return "the neural network argued for in"
-    return _GENERIC.get(fit.generic, "the data of")
+    runs = bridges.runs_for(fit)  # the words the proposal and its review use too
+    return f"{runs.unnamed} of" if runs else _GENERIC.get(fit.generic, "the data of")
 
 
 def describe(p: Pairing, titles: dict[str, str], names: dict[str, str], own_field: bool = True) -> str:

@@ -28,9 +28,9 @@ import numpy as np
 
 from ...text import clip
 from ...types import Ground, Paper, Proposal
-from .bridges import runs_on
+from .bridges import RUNS, own_of, runs_on, side_does
 from .grammar import possessive
-from .kinds import Fit, computes, joined
+from .kinds import Fit, joined
 from .kinds import name as kind_name
 from .plan import MEASURE_IS
 from .units import said as units_said
@@ -224,8 +224,7 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
     if fit.generic == "deep networks":  # both in each abstract's own words (kinds.Fit.said)
         return (f"the method paper's abstract says it is made for “{fit.said[0]}”, to train or run "
                 f"neural networks faster or cheaper",
-                f"{'argues for neural networks' if fit.argued else 'runs a neural network'} "
-                f"(its abstract names “{fit.said[1]}”)")
+                f"{side_does(fit)} (its abstract names “{fit.said[1]}”)")
     if fit.generic == "papers":
         return (f"the method paper's abstract says it works on “{fit.said[0]}”",
                 "is itself such a paper, which the method can read")
@@ -233,16 +232,9 @@ def _kind_words(fit: Fit) -> tuple[str, str]:
         theirs = joined(kind_name(k) for k in fit.side_kinds if k != "theory")
         # Not "for data of any kind": a blind reader found that false of a tabular learner (XGBoost).
         return _FROM_NAME + "a general-purpose method", f"names data ({theirs})"
-    if fit.generic == "models to train":
-        return (_FROM_NAME + "an optimiser of models" + _quoted(fit.said[0]),
-                "fits a model" + _quoted(fit.said[1], "its abstract names "))
-    if fit.generic == "problems to solve":
-        return (_FROM_NAME + "a solver of optimisation problems" + _quoted(fit.said[0]),
-                "solves an optimisation problem" + _quoted(fit.said[1], "its abstract names "))
-    if fit.generic == "computations":
-        return (_FROM_NAME + "a tool that runs computations in parallel" + _quoted(fit.said[0]),
-                ("runs a computation of its own" if computes(fit.said[1]) else "analyses data of its own")
-                + _quoted(fit.said[1], "its abstract names "))
+    if fit.generic in RUNS:  # the method's name, and the problem's paper in its abstract's words
+        return (_FROM_NAME + RUNS[fit.generic].method_is + _quoted(fit.said[0]),
+                side_does(fit) + _quoted(fit.said[1], "its abstract names "))
     if mine:
         return _FROM_ABSTRACT + mine, "names nothing of that kind"
     return "the method paper's abstract names no kind of data the method works on", "shares no kind of data with it"
@@ -268,14 +260,8 @@ def check(p: Proposal, reviewer_id: str, field: str, hood_fields: list[str],
              ("data", data is not None, {"side": name(purp_field),
                                          "data": _phrase_in(q5, data) if data else ""})]
     # A bridge of the method's purpose runs on the side's own paper or network (bridges.py).
-    own = {"paper": "the {} paper itself", "network": "the network the {} paper runs",
-           "model": "the model the {} paper fits", "computation": "the computation the {} paper runs",
-           "problem": "the optimisation problem the {} paper solves"}
-    bridge = runs_on(fit)
-    if fit is not None and fit.argued:
-        own["network"] = "the networks the {} paper argues for"
-    if bridge in own:
-        found[1] = ("data", True, {"side": name(purp_field), "data": own[bridge].format(name(purp_field))})
+    if runs_on(fit):
+        found[1] = ("data", True, {"side": name(purp_field), "data": own_of(fit, name(purp_field))})
     if fit is not None and fit.bridge_used == "unit":
         found.append(("unit", True, {"side": name(purp_field), "mine_field": name(mech_field),
                                      "units": units_said(fit.units)}))
